@@ -1,0 +1,154 @@
+"""`python -m evaluator`: maintainers' and submitters' tools. `--help` on each command.
+
+    demo-suite   build the deterministic demo suite (real video files, answer key apart)
+    import       build a suite from the benchmarks' official releases
+    template     write the call list a submitter must answer
+    baseline     write a built-in baseline's prediction file (random, first-option)
+    score        score a prediction file against a suite's hidden answers
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from evaluator.errors import EvaluatorError
+
+
+def _cmd_demo_suite(args) -> None:
+    from evaluator.demo import build_demo_suite
+
+    suite = build_demo_suite(args.out, seed=args.seed)
+    print(f"demo suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
+    for name, c in suite.manifest["benchmarks"].items():
+        print(f"  {name:14s} {c['items']:4d} items  {c['calls']:4d} calls  {c['videos']:3d} videos")
+
+
+def _cmd_import(args) -> None:
+    from evaluator.benchmarks import BENCHMARKS
+    from evaluator.suite import build_suite
+    from space_config.settings import FrameBudgets
+
+    releases = {name: getattr(args, name) for name in BENCHMARKS if getattr(args, name)}
+    if not releases:
+        raise EvaluatorError("give at least one release folder, e.g. --exact path/to/ExAct")
+    datasets = [BENCHMARKS[name].import_release(Path(path), seed=args.seed) for name, path in releases.items()]
+    suite = build_suite(args.out, args.name, args.version, datasets, FrameBudgets(), seed=args.seed)
+    print(f"suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
+
+
+def _cmd_template(args) -> None:
+    from evaluator.records import to_dict
+    from evaluator.suite import load_suite
+
+    suite = load_suite(args.suite)
+    calls = [c for c in suite.calls if not args.benchmark or c.benchmark in args.benchmark]
+    with open(args.out, "w", encoding="utf-8") as f:
+        for call in calls:
+            record = to_dict(call)
+            for plan in record["frames"]:
+                plan["file"] = suite.videos[plan["video"]].file  # path inside the suite folder
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(f"wrote {len(calls)} calls of suite {suite.id} to {args.out}")
+
+
+def _cmd_baseline(args) -> None:
+    from evaluator.baselines import predictions
+    from evaluator.predictions import write_predictions
+    from evaluator.suite import load_suite
+
+    suite = load_suite(args.suite)
+    preds = predictions(args.name, suite.calls, seed=args.seed)
+    write_predictions(args.out, preds)
+    print(f"wrote {len(preds)} predictions of baseline '{args.name}' to {args.out}")
+
+
+def _cmd_score(args) -> None:
+    from evaluator.judges import get_judge
+    from evaluator.records import ScoringOptions
+    from evaluator.scoring import score_file
+    from evaluator.suite import load_answers, load_suite
+    from space_config.settings import get_settings
+
+    settings = get_settings()
+    suite = load_suite(args.suite)
+    key = load_answers(args.answers, suite)
+    judge = get_judge(args.judge or settings.judge)
+    options = ScoringOptions(causalstep_restart=args.causalstep_restart or settings.causalstep_restart,
+                             causalstep_points=args.causalstep_points or settings.causalstep_points)
+    result = score_file(suite, key, Path(args.predictions), judge, options, settings.max_prediction_bytes,
+                        worker_run=args.worker_run, bootstrap_samples=settings.bootstrap_samples)
+    result.write(Path(args.out))
+    print(f"scored against suite {suite.id} with judge {judge.judge_id}; result in {args.out}")
+    for name, metrics in result.scores.items():
+        ci = metrics.get("overall_ci95")
+        ci_text = f"  [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+        print(f"  {name:14s} overall {metrics['overall']}{ci_text}")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("demo-suite", help="build the deterministic demo suite")
+    s.add_argument("--out", required=True, type=Path, help="folder to write suite/ and answers/ into")
+    s.add_argument("--seed", type=int, default=0)
+    s.set_defaults(func=_cmd_demo_suite)
+
+    s = sub.add_parser("import", help="build a suite from official releases")
+    for name in ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa"):
+        s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder")
+    s.add_argument("--out", required=True, type=Path)
+    s.add_argument("--name", default="official")
+    s.add_argument("--version", default="v1")
+    s.add_argument("--seed", type=int, default=0, help="seed of the fixed option orders")
+    s.set_defaults(func=_cmd_import)
+
+    s = sub.add_parser("template", help="write the call list a submitter must answer")
+    s.add_argument("--suite", required=True, type=Path, help="the suite's public folder")
+    s.add_argument("--out", required=True, type=Path)
+    s.add_argument("--benchmark", action="append", help="only this benchmark (repeatable)")
+    s.set_defaults(func=_cmd_template)
+
+    s = sub.add_parser("baseline", help="write a built-in baseline's predictions")
+    s.add_argument("--suite", required=True, type=Path)
+    s.add_argument("--name", required=True, choices=["random", "first-option"])
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", required=True, type=Path)
+    s.set_defaults(func=_cmd_baseline)
+
+    s = sub.add_parser("score", help="score a prediction file against hidden answers")
+    s.add_argument("--suite", required=True, type=Path, help="the suite's public folder")
+    s.add_argument("--answers", required=True, type=Path, help="the suite's answer-key folder")
+    s.add_argument("--predictions", required=True, type=Path, help="JSON Lines, one record per call")
+    s.add_argument("--out", required=True, type=Path, help="where to write the result JSON")
+    s.add_argument("--judge", help="normalized-match (default) or llm:<model id or path>")
+    s.add_argument("--causalstep-restart", choices=["prose", "algo"])
+    s.add_argument("--causalstep-points", choices=["algo", "prose"])
+    s.add_argument("--worker-run", action="store_true",
+                   help="accept the hidden worker-only calls (Video SimpleQA sub-questions)")
+    s.set_defaults(func=_cmd_score)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        args.func(args)
+    except EvaluatorError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # bad option values, unknown judge names
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The five benchmarks, one module each, in a plain dict registry.
+
+Every benchmark module provides the same names:
+
+    NAME, TITLE
+    Question, Answer                 typed public record and hidden answer record
+    import_release(root, seed=0)     -> BenchmarkData, from the official release layout
+    demo(seed=0, ...)                -> BenchmarkData with synthetic video specs
+    build_calls(questions, videos, budgets) -> list[Call]   the public call list
+    hidden_calls(questions, answers, videos, budgets) -> list[Call]   (optional)
+                                     calls only workers make (they would reveal answers)
+    score(questions, answers, responses, ctx) -> BenchmarkScore
+"""
+
+from evaluator.benchmarks import causalstep, exact, expvid, videommmu, videosimpleqa
+
+BENCHMARKS = {m.NAME: m for m in (expvid, causalstep, exact, videommmu, videosimpleqa)}
+ORDER = list(BENCHMARKS)
+
+
+def get(name: str):
+    from evaluator.errors import EvaluatorError
+
+    try:
+        return BENCHMARKS[name]
+    except KeyError:
+        raise EvaluatorError(f"unknown benchmark '{name}' (known: {', '.join(BENCHMARKS)})") from None

@@ -1,0 +1,173 @@
+"""ExAct: pick the expert coach's feedback on a short clip of a skilled activity.
+
+Spec: shared/specs/exact.md. Five options per item (the coach's comment and four
+distractors), options shown in one seeded order fixed per item and published in
+the suite. Scores: micro accuracy over all items, over Good Execution and Tips
+items, by domain (6) and by activity (11).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator import frames, prompts
+from evaluator.benchmarks.common import find_video, read_jsonl, require, seeded_permutation
+from evaluator.errors import ImportReleaseError
+from evaluator.metrics import Tally, group_accuracy, per_video_stats, ratio_pct, read_choice
+from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Responses,
+                               ScoringContext, VideoMeta, VideoSpec, pct)
+
+NAME = "exact"
+TITLE = "ExAct"
+LABELS = ["1", "2", "3", "4", "5"]
+
+# The release's `domain` field holds the activity; the paper reports six domains.
+ACTIVITY_DOMAIN = {
+    "basketball": "Sports", "soccer": "Sports", "bouldering": "Sports",
+    "bike": "Bike Repair", "bike repair": "Bike Repair",
+    "cooking": "Cooking",
+    "covid": "Health", "covid-safety": "Health", "covid-19": "Health", "covid19": "Health",
+    "covid-19 safety": "Health", "cpr": "Health",
+    "guitar": "Music", "piano": "Music", "violin": "Music",
+    "dance": "Dance",
+}
+CATEGORIES = {True: "good_execution", False: "tips"}
+
+
+@dataclass
+class Question:
+    id: str
+    video: str
+    activity: str
+    domain: str
+    category: str  # "good_execution" or "tips" (public: it is in the release's file names)
+    task_name: str
+    options: list[str]  # in the item's fixed seeded order, labelled 1-5
+    schema_version: int = SCHEMA_VERSION
+
+
+@dataclass
+class Answer:
+    id: str
+    label: str  # "1".."5": where the coach's comment sits in `options`
+    schema_version: int = SCHEMA_VERSION
+
+
+def call_id(item: str) -> str:
+    return f"exact/{item}"
+
+
+def _item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth: str,
+          distractors: list[str], seed: int) -> tuple[Question, Answer]:
+    pool = [truth, *distractors]
+    order = seeded_permutation(f"exact:{item_id}", len(pool), seed)
+    options = [pool[i] for i in order]
+    label = LABELS[order.index(0)]
+    domain = ACTIVITY_DOMAIN[activity.lower()]
+    question = Question(item_id, video, activity.lower(), domain, CATEGORIES[is_ge], task, options)
+    return question, Answer(item_id, label)
+
+
+def import_release(root: Path, seed: int = 0) -> BenchmarkData:
+    """Read the official layout: metadata.jsonl (one object per item) and one .mp4 per item."""
+    meta = root / "metadata.jsonl"
+    if not meta.is_file() and (root / "data" / "metadata.jsonl").is_file():
+        meta = root / "data" / "metadata.jsonl"
+    questions, answers, files = [], [], {}
+    for n, rec in read_jsonl(meta):
+        where = f"{meta}:{n}"
+        activity = require(rec, "domain", str, where)
+        if activity.lower() not in ACTIVITY_DOMAIN:
+            raise ImportReleaseError(f"{where}: unknown activity '{activity}' (known: "
+                                     f"{', '.join(sorted(ACTIVITY_DOMAIN))})")
+        negatives = require(rec, "negative_comments", list, where)
+        if len(negatives) != 4 or not all(isinstance(x, str) for x in negatives):
+            raise ImportReleaseError(f"{where}: 'negative_comments' must be a list of 4 strings")
+        file_name = require(rec, "file_name", str, where)
+        item_id = str(rec.get("id") or Path(file_name).stem)
+        video_id = f"exact-{len(questions):05d}"  # opaque: file names carry take names
+        q, a = _item(item_id, video_id, activity, bool(require(rec, "is_ge", bool, where)),
+                     str(rec.get("task_name", "")), require(rec, "groundTruth", str, where),
+                     negatives, seed)
+        questions.append(q)
+        answers.append(a)
+        files[video_id] = str(find_video(meta.parent, file_name, where))
+    if not questions:
+        raise ImportReleaseError(f"{meta}: no items")
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files)
+
+
+# -- demo -------------------------------------------------------------------
+
+_DEMO_ACTIVITIES = ["basketball", "soccer", "bouldering", "bike", "cooking", "covid-safety", "cpr",
+                    "guitar", "piano", "violin", "dance"]
+_BODY = ["elbow", "wrist", "knee", "shoulder", "grip", "stance", "posture", "rhythm"]
+_VERB = ["keeps", "extends", "relaxes", "bends", "tightens", "lifts", "drops", "steadies"]
+
+
+def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
+    """Synthetic items covering all 11 activities, 6 domains and both categories
+    (2 per activity by default; `size` items for scale tests)."""
+    rng = random.Random(f"exact-demo:{seed}")
+    per_activity = 2 if size is None else -(-size // len(_DEMO_ACTIVITIES))
+    questions, answers, specs = [], [], {}
+    for k in range(per_activity):
+        for activity in _DEMO_ACTIVITIES:
+            if size is not None and len(questions) >= size:
+                break
+            n = len(questions)
+            item_id = f"exact-demo-{n:04d}"
+            video_id = f"exact-{n:05d}"
+            statements = [f"The participant {rng.choice(_VERB)} the {rng.choice(_BODY)} "
+                          f"during {activity} drill {i + 1}." for i in range(5)]
+            q, a = _item(item_id, video_id, activity, k % 2 == 0, f"{activity} drill", statements[0],
+                         statements[1:], seed)
+            questions.append(q)
+            answers.append(a)
+            specs[video_id] = VideoSpec(seconds=2.0 + (n % 3))
+    return BenchmarkData(NAME, questions, answers, videos={}, video_specs=specs)
+
+
+# -- calls ------------------------------------------------------------------
+
+def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> list[Call]:
+    calls = []
+    for q in questions:
+        meta = videos[q.video]
+        plan = frames.plan(meta, budgets.exact)
+        prompt = prompts.render(
+            NAME, "mcq", duration=meta.duration, frame_count=len(plan.times),
+            frame_times=prompts.frame_times_text(plan.times), activity=q.task_name or q.activity,
+            options=prompts.lettered(q.options, LABELS, sep=". "))
+        calls.append(Call(call_id(q.id), NAME, q.id, "mcq", prompt, "choice", [plan], LABELS, q.options))
+    return calls
+
+
+# -- scoring ----------------------------------------------------------------
+
+def score(questions: list[Question], answers: list[Answer], responses: Responses,
+          ctx: ScoringContext) -> BenchmarkScore:
+    gold = {a.id: a.label for a in answers}
+    tally = Tally()
+    correct = []
+    for q in questions:
+        chosen = read_choice(responses.get(call_id(q.id)), LABELS, q.options, tally)
+        correct.append(1.0 if chosen == gold[q.id] else 0.0)
+
+    by_domain, n_domain = group_accuracy(zip((q.domain for q in questions), correct))
+    by_activity, n_activity = group_accuracy(zip((q.activity for q in questions), correct))
+    by_category, _ = group_accuracy(zip((q.category for q in questions), correct))
+    metrics = {
+        "overall": pct(sum(correct), len(correct)),
+        "good_execution": by_category.get("good_execution"),
+        "tips": by_category.get("tips"),
+        "by_domain": by_domain,
+        "by_activity": by_activity,
+        "n_by_domain": n_domain,
+        "n_by_activity": n_activity,
+    }
+    stats = per_video_stats([q.video for q in questions], [correct, [1.0] * len(correct)])
+    return BenchmarkScore(metrics, tally.as_dict() | {"items": len(questions)}, stats,
+                          lambda sums: ratio_pct(sums, 0, 1))

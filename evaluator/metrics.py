@@ -1,0 +1,96 @@
+"""Small helpers shared by the benchmark scorers: reading answers out of
+predictions with the unscored cases counted apart, grouped accuracies, and the
+per-video statistics the bootstrap resamples.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Sequence
+
+import numpy as np
+
+from evaluator import extract
+from evaluator.records import Prediction, pct
+
+
+@dataclass
+class Tally:
+    """Counts of calls that scored as wrong without being wrong answers.
+
+    `missing`: no prediction for a call the scorer needed. `unparseable`: a response
+    the extractor could not read. Both score as wrong (fixed denominators, as the
+    papers define) and are reported apart so a submitter can see why.
+    """
+
+    used: int = 0
+    missing: int = 0
+    unparseable: int = 0
+    judge_unparseable: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, int]:
+        out = {
+            "calls_used": self.used,
+            "missing": self.missing,
+            "unparseable": self.unparseable,
+            "judge_unparseable": self.judge_unparseable,
+        }
+        out.update(self.extra)
+        return out
+
+
+def read_choice(pred: Prediction | None, labels: Sequence[str], options: Sequence[str] | None,
+                tally: Tally) -> str | None:
+    """The label a prediction chose, or None (counted as missing or unparseable)."""
+    tally.used += 1
+    if pred is None:
+        tally.missing += 1
+        return None
+    label = extract.extract_choice(pred.response, labels, options)
+    if label is None:
+        tally.unparseable += 1
+    return label
+
+
+def read_number(pred: Prediction | None, tally: Tally) -> float | None:
+    tally.used += 1
+    if pred is None:
+        tally.missing += 1
+        return None
+    value = extract.extract_number(pred.response)
+    if value is None:
+        tally.unparseable += 1
+    return value
+
+
+def group_accuracy(rows: Iterable[tuple[Hashable, float]]) -> tuple[dict, dict]:
+    """Percent score and count per group from (group, score in [0, 1]) rows."""
+    total: dict = defaultdict(float)
+    count: dict = defaultdict(int)
+    for key, value in rows:
+        total[key] += value
+        count[key] += 1
+    return {k: pct(total[k], count[k]) for k in count}, dict(count)
+
+
+def per_video_stats(video_of_row: Sequence[str], columns: Sequence[Sequence[float]]) -> np.ndarray:
+    """Sum per-row statistics into one row per video: shape (videos, len(columns)).
+
+    The bootstrap resamples these rows, so every headline must be a function of
+    column sums (ratios of sums are fine).
+    """
+    index: dict[str, int] = {}
+    rows = np.fromiter((index.setdefault(v, len(index)) for v in video_of_row), dtype=np.int64,
+                       count=len(video_of_row))
+    out = np.zeros((len(index), len(columns)), dtype=np.float64)
+    for j, col in enumerate(columns):
+        np.add.at(out[:, j], rows, np.asarray(col, dtype=np.float64))
+    return out
+
+
+def ratio_pct(columns_sum: np.ndarray, num: int, den: int) -> np.ndarray:
+    """100 * sums[:, num] / sums[:, den], NaN where the denominator is 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * columns_sum[:, num] / columns_sum[:, den]

@@ -1,0 +1,136 @@
+"""Reading and validating prediction files (design §6).
+
+JSON Lines, UTF-8, one object per call:
+
+    {"id": "<call id>", "response": "<raw model output>", "confidence": 87}
+
+`confidence` (0-100) is optional. CausalStep calls answered in context also carry
+`"context": "<label>"`: the option label of the model's own previous answer that
+was put into the prompt; such a call may appear once per distinct context.
+
+Every problem is reported with its line number; the file is refused as a whole if
+any line is bad, so a submission is never scored on a silently partial file.
+Messages quote ids and field names, never answers (the validator has none).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evaluator.errors import PredictionFileError, Problem
+from evaluator.records import Call, Prediction, Responses
+
+MAX_PROBLEMS = 50
+FIELDS = ("id", "response", "confidence", "context")
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check(record: object, calls: dict[str, Call]) -> tuple[Prediction | None, str | None]:
+    """A Prediction, or the problem with this line."""
+    if not isinstance(record, dict):
+        return None, 'expected a JSON object like {"id": "...", "response": "..."}'
+    unknown = [k for k in record if k not in FIELDS]
+    if unknown:
+        return None, f"unknown field '{_clip(str(unknown[0]))}' (allowed: {', '.join(FIELDS)})"
+    call_id = record.get("id")
+    if not isinstance(call_id, str):
+        return None, "'id' must be a string" if "id" in record else "missing 'id'"
+    call = calls.get(call_id)
+    if call is None:
+        return None, f"unknown call id '{_clip(call_id)}' (not in this suite's call list)"
+    response = record.get("response")
+    if not isinstance(response, str):
+        return None, ("missing 'response'" if "response" not in record
+                      else f"'response' must be a string, not {type(response).__name__}")
+    confidence = record.get("confidence")
+    if confidence is not None:
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+            return None, f"'confidence' must be a number from 0 to 100, not {type(confidence).__name__}"
+        if not 0 <= confidence <= 100:
+            return None, f"'confidence' must be from 0 to 100, not {confidence}"
+    context = record.get("context")
+    if call.context is None:
+        if context is not None:
+            return None, f"'context' is only for calls answered in context; '{call_id}' is not one"
+    else:
+        if not isinstance(context, str):
+            return None, (f"'{call_id}' is answered in context: add \"context\": the label of your model's "
+                          f"own answer to {' or '.join(call.context.after)}")
+        if context not in call.context.choices:
+            return None, (f"'context' must be one of {', '.join(call.context.choices)}, "
+                          f"not '{_clip(context, 20)}'")
+    return Prediction(call_id, response, float(confidence) if confidence is not None else None, context), None
+
+
+def parse_predictions(data: bytes, calls: dict[str, Call], name: str = "predictions") -> Responses:
+    """Validate the bytes of a prediction file against a call list."""
+    problems: list[Problem] = []
+    if not data.strip():
+        raise PredictionFileError(name, [Problem(0, "the file is empty: expected one JSON object per line")])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise PredictionFileError(name, [Problem(line, f"not UTF-8 (byte 0x{data[e.start]:02x} at "
+                                                       f"offset {e.start}); save the file as UTF-8")]) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a BOM is harmless; editors add it
+    by_id: dict[str, Prediction] = {}
+    by_context: dict[tuple[str, str], Prediction] = {}
+    first_seen: dict[tuple[str, str | None], int] = {}
+    loads = json.loads
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(Problem(n, f"not valid JSON: {e.msg} (column {e.colno})"))
+        else:
+            pred, problem = _check(record, calls)
+            if problem is not None:
+                problems.append(Problem(n, problem))
+            else:
+                key = (pred.id, pred.context)
+                if key in first_seen:
+                    what = f"id '{_clip(pred.id)}'" + (f" with context '{pred.context}'" if pred.context else "")
+                    problems.append(Problem(n, f"duplicate {what} (first on line {first_seen[key]})"))
+                else:
+                    first_seen[key] = n
+                    if pred.context is None:
+                        by_id[pred.id] = pred
+                    else:
+                        by_context[key] = pred
+        if len(problems) >= MAX_PROBLEMS:
+            raise PredictionFileError(name, problems, truncated=True)
+    if problems:
+        raise PredictionFileError(name, problems)
+    if not by_id and not by_context:
+        raise PredictionFileError(name, [Problem(0, "no predictions in the file")])
+    return Responses(by_id, by_context)
+
+
+def read_predictions(path: Path, calls: dict[str, Call], max_bytes: int) -> Responses:
+    path = Path(path)
+    if not path.is_file():
+        raise PredictionFileError(str(path), [Problem(0, "file not found")])
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise PredictionFileError(str(path), [Problem(0, f"the file is {size / 1e6:.1f} MB; the limit is "
+                                                         f"{max_bytes / 1e6:.1f} MB")])
+    return parse_predictions(path.read_bytes(), calls, str(path))
+
+
+def write_predictions(path: Path, predictions: list[Prediction]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for p in predictions:
+            record = {"id": p.id, "response": p.response}
+            if p.confidence is not None:
+                record["confidence"] = p.confidence
+            if p.context is not None:
+                record["context"] = p.context
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")

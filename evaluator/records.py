@@ -1,0 +1,190 @@
+"""Typed records that cross module boundaries: calls, predictions, benchmark data, scores.
+
+Records written to disk carry `schema_version`. Dataclasses (not pydantic) for the
+records that come by the ten thousand, because scoring speed matters; the result
+file, read by the site, is validated with pydantic in `evaluator/result.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Callable
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+
+# Answer formats a call may ask for; each maps to an extractor in evaluator/extract.py.
+ANSWER_FORMATS = ("choice", "number", "int_list", "blanks", "short", "open")
+
+
+def to_dict(record: Any) -> dict:
+    """A dataclass as a plain dict, dropping None values to keep files small."""
+    return {k: v for k, v in asdict(record).items() if v is not None}
+
+
+def from_dict(cls: type, data: dict) -> Any:
+    """Build a dataclass from a dict, ignoring unknown keys (newer writers may add some)."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True)
+class VideoMeta:
+    """What a suite needs to know about one video file to plan frames."""
+
+    id: str
+    duration: float
+    fps: float
+    frame_count: int
+    file: str | None = None  # path relative to the suite folder; None in file-less synthetic suites
+
+
+@dataclass(frozen=True)
+class VideoSpec:
+    """How the demo builder draws a synthetic video (evaluator/synth.py)."""
+
+    seconds: float
+    scenes: int = 1
+    final_card: bool = False  # Video-MMMU: the quiz image is the last frame
+    still: bool = False  # a still-image video (Video-MMMU question-only input)
+
+
+@dataclass
+class FramePlan:
+    """Which frames of which video a call shows, in order."""
+
+    video: str  # video id
+    times: list[float]  # seconds
+    start: float | None = None
+    end: float | None = None
+    label: str | None = None  # e.g. "previous segment", when a call shows several spans
+
+
+@dataclass
+class Context:
+    """A causal call answered in context (CausalStep): the prompt has a placeholder
+    that the submitter fills with its OWN answer to the previous call.
+
+    `after` are the call ids whose answer supplies the context; `choices` maps each
+    label of that previous question to its option text (what replaces the placeholder).
+    A prediction for such a call carries `context`: the label it used.
+    """
+
+    after: list[str]
+    placeholder: str
+    choices: dict[str, str]
+
+
+@dataclass
+class Call:
+    """One model query. Public calls never contain an answer, directly or in a prompt."""
+
+    id: str
+    benchmark: str
+    item: str  # the scored item this call belongs to
+    kind: str  # benchmark-specific, e.g. "mcq", "desc", "causal-isolated", "question-only"
+    prompt: str
+    answer_format: str
+    frames: list[FramePlan] = field(default_factory=list)
+    labels: list[str] | None = None  # option labels for answer_format == "choice"
+    options: list[str] | None = None  # option texts, same order as labels
+    context: Context | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @staticmethod
+    def from_json(data: dict) -> "Call":
+        call = from_dict(Call, data)
+        call.frames = [from_dict(FramePlan, f) for f in data.get("frames", [])]
+        if data.get("context"):
+            call.context = from_dict(Context, data["context"])
+        return call
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One line of a prediction file (design §6)."""
+
+    id: str
+    response: str
+    confidence: float | None = None
+    context: str | None = None  # for calls with a Context: the label of the previous answer used
+
+
+@dataclass
+class BenchmarkData:
+    """A benchmark's items as an importer or the demo builder produces them.
+
+    `questions` are public records, `answers` the hidden key, both keyed by item id
+    and typed by the benchmark module. `video_files` maps video id -> source file
+    (copied into the suite); it is empty for file-less synthetic suites.
+    """
+
+    benchmark: str
+    questions: list[Any]
+    answers: list[Any]
+    videos: dict[str, VideoMeta]
+    video_files: dict[str, str] = field(default_factory=dict)
+    video_specs: dict[str, VideoSpec] = field(default_factory=dict)
+
+
+@dataclass
+class Responses:
+    """Predictions of one submission, looked up by call id (and context label)."""
+
+    by_id: dict[str, Prediction]
+    by_context: dict[tuple[str, str], Prediction] = field(default_factory=dict)
+
+    def get(self, call_id: str) -> Prediction | None:
+        return self.by_id.get(call_id)
+
+    def in_context(self, call_id: str, label: str) -> Prediction | None:
+        return self.by_context.get((call_id, label))
+
+
+@dataclass
+class BenchmarkScore:
+    """What a benchmark's scorer returns.
+
+    `metrics` holds the design §7 keys (percent 0-100 unless noted) and the
+    breakdown dicts. For the bootstrap, `video_stats` has one row of additive
+    statistics per video (resampling videos, not calls) and `overall_from`
+    computes the headline from column sums: rows (B, k) -> (B,).
+    `counts` separates unanswered, unparseable and judge-unparseable from wrong.
+    """
+
+    metrics: dict[str, Any]
+    counts: dict[str, int]
+    video_stats: np.ndarray
+    overall_from: Callable[[np.ndarray], np.ndarray]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def pct(numerator: float, denominator: float) -> float | None:
+    """A percentage rounded to 2 decimals, None when there is nothing to divide by."""
+    if not denominator:
+        return None
+    return round(100.0 * numerator / denominator, 2)
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """Protocol choices that change scores; recorded in every result."""
+
+    causalstep_restart: str = "prose"
+    causalstep_points: str = "algo"
+
+    def __post_init__(self) -> None:
+        if self.causalstep_restart not in ("prose", "algo"):
+            raise ValueError(f"causalstep_restart must be 'prose' or 'algo', not {self.causalstep_restart!r}")
+        if self.causalstep_points not in ("prose", "algo"):
+            raise ValueError(f"causalstep_points must be 'prose' or 'algo', not {self.causalstep_points!r}")
+
+
+@dataclass
+class ScoringContext:
+    """What a benchmark scorer gets besides the data: the judge and protocol options."""
+
+    judge: Any  # evaluator.judges.base.Judge
+    options: ScoringOptions = field(default_factory=ScoringOptions)
+    worker_run: bool = False  # hidden calls (sub-questions) are answered only in worker runs

@@ -1,0 +1,46 @@
+"""The result record: one JSON per submission (design §7), read by the site.
+
+`scores[benchmark][metric]` holds percentages (0-100) unless noted, the headline
+under `overall` and its 95% bootstrap interval under `overall_ci95`.
+`counts[benchmark]` says how many calls were answered, missing, unparseable, and
+how many judge outputs could not be parsed: "unscored" is kept apart from "wrong".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+RESULT_SCHEMA_VERSION = 1
+
+
+class Result(BaseModel):
+    schema_version: int = RESULT_SCHEMA_VERSION
+    submission: dict[str, Any]  # id, kind, model + revision sha or file_sha256, submitter
+    suite_id: str
+    judge: dict[str, str]  # id and kind ("normalized-match" or "llm")
+    runner: dict[str, Any] = Field(default_factory=dict)  # name and settings: frames, resolution, decoding
+    options: dict[str, Any] = Field(default_factory=dict)  # protocol choices (CausalStep variants)
+    code_version: str
+    created: str
+    scores: dict[str, dict[str, Any]]
+    counts: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    def write(self, path: Path) -> None:
+        Path(path).write_text(self.model_dump_json(indent=2))
+
+    @classmethod
+    def read(cls, path: Path) -> "Result":
+        return cls.model_validate(json.loads(Path(path).read_text()))
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

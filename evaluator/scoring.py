@@ -1,0 +1,85 @@
+"""How a prediction file becomes a result (design §7).
+
+    suite (public) + answer key (private) + predictions + judge
+        -> each benchmark module's score()        metrics and breakdowns
+        -> bootstrap interval of every headline   (resampling videos)
+        -> Result                                 one JSON per submission
+
+A benchmark with no prediction at all is left out of `scores` (not attempted);
+within an attempted benchmark, missing calls score as unanswered and are counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from evaluator import CODE_VERSION, benchmarks, bootstrap
+from evaluator.predictions import read_predictions
+from evaluator.records import Responses, ScoringContext, ScoringOptions
+from evaluator.result import Result
+from evaluator.suite import AnswerKey, Suite
+
+
+def answered_per_benchmark(suite: Suite, key: AnswerKey, responses: Responses) -> Counter:
+    bench_of = {c.id: c.benchmark for c in suite.calls}
+    bench_of.update({c.id: c.benchmark for c in key.hidden_calls})
+    ids = set(responses.by_id) | {cid for cid, _ in responses.by_context}
+    return Counter(bench_of[i] for i in ids if i in bench_of)
+
+
+def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
+                    options: ScoringOptions | None = None, worker_run: bool = False,
+                    bootstrap_samples: int = 1000, seed: int = 0) -> tuple[dict, dict]:
+    """(scores, counts) for every attempted benchmark of the suite."""
+    ctx = ScoringContext(judge=judge, options=options or ScoringOptions(), worker_run=worker_run)
+    answered = answered_per_benchmark(suite, key, responses)
+    calls_per_benchmark = Counter(c.benchmark for c in suite.calls)
+    scores: dict[str, dict[str, Any]] = {}
+    counts: dict[str, dict[str, Any]] = {}
+    for name in suite.manifest["benchmarks"]:
+        if not answered[name]:
+            counts[name] = {"calls": calls_per_benchmark[name], "answered": 0, "attempted": False}
+            continue
+        module = benchmarks.get(name)
+        result = module.score(suite.questions[name], key.answers[name], responses, ctx)
+        metrics = dict(result.metrics)
+        metrics["overall_ci95"] = bootstrap.interval(result.video_stats, result.overall_from,
+                                                     samples=bootstrap_samples, seed=seed)
+        scores[name] = metrics
+        counts[name] = {"calls": calls_per_benchmark[name], "answered": answered[name],
+                        "attempted": True, **result.counts}
+    return scores, counts
+
+
+def make_result(suite: Suite, scores: dict, counts: dict, judge, options: ScoringOptions,
+                submission: dict, runner: dict | None = None) -> Result:
+    return Result(
+        submission=submission,
+        suite_id=suite.id,
+        judge={"id": judge.judge_id, "kind": judge.kind},
+        runner=runner or {"name": "predictions-file"},
+        options=asdict(options),
+        code_version=CODE_VERSION,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        scores=scores,
+        counts=counts,
+    )
+
+
+def score_file(suite: Suite, key: AnswerKey, predictions: Path, judge, options: ScoringOptions,
+               max_bytes: int, submission: dict | None = None, worker_run: bool = False,
+               bootstrap_samples: int = 1000) -> Result:
+    """Validate a prediction file and score it; the CLI's `score` and the worker use this."""
+    from evaluator.result import file_sha256
+
+    calls = suite.calls_by_id()
+    if worker_run:
+        calls.update({c.id: c for c in key.hidden_calls})
+    responses = read_predictions(predictions, calls, max_bytes)
+    scores, counts = score_responses(suite, key, responses, judge, options, worker_run, bootstrap_samples)
+    meta = {"kind": "predictions", "file_sha256": file_sha256(predictions)} | (submission or {})
+    return make_result(suite, scores, counts, judge, options, meta)
