@@ -1,0 +1,380 @@
+"""Tests for evaluator.judges: the rule-based judge, the LLM judge on a tiny random
+model built here (no download), the sqlite cache, the registry and the prompt files."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluator.judges import (
+    CORRECT, INCORRECT, LABELS, NOT_ATTEMPTED, UNPARSEABLE,
+    CachedJudge, Judgement, JudgementCache, JudgeRequest, LLMJudge, NormalizedMatchJudge,
+    UnknownJudgeError, fill_prompt, get_judge, load_prompt, parse_label, summarize,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+
+# --- NormalizedMatchJudge ------------------------------------------------------------
+
+S, B = "simpleqa", "blank"
+C, I, N = CORRECT, INCORRECT, NOT_ATTEMPTED
+
+NORMALIZED_CASES = [
+    # (task, gold, prediction, expected)
+    # numbers: equal to the gold's last significant figure
+    (S, "1994", "1994", C),
+    (S, "1994", "1995", I),
+    (S, "1994", "It was 1994.", C),
+    (S, "12.5", "12.50", C),
+    (S, "12.5", "12.54 m", C),
+    (S, "12.5", "12.6", I),
+    (S, "1,000", "1000 people", C),
+    (S, "1,000", "1,001", I),
+    (S, "3.2 km", "3.2 kilometres", C),
+    (S, "3.2 km", "3 km", I),
+    (S, "1.2 million", "1,200,000", C),
+    (S, "45%", "45 percent", C),
+    (S, "-5 °C", "\u22125 degrees", C),
+    (S, "-5 °C", "5 degrees", I),
+    (S, "3", "three", C),
+    (S, "1994", "In 1994, at the age of 45", C),
+    (S, "1994", "1994 or 1995", I),
+    (S, "1994", "1973", I),
+    (S, "1994", "Skylab", I),
+    # vague bounds and approximations
+    (S, "1994", "around 1990", N),
+    (S, "1994", "about 1994", C),
+    (S, "100", "more than 100", N),
+    (S, "100", "at least 90", N),
+    (S, "1994", "the 1990s", N),
+    (S, "1990s", "1990s", C),
+    (B, "1994", "around 1990", I),
+    (B, "100", "more than 100", I),
+    # text: normalisation and short phrases
+    (S, "Paris", "paris", C),
+    (S, "Paris", "The city of Paris.", C),
+    (S, "The Beatles", "beatles", C),
+    (S, "Hewlett-Packard", "Hewlett Packard", C),
+    (S, "Café Müller", "CAFÉ MÜLLER", C),
+    (S, "Paris", "not Paris", I),
+    (S, "Paris", "Paris or Lyon", I),
+    (S, "Paris", "Lyon", I),
+    (S, "Paris", "Paris is the capital of France, where the river Seine runs through", I),
+    (S, "vitamin A", "vitamin C", I),
+    (S, "11 September", "11 November", I),
+    (B, "phosphate-buffered saline", "Phosphate buffered saline (PBS)", C),
+    (B, "centrifugation", "spin", I),
+    # refusals, hedges and empty answers
+    (S, "Paris", "I don't know", N),
+    (S, "Paris", "I'm not sure.", N),
+    (S, "Skylab", "Cannot be determined from the video", N),
+    (S, "1973", "unable to determine", N),
+    (S, "Least Concern", "N/A", N),
+    (S, "Paris", "Unknown", N),
+    (S, "Paris", "", N),
+    (S, "Paris", "   \n", N),
+    (B, "Paris", "I don't know", I),
+    (B, "Paris", "", I),
+]
+
+
+@pytest.mark.parametrize("task,gold,prediction,expected", NORMALIZED_CASES)
+def test_normalized_match_cases(task, gold, prediction, expected):
+    judge = NormalizedMatchJudge()
+    [judgement] = judge.judge([JudgeRequest(task, "question?", gold, prediction)])
+    assert judgement == Judgement(expected, "normalized-match@1", None)
+
+
+def test_normalized_match_identity_and_order():
+    judge = NormalizedMatchJudge()
+    assert (judge.judge_id, judge.kind) == ("normalized-match@1", "normalized-match")
+    reqs = [JudgeRequest(S, "q", "Paris", "Lyon"), JudgeRequest(S, "q", "Paris", "Paris"),
+            JudgeRequest(B, "q", "x", "")]
+    assert [j.label for j in judge.judge(reqs)] == [INCORRECT, CORRECT, INCORRECT]
+    assert judge.judge([]) == []
+
+
+def test_normalized_match_is_fast():
+    judge = NormalizedMatchJudge()
+    reqs = [JudgeRequest(S, "q", g, p) for g, p in [("Paris", "The city of Paris"), ("12.5", "about 12.54 km"),
+                                                   ("1994", "I don't know"), ("Danube", "Rhine")]] * 2500
+    start = time.perf_counter()
+    judge.judge(reqs)
+    per_request = (time.perf_counter() - start) / len(reqs)
+    assert per_request < 100e-6  # target is well under 20 µs; loose for slow CI machines
+
+
+# --- label parser and prompts -----------------------------------------------------
+
+@pytest.mark.parametrize("task,text,expected", [
+    (S, "A", CORRECT), (S, "B.", INCORRECT), (S, "The grade is C", NOT_ATTEMPTED),
+    (S, " (B) ", INCORRECT), (S, "CORRECT", CORRECT), (S, "INCORRECT", INCORRECT),
+    (S, "NOT_ATTEMPTED", NOT_ATTEMPTED), (S, "not attempted", NOT_ATTEMPTED),
+    (S, "<think>maybe A</think> B", INCORRECT), (S, "a correct answer", CORRECT),
+    (S, "garbage", UNPARSEABLE), (S, "", UNPARSEABLE), (S, "yes", UNPARSEABLE), (S, "ABC", UNPARSEABLE),
+    (B, "yes", CORRECT), (B, "No.", INCORRECT), (B, "YES, they match", CORRECT),
+    (B, "correct", CORRECT), (B, "Incorrect", INCORRECT), (B, "not correct", INCORRECT),
+    (B, "garbage", UNPARSEABLE), (B, "A", UNPARSEABLE), (B, "nothing", UNPARSEABLE),
+])
+def test_parse_label(task, text, expected):
+    assert parse_label(task, text) == expected
+
+
+@pytest.mark.parametrize("task", ["blank", "simpleqa"])
+def test_prompt_files_have_placeholders_and_fill(task):
+    template = load_prompt(task)
+    for name in ("{question}", "{gold}", "{prediction}"):
+        assert template.count(name) == 1, name
+    question = "What does f'{x}' print when x = {'a': 1}?"
+    filled = fill_prompt(template, question, "{'a': 1}", "a dict {}")
+    assert question in filled and "{'a': 1}" in filled and "a dict {}" in filled
+    for name in ("{question}", "{gold}", "{prediction}"):
+        assert name not in filled
+
+
+def test_fill_prompt_is_single_pass():
+    # A text that contains a placeholder name must be kept as written.
+    out = fill_prompt("Q={question}|G={gold}|P={prediction}", "{gold}", "{}", "{question}")
+    assert out == "Q={gold}|G={}|P={question}"
+
+
+# --- LLMJudge on a tiny random model -----------------------------------------------
+
+def _build_tiny_model(path: Path, silent: bool) -> Path:
+    """A 2-layer Llama with a word-level tokenizer over the prompt words.
+
+    Llama, not Qwen2: for model type qwen2, transformers 5's AutoTokenizer swaps in
+    its own byte-level Qwen2Tokenizer instead of the saved word-level one.
+
+    silent=True zeroes the final norm, so every logit is 0 and greedy decoding
+    always picks token id 0, which is "B": a model whose answer we know.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = sorted(set(" ".join([load_prompt("blank"), load_prompt("simpleqa"),
+                                 "yes no A C the answer is Paris Lyon"]).split()))
+    specials = ["[UNK]", "[PAD]", "<|user|>", "<|assistant|>", "<|end|>"]
+    vocab = {"B": 0}
+    for token in specials + words:
+        vocab.setdefault(token, len(vocab))
+    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    backend.decoder = decoders.WordPiece(cleanup=False)  # joins words with spaces
+    backend.add_special_tokens(specials)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, unk_token="[UNK]", pad_token="[PAD]", eos_token="<|end|>",
+    )
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|user|> {{ m['content'] }} <|end|> {% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|> {% endif %}"
+    )
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+        pad_token_id=vocab["[PAD]"], eos_token_id=vocab["<|end|>"], bos_token_id=None,
+    )
+    model = LlamaForCausalLM(config)
+    if silent:
+        with torch.no_grad():
+            model.model.norm.weight.zero_()
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    root = tmp_path_factory.mktemp("tiny-judges")
+    return {
+        "random": _build_tiny_model(root / "random", silent=False),
+        "silent": _build_tiny_model(root / "silent", silent=True),
+    }
+
+
+LLM_REQUESTS = [
+    JudgeRequest(S, "Which city is shown?", "Paris", "Lyon"),
+    JudgeRequest(S, "In which year {exactly} was it built?", "1994", "about 1994, I think"),
+    JudgeRequest(B, "The sample was spun at ____ for ____.", "4000 g", "4,000 x g"),
+    JudgeRequest(B, "Cells were washed in ____.", "PBS", ""),
+    JudgeRequest(S, "Who designed it?", "Gaudí", "I don't know"),
+]
+
+
+def test_llm_judge_random_model_runs_and_labels_everything(tiny_models):
+    path = str(tiny_models["random"])
+    judge = LLMJudge(path, backend="transformers", max_new_tokens=4, batch_size=2, device="cpu")
+    assert judge.kind == "llm"
+    assert judge.judge_id == f"llm:{path}@local" and path in judge.judge_id
+    judgements = judge.judge(LLM_REQUESTS)
+    assert len(judgements) == len(LLM_REQUESTS)
+    for request, j in zip(LLM_REQUESTS, judgements):
+        allowed = {CORRECT, INCORRECT, UNPARSEABLE} | ({NOT_ATTEMPTED} if request.task == S else set())
+        assert j.label in allowed
+        assert j.judge_id == judge.judge_id and isinstance(j.raw, str)
+        assert j.label == parse_label(request.task, j.raw)  # the label comes from the kept raw text
+    assert summarize(judgements)["total"] == len(LLM_REQUESTS)
+    # Left padding: batching must not change greedy outputs.
+    one_by_one = LLMJudge(path, backend="transformers", max_new_tokens=4, batch_size=1, device="cpu")
+    assert [j.raw for j in one_by_one.judge(LLM_REQUESTS)] == [j.raw for j in judgements]
+
+
+def test_llm_judge_known_output_is_parsed(tiny_models):
+    judge = get_judge(f"llm:{tiny_models['silent']}", backend="transformers", max_new_tokens=3)
+    judgements = judge.judge(LLM_REQUESTS)
+    assert all(j.raw.split() == ["B", "B", "B"] for j in judgements)
+    # "B" is grade B for simpleqa, but not a yes/no: the blank replies are UNPARSEABLE, kept and counted.
+    assert [j.label for j in judgements] == [INCORRECT, INCORRECT, UNPARSEABLE, UNPARSEABLE, INCORRECT]
+    assert summarize(judgements) == {CORRECT: 0, INCORRECT: 3, NOT_ATTEMPTED: 0, UNPARSEABLE: 2, "total": 5}
+
+
+def test_llm_judge_reassembles_results_in_request_order():
+    judge = LLMJudge("no/such-model", revision="abc123", backend="transformers")
+    assert judge.judge_id == "llm:no/such-model@abc123"
+    seen = []
+
+    def fake_generate(prompts):  # stands in for the model: answers from the prompt text
+        seen.extend(prompts)
+        return ["A" if "apple" in p else "no" for p in prompts]
+
+    judge._generate = fake_generate
+    reqs = [JudgeRequest(S, "q", "apple", "x"), JudgeRequest(B, "q", "pear", "x"),
+            JudgeRequest(S, "q", "pear", "x" * 50)]
+    assert [j.label for j in judge.judge(reqs)] == [CORRECT, INCORRECT, UNPARSEABLE]
+    assert len(seen) == 3 and "Gold target: apple" in seen[0]
+
+
+def test_import_needs_no_torch():
+    code = ("import sys, evaluator.judges as j; j.get_judge('llm:x'); "
+            "print(sorted({'torch', 'transformers', 'vllm'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --- cache ------------------------------------------------------------------------
+
+class CountingJudge:
+    """A fake inner judge: records every call; 'garbage' predictions come back UNPARSEABLE."""
+
+    judge_id = "fake@1"
+    kind = "llm"
+
+    def __init__(self):
+        self.calls: list[list[JudgeRequest]] = []
+
+    def judge(self, requests):
+        self.calls.append(list(requests))
+        return [Judgement(UNPARSEABLE if r.prediction == "garbage" else CORRECT, self.judge_id,
+                          f"raw:{r.prediction}") for r in requests]
+
+
+def _requests():
+    a = JudgeRequest(S, "q1", "Paris", "Paris")
+    b = JudgeRequest(S, "q1", "Paris", "garbage")
+    c = JudgeRequest(B, "q2 {braces}", "PBS", "saline\0with NUL")
+    return [a, b, a, c, b, a]
+
+
+def test_cached_judge_sends_each_miss_once_and_persists(tmp_path):
+    db = tmp_path / "sub" / "judgements.sqlite"
+    inner = CountingJudge()
+    cached = CachedJudge(inner, JudgementCache(db))
+    assert (cached.judge_id, cached.kind) == ("fake@1", "llm")
+    first = cached.judge(_requests())
+    assert len(inner.calls) == 1 and len(inner.calls[0]) == 3  # three distinct requests, once each
+    assert [j.label for j in first] == [CORRECT, UNPARSEABLE, CORRECT, CORRECT, UNPARSEABLE, CORRECT]
+    assert first[1].raw == "raw:garbage"
+    assert cached.stats == {"cached": 0, "judged": 3}
+
+    assert cached.judge(_requests()) == first  # all hits, UNPARSEABLE included
+    assert len(inner.calls) == 1
+    assert cached.stats == {"cached": 6, "judged": 3}
+
+    inner2 = CountingJudge()
+    reopened = CachedJudge(inner2, JudgementCache(db))
+    assert reopened.judge(_requests()) == first and inner2.calls == []
+    assert len(JudgementCache(db)) == 3
+
+    # Only the new request is judged.
+    new = JudgeRequest(S, "q1", "Paris", "Lyon")
+    reopened.judge(_requests() + [new])
+    assert inner2.calls == [[new]]
+
+
+def test_cache_keys_depend_on_judge_id_and_config_digest(tmp_path):
+    cache = JudgementCache(tmp_path / "c.sqlite")
+    reqs = _requests()[:2]
+    cache.put_many("judge-a", reqs, [Judgement(CORRECT, "judge-a"), Judgement(INCORRECT, "judge-a", "x")])
+    assert cache.get_many("judge-a", reqs) == {
+        0: Judgement(CORRECT, "judge-a"), 1: Judgement(INCORRECT, "judge-a", "x"),
+    }
+    assert cache.get_many("judge-b", reqs) == {}
+    with pytest.raises(ValueError):
+        cache.put_many("judge-a", reqs, [])
+
+    inner = CountingJudge()
+    inner.config_digest = "prompt-v1"
+    CachedJudge(inner, cache).judge(reqs)
+    inner.config_digest = "prompt-v2"  # an edited prompt must not reuse old judgements
+    CachedJudge(inner, cache).judge(reqs)
+    assert len(inner.calls) == 2
+
+
+def test_llm_judge_digest_follows_prompts_and_settings():
+    a, b = LLMJudge("m"), LLMJudge("m", max_new_tokens=9)
+    assert a.config_digest == LLMJudge("m").config_digest != b.config_digest
+
+
+def _write_many(path: str, worker: int) -> None:
+    cache = JudgementCache(path)
+    for batch in range(10):
+        reqs = [JudgeRequest(S, f"w{worker}", "g", f"p{batch}-{k}") for k in range(20)]
+        cache.put_many("fake@1", reqs, [Judgement(CORRECT, "fake@1", str(worker))] * len(reqs))
+
+
+def test_cache_is_safe_with_several_processes(tmp_path):
+    path = str(tmp_path / "shared.sqlite")
+    JudgementCache(path)
+    procs = [multiprocessing.get_context("spawn").Process(target=_write_many, args=(path, w)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert len(JudgementCache(path)) == 4 * 10 * 20
+
+
+# --- registry and summary -------------------------------------------------------------
+
+def test_get_judge_unknown_name_lists_known_names():
+    with pytest.raises(UnknownJudgeError) as info:
+        get_judge("nope")
+    assert isinstance(info.value, ValueError)
+    message = str(info.value)
+    assert "'nope'" in message and "'normalized-match'" in message and "'llm'" in message and "llm:<" in message
+    with pytest.raises(UnknownJudgeError):
+        get_judge("llm:")
+
+
+def test_get_judge_known_names():
+    assert isinstance(get_judge("normalized-match"), NormalizedMatchJudge)
+    judge = get_judge("llm:/models/phi3", revision="r1", batch_size=4)
+    assert isinstance(judge, LLMJudge) and judge.judge_id == "llm:/models/phi3@r1" and judge.batch_size == 4
+    assert get_judge("llm", model="org/name").judge_id == "llm:org/name@local"
+    with pytest.raises(ValueError):
+        LLMJudge("m", backend="tensorrt")
+
+
+def test_summarize_counts_every_label():
+    js = [Judgement(CORRECT, "x"), Judgement(UNPARSEABLE, "x", "??"), Judgement(CORRECT, "x")]
+    assert summarize(js) == {CORRECT: 2, INCORRECT: 0, NOT_ATTEMPTED: 0, UNPARSEABLE: 1, "total": 3}
+    assert summarize([]) == {**{label: 0 for label in LABELS}, "total": 0}
