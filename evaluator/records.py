@@ -48,6 +48,7 @@ class VideoSpec:
     scenes: int = 1
     final_card: bool = False  # Video-MMMU: the quiz image is the last frame
     still: bool = False  # a still-image video (Video-MMMU question-only input)
+    seed: int | None = None  # drawing seed; videos that must show the same card share one
 
 
 @dataclass

@@ -101,10 +101,12 @@ def _materialise_videos(data: BenchmarkData, video_dir: Path, write_files: bool)
             metas[vid] = VideoMeta(vid, spec.seconds, DEMO_FPS, max(1, round(spec.seconds * DEMO_FPS)))
             continue
         seed = int(hashlib.sha256(vid.encode()).hexdigest()[:8], 16)
+        if spec is not None and spec.seed is not None:
+            seed = spec.seed
         if spec is None:
             shutil.copyfile(data.video_files[vid], target)
         elif spec.still:
-            synth.write_image_video(target, seconds=spec.seconds, fps=DEMO_FPS, seed=seed)
+            synth.write_image_video(target, seconds=spec.seconds, fps=DEMO_FPS, size=DEMO_SIZE, seed=seed)
         else:
             synth.write_video(target, seconds=spec.seconds, fps=DEMO_FPS, size=DEMO_SIZE, seed=seed,
                               scenes=spec.scenes, final_card=spec.final_card)
