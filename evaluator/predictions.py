@@ -134,3 +134,14 @@ def write_predictions(path: Path, predictions: list[Prediction]) -> None:
             if p.context is not None:
                 record["context"] = p.context
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def as_responses(predictions: list[Prediction]) -> Responses:
+    """Responses from in-memory predictions (baselines, runners), no file round trip."""
+    by_id, by_context = {}, {}
+    for p in predictions:
+        if p.context is None:
+            by_id[p.id] = p
+        else:
+            by_context[(p.id, p.context)] = p
+    return Responses(by_id, by_context)

@@ -1,0 +1,56 @@
+"""Shared fixtures: suites are built once per test session (the demo suite with
+real video files, a file-less paper-size synthetic suite)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def demo_dir(tmp_path_factory) -> Path:
+    from evaluator.demo import build_demo_suite
+
+    out = tmp_path_factory.mktemp("demo")
+    build_demo_suite(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def demo_suite(demo_dir):
+    from evaluator.suite import load_answers, load_suite
+
+    suite = load_suite(demo_dir / "suite")
+    return suite, load_answers(demo_dir / "answers", suite)
+
+
+@pytest.fixture(scope="session")
+def synthetic_dir(tmp_path_factory) -> Path:
+    from evaluator.demo import synthetic_suite
+
+    out = tmp_path_factory.mktemp("synthetic")
+    synthetic_suite(out, scale=0.5)
+    return out
+
+
+@pytest.fixture(scope="session")
+def synthetic(synthetic_dir):
+    from evaluator.suite import load_answers, load_suite
+
+    suite = load_suite(synthetic_dir / "suite")
+    return suite, load_answers(synthetic_dir / "answers", suite)
+
+
+def run_cli(*args: str, cwd: Path = ROOT):
+    """Run `python -m evaluator ...` in a real subprocess."""
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "evaluator", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=600)
