@@ -88,7 +88,7 @@ class Call:
     prompt: str
     answer_format: str
     frames: list[FramePlan] = field(default_factory=list)
-    labels: list[str] | None = None  # option labels for answer_format == "choice"
+    labels: list[str] | None = None  # option labels ("choice"), or the valid step numbers ("number", "int_list")
     options: list[str] | None = None  # option texts, same order as labels
     context: Context | None = None
     schema_version: int = SCHEMA_VERSION
