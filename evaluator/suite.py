@@ -104,7 +104,7 @@ def _materialise_videos(data: BenchmarkData, video_dir: Path, write_files: bool)
         if spec is not None and spec.seed is not None:
             seed = spec.seed
         if spec is None:
-            shutil.copyfile(data.video_files[vid], target)
+            video.copy_video_only(data.video_files[vid], target)  # no audio, no metadata
         elif spec.still:
             synth.write_image_video(target, seconds=spec.seconds, fps=DEMO_FPS, size=DEMO_SIZE, seed=seed)
         else:
