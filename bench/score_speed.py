@@ -72,7 +72,6 @@ def main() -> None:
         build_time = time.perf_counter() - start
         suite = load_suite(tmp / "syn" / "suite")
         key = load_answers(tmp / "syn" / "answers", suite)
-        items = sum(len(q) for q in suite.questions.values())
         preds_path = tmp / "preds.jsonl"
         write_predictions(preds_path, realistic(predictions("random", suite.calls)))
         lines = preds_path.read_bytes().count(b"\n")
@@ -90,6 +89,8 @@ def main() -> None:
 
         t_parse = best_of(opts.repeats, parse)
         t_score = best_of(opts.repeats, score)
+        counts = score()[1]
+        items = sum(c["items"] for c in counts.values())  # scored questions (CausalStep: per segment)
 
         responses = read_predictions(preds_path, calls, 1 << 30)
         ctx = ScoringContext(judge=judge, options=ScoringOptions())
@@ -107,8 +108,7 @@ def main() -> None:
             build_demo_suite(Path(demo_tmp))
             t_demo = time.perf_counter() - start
 
-    print(f"suite: {items} items, {len(suite.calls)} public calls; prediction file: {lines} lines, "
-          f"{preds_path.name}")
+    print(f"suite: {items} scored items, {len(suite.calls)} public calls; prediction file: {lines} lines")
     print(f"synthetic suite build: {build_time:.2f} s (not part of scoring)")
     print(f"parse JSON lines:      {t_parse * 1000:8.1f} ms")
     print(f"validate + score:      {t_score * 1000:8.1f} ms")
