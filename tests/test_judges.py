@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -99,14 +98,13 @@ def test_normalized_match_identity_and_order():
     assert judge.judge([]) == []
 
 
-def test_normalized_match_is_fast():
+def test_normalized_match_repeated_requests_stay_consistent():
+    # The judge caches gold analysis; repeats must grade the same (speed is in bench/).
     judge = NormalizedMatchJudge()
-    reqs = [JudgeRequest(S, "q", g, p) for g, p in [("Paris", "The city of Paris"), ("12.5", "about 12.54 km"),
-                                                   ("1994", "I don't know"), ("Danube", "Rhine")]] * 2500
-    start = time.perf_counter()
-    judge.judge(reqs)
-    per_request = (time.perf_counter() - start) / len(reqs)
-    assert per_request < 100e-6  # target is well under 20 µs; loose for slow CI machines
+    pairs = [("Paris", "The city of Paris"), ("12.5", "about 12.54 km"), ("1994", "I don't know"),
+             ("Danube", "Rhine")]
+    labels = [j.label for j in judge.judge([JudgeRequest(S, "q", g, p) for g, p in pairs] * 500)]
+    assert labels == [CORRECT, CORRECT, NOT_ATTEMPTED, INCORRECT] * 500
 
 
 # --- label parser and prompts -----------------------------------------------------

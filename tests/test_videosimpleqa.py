@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -520,17 +519,10 @@ def test_import_missing_video_and_bad_mapping(tmp_path):
 
 # -- speed -------------------------------------------------------------------------
 
-def test_paper_size_scoring_is_fast_and_batched(tmp_path):
+def test_paper_size_scoring_is_one_judge_batch(tmp_path):
     data = vsqa.demo(size=1504)
     preds = worker_predictions(data, {1: "C", 2: "I", 3: "N", 4: "C"}, main="I")
-    lines = "\n".join(json.dumps({"id": p.id, "response": p.response}) for p in preds)
-    start = time.perf_counter()
-    [json.loads(line) for line in lines.split("\n")]
-    parse = time.perf_counter() - start
     judge = CountingJudge()
-    start = time.perf_counter()
     result = score(data, preds, judge, worker_run=True)
-    elapsed = time.perf_counter() - start
     assert judge.batches == [len(preds)]
     assert result.metrics["overall"] == 0.0 and result.metrics["subqa"]["hop1"] == 100.0
-    assert elapsed < max(1.0, 40 * parse)  # loose bound in CI; the 10x target is measured by bench/
