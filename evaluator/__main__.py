@@ -76,12 +76,18 @@ def _cmd_score(args) -> None:
     suite = load_suite(args.suite)
     key = load_answers(args.answers, suite)
     judge = get_judge(args.judge or settings.judge)
+    if judge.kind == "llm":  # model judgements are slow and must be reproducible: cache them
+        from evaluator.judges import CachedJudge, JudgementCache
+
+        judge = CachedJudge(judge, JudgementCache(args.judge_cache or settings.judge_cache))
     options = ScoringOptions(causalstep_restart=args.causalstep_restart or settings.causalstep_restart,
                              causalstep_points=args.causalstep_points or settings.causalstep_points)
     result = score_file(suite, key, Path(args.predictions), judge, options, settings.max_prediction_bytes,
                         worker_run=args.worker_run, bootstrap_samples=settings.bootstrap_samples)
     result.write(Path(args.out))
     print(f"scored against suite {suite.id} with judge {judge.judge_id}; result in {args.out}")
+    if hasattr(judge, "stats"):
+        print(f"  judgements: {judge.stats['judged']} new, {judge.stats['cached']} from the cache")
     for name, metrics in result.scores.items():
         ci = metrics.get("overall_ci95")
         ci_text = f"  [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
@@ -126,6 +132,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--predictions", required=True, type=Path, help="JSON Lines, one record per call")
     s.add_argument("--out", required=True, type=Path, help="where to write the result JSON")
     s.add_argument("--judge", help="normalized-match (default) or llm:<model id or path>")
+    s.add_argument("--judge-cache", type=Path, help="sqlite file caching LLM judgements "
+                   "(default: $LEADERBOARD_HOME/private/judge-cache.sqlite)")
     s.add_argument("--causalstep-restart", choices=["prose", "algo"])
     s.add_argument("--causalstep-points", choices=["algo", "prose"])
     s.add_argument("--worker-run", action="store_true",

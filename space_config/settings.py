@@ -38,6 +38,7 @@ class Settings:
     causalstep_points: str  # "algo" (k-th causal answer worth k+1) or "prose" (worth k)
     bootstrap_samples: int
     max_prediction_bytes: int
+    judge_cache: Path  # sqlite file of LLM judgements, raw outputs included
     frames: FrameBudgets = field(default_factory=FrameBudgets)
 
 
@@ -50,4 +51,6 @@ def get_settings() -> Settings:
         causalstep_points=_env("LEADERBOARD_CAUSALSTEP_POINTS", "algo"),
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
         max_prediction_bytes=int(_env("LEADERBOARD_MAX_PREDICTION_BYTES", str(64 * 1024 * 1024))),
+        judge_cache=Path(_env("LEADERBOARD_JUDGE_CACHE",
+                              str(Path(_env("LEADERBOARD_HOME", ".leaderboard")) / "private" / "judge-cache.sqlite"))),
     )
