@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Sequence
+from typing import Any, Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -41,28 +41,26 @@ class Tally:
         return out
 
 
-def read_choice(pred: Prediction | None, labels: Sequence[str], options: Sequence[str] | None,
-                tally: Tally) -> str | None:
-    """The label a prediction chose, or None (counted as missing or unparseable)."""
+def read_with(pred: Prediction | None, tally: Tally, extractor: Callable[[str], Any]) -> Any:
+    """What `extractor` reads from a prediction, or None (counted as missing or unparseable)."""
     tally.used += 1
     if pred is None:
         tally.missing += 1
         return None
-    label = extract.extract_choice(pred.response, labels, options)
-    if label is None:
-        tally.unparseable += 1
-    return label
-
-
-def read_number(pred: Prediction | None, tally: Tally) -> float | None:
-    tally.used += 1
-    if pred is None:
-        tally.missing += 1
-        return None
-    value = extract.extract_number(pred.response)
+    value = extractor(pred.response)
     if value is None:
         tally.unparseable += 1
     return value
+
+
+def read_choice(pred: Prediction | None, labels: Sequence[str], options: Sequence[str] | None,
+                tally: Tally) -> str | None:
+    """The label a prediction chose, or None (counted as missing or unparseable)."""
+    return read_with(pred, tally, lambda text: extract.extract_choice(text, labels, options))
+
+
+def read_number(pred: Prediction | None, tally: Tally) -> float | None:
+    return read_with(pred, tally, extract.extract_number)
 
 
 def group_accuracy(rows: Iterable[tuple[Hashable, float]]) -> tuple[dict, dict]:

@@ -28,7 +28,7 @@ from evaluator import extract, frames, prompts
 from evaluator.benchmarks.common import read_jsonl, require
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.base import CORRECT, UNPARSEABLE, JudgeRequest
-from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number
+from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number, read_with
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Prediction,
                                Responses, ScoringContext, VideoMeta, VideoSpec, pct)
 
@@ -636,14 +636,7 @@ def jaccard(predicted: list[int] | None, gold: list[int], n_steps: int | None) -
 
 
 def _read_steps(pred: Prediction | None, tally: Tally) -> list[int] | None:
-    tally.used += 1
-    if pred is None:
-        tally.missing += 1
-        return None
-    steps = extract.extract_int_list(pred.response)
-    if steps is None:
-        tally.unparseable += 1
-    return steps
+    return read_with(pred, tally, extract.extract_int_list)
 
 
 def _credit(q: Question, a: Answer, pred: Prediction | None, tally: Tally) -> float:
