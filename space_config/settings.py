@@ -31,6 +31,40 @@ class FrameBudgets:
 
 
 @dataclass(frozen=True)
+class Quotas:
+    """Submission limits, counted over a rolling window; refused submissions never count."""
+
+    per_user: int = 5  # submissions per user per window
+    per_org: int = 10  # model-ID submissions per model org (the part before '/') per window
+    pending_per_user: int = 2  # PENDING or RUNNING at once per user
+    window_days: int = 7
+
+
+@dataclass(frozen=True)
+class ModelRules:
+    """What a model-ID submission must satisfy before it is queued."""
+
+    max_params_billions: float = 80.0
+    allow_private: bool = False
+    remote_code_allowed: tuple[str, ...] = ()  # architectures allowed to need trust_remote_code
+    blocked: tuple[str, ...] = ()  # model ids or orgs ("org/*") refused outright
+    precisions: tuple[str, ...] = ("bfloat16", "float16", "float32")
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    lease_seconds: float = 120.0  # a RUNNING request whose lease is older goes back to PENDING
+    poll_seconds: float = 5.0  # how often an idle worker looks for work
+    max_attempts: int = 3
+    job_timeout_seconds: float = 6 * 3600.0
+    hold_seconds: float = 0.0  # failure drills only: pause after claiming (a worker to kill mid-job)
+
+
+def _csv(value: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in value.split(",") if x.strip())
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path
     judge: str
@@ -39,12 +73,47 @@ class Settings:
     bootstrap_samples: int
     max_prediction_bytes: int
     judge_cache: Path  # sqlite file of LLM judgements, raw outputs included
+    store: str = "local"  # "local" (folders under home) or "hub" (dataset repos)
+    hub_owner: str | None = None  # user or org owning the five dataset repos
+    hub_prefix: str = "video-reasoning-leaderboard"
+    hf_token: str | None = None
+    suite: str = "demo"  # the suite shown and evaluated by default: an id, or "demo"
+    embedded_worker: bool = True  # the site runs a worker in-process (local store default)
+    quotas: Quotas = field(default_factory=Quotas)
+    model_rules: ModelRules = field(default_factory=ModelRules)
+    worker: WorkerSettings = field(default_factory=WorkerSettings)
     frames: FrameBudgets = field(default_factory=FrameBudgets)
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    store = _env("LEADERBOARD_STORE", "local")
     return Settings(
+        store=store,
+        hub_owner=os.environ.get("LEADERBOARD_HUB_OWNER") or None,
+        hub_prefix=_env("LEADERBOARD_HUB_PREFIX", "video-reasoning-leaderboard"),
+        hf_token=os.environ.get("HF_TOKEN") or None,
+        suite=_env("LEADERBOARD_SUITE", "demo"),
+        embedded_worker=_env("LEADERBOARD_EMBEDDED_WORKER", "1" if store == "local" else "0") == "1",
+        quotas=Quotas(
+            per_user=int(_env("LEADERBOARD_QUOTA_PER_USER", "5")),
+            per_org=int(_env("LEADERBOARD_QUOTA_PER_ORG", "10")),
+            pending_per_user=int(_env("LEADERBOARD_QUOTA_PENDING", "2")),
+            window_days=int(_env("LEADERBOARD_QUOTA_DAYS", "7")),
+        ),
+        model_rules=ModelRules(
+            max_params_billions=float(_env("LEADERBOARD_MAX_PARAMS_B", "80")),
+            allow_private=_env("LEADERBOARD_ALLOW_PRIVATE_MODELS", "0") == "1",
+            remote_code_allowed=_csv(_env("LEADERBOARD_REMOTE_CODE_ALLOWED", "")),
+            blocked=_csv(_env("LEADERBOARD_BLOCKED_MODELS", "")),
+        ),
+        worker=WorkerSettings(
+            lease_seconds=float(_env("LEADERBOARD_LEASE_SECONDS", "120")),
+            poll_seconds=float(_env("LEADERBOARD_POLL_SECONDS", "5")),
+            max_attempts=int(_env("LEADERBOARD_MAX_ATTEMPTS", "3")),
+            job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
+            hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),
+        ),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),
         causalstep_restart=_env("LEADERBOARD_CAUSALSTEP_RESTART", "prose"),
