@@ -1,0 +1,220 @@
+"""Results REPORTED in each benchmark's paper (plus the papers' human and random
+baselines), shown on the site beside verified results and badged "reported".
+
+The tables live in `leaderboard/reported_data/<benchmark>.json`, transcribed from
+the implementer specs (which reproduce the papers' tables exactly). Cell values are
+verbatim; the few derived values (ExpVid `overall`, CausalStep `overall` = ws_norm)
+are listed under the file's "derived" key and explained in its "notes".
+
+One row per (benchmark, paper row): rows are never merged across benchmarks,
+because model names and protocols differ from paper to paper.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parent / "reported_data"
+
+# Same order as evaluator.benchmarks.ORDER (a test keeps them in step).
+BENCHMARK_ORDER = ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa")
+ROW_KINDS = ("model", "human", "random")
+SOURCE = "reported"
+
+FLAT_KEYS = ("id", "model", "kind", "row_kind", "source", "suite_id", "judge.id", "thinking", "frames",
+             "open", "params_b", "paper", "scores_json")
+
+
+class ReportedDataError(ValueError):
+    """A reported-results file does not have the expected shape."""
+
+
+@dataclass(frozen=True)
+class Paper:
+    title: str
+    arxiv: str | None = None
+    version: str | None = None
+
+    def citation(self) -> str:
+        if not self.arxiv:
+            return self.title
+        return f"{self.title} (arXiv:{self.arxiv}{self.version or ''})"
+
+
+@dataclass(frozen=True)
+class ReportedRow:
+    model: str  # as printed in the paper's table
+    kind: str  # "model" | "human" | "random"
+    thinking: bool | None
+    open: bool | None  # open weights (True) vs proprietary (False); None for baselines
+    frames: int | None
+    params_b: float | None  # only where the model's name states it
+    scores: dict[str, Any]  # metric -> number, breakdown name -> {label: number}
+    table: str | None = None  # when the row comes from another table than the file's main one
+    aliases: tuple[str, ...] = ()  # other spellings in the same paper
+
+    @property
+    def metrics(self) -> dict[str, float | int]:
+        return {k: v for k, v in self.scores.items() if not isinstance(v, dict)}
+
+    @property
+    def breakdowns(self) -> dict[str, dict[str, float | int]]:
+        return {k: v for k, v in self.scores.items() if isinstance(v, dict)}
+
+
+@dataclass(frozen=True)
+class ReportedTable:
+    benchmark: str
+    paper: Paper
+    table: str
+    judge: str
+    notes: tuple[str, ...]
+    rows: tuple[ReportedRow, ...]
+    derived: dict[str, str] = field(default_factory=dict)  # metric -> how it was derived
+
+    def row(self, model: str, thinking: bool | None = None) -> ReportedRow:
+        """The row printed as `model` (or carrying it as an alias); `thinking`
+        picks between a model's thinking and non-thinking rows."""
+        found = [r for r in self.rows if (model == r.model or model in r.aliases)
+                 and (thinking is None or r.thinking == thinking)]
+        if len(found) != 1:
+            raise KeyError(f"{self.benchmark}: {len(found)} rows match {model!r} (thinking={thinking})")
+        return found[0]
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+
+def _number(value: Any, where: str) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ReportedDataError(f"{where}: expected a number, got {value!r}")
+    return value
+
+
+def _scores(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not raw:
+        raise ReportedDataError(f"{where}: scores must be a non-empty object")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if isinstance(value, dict):
+            out[key] = {label: _number(v, f"{where}.{key}.{label}") for label, v in value.items()}
+        else:
+            out[key] = _number(value, f"{where}.{key}")
+    return out
+
+
+def _optional(value: Any, types: tuple, where: str):
+    if value is not None and (not isinstance(value, types) or (bool not in types and isinstance(value, bool))):
+        raise ReportedDataError(f"{where}: unexpected value {value!r}")
+    return value
+
+
+def _row(raw: dict, where: str) -> ReportedRow:
+    if raw.get("kind") not in ROW_KINDS:
+        raise ReportedDataError(f"{where}: kind must be one of {ROW_KINDS}, got {raw.get('kind')!r}")
+    if not isinstance(raw.get("model"), str) or not raw["model"]:
+        raise ReportedDataError(f"{where}: missing model name")
+    return ReportedRow(
+        model=raw["model"],
+        kind=raw["kind"],
+        thinking=_optional(raw.get("thinking"), (bool,), f"{where}.thinking"),
+        open=_optional(raw.get("open"), (bool,), f"{where}.open"),
+        frames=_optional(raw.get("frames"), (int,), f"{where}.frames"),
+        params_b=_optional(raw.get("params_b"), (int, float), f"{where}.params_b"),
+        scores=_scores(raw.get("scores"), f"{where}.scores"),
+        table=raw.get("table"),
+        aliases=tuple(raw.get("aliases", ())),
+    )
+
+
+def load_table(path: Path) -> ReportedTable:
+    raw = json.loads(Path(path).read_text())
+    where = Path(path).name
+    for key in ("benchmark", "paper", "table", "judge", "notes", "rows"):
+        if key not in raw:
+            raise ReportedDataError(f"{where}: missing '{key}'")
+    if raw["benchmark"] not in BENCHMARK_ORDER:
+        raise ReportedDataError(f"{where}: unknown benchmark {raw['benchmark']!r}")
+    paper = raw["paper"]
+    return ReportedTable(
+        benchmark=raw["benchmark"],
+        paper=Paper(title=paper["title"], arxiv=paper.get("arxiv"), version=paper.get("version")),
+        table=raw["table"],
+        judge=raw["judge"],
+        notes=tuple(raw["notes"]),
+        rows=tuple(_row(r, f"{where}: rows[{i}]") for i, r in enumerate(raw["rows"])),
+        derived=dict(raw.get("derived", {})),
+    )
+
+
+def load_reported(data_dir: Path | None = None) -> list[ReportedTable]:
+    """Every reported table, in the leaderboard's benchmark order."""
+    directory = Path(data_dir) if data_dir is not None else DATA_DIR
+    tables = [load_table(p) for p in sorted(directory.glob("*.json"))]
+    seen = [t.benchmark for t in tables]
+    if len(set(seen)) != len(seen):
+        raise ReportedDataError(f"two files for one benchmark: {seen}")
+    return sorted(tables, key=lambda t: BENCHMARK_ORDER.index(t.benchmark))
+
+
+def _row_ids(table: ReportedTable) -> list[str]:
+    """f"reported/{benchmark}/{slug(model)}"; a model printed twice (with and
+    without thinking) gets a "-thinking" / "-no-thinking" suffix."""
+    counts: dict[str, int] = {}
+    for r in table.rows:
+        counts[slug(r.model)] = counts.get(slug(r.model), 0) + 1
+    ids = []
+    for r in table.rows:
+        name = slug(r.model)
+        if counts[name] > 1 and r.thinking is not None:
+            name += "-thinking" if r.thinking else "-no-thinking"
+        ids.append(f"reported/{table.benchmark}/{name}")
+    if len(set(ids)) != len(ids):
+        raise ReportedDataError(f"{table.benchmark}: row ids are not unique")
+    return ids
+
+
+def reported_rows(suite_id: str, tables: list[ReportedTable] | None = None) -> list[dict[str, Any]]:
+    """One flat dict per (benchmark, paper row), for the site's table.
+
+    Keys: FLAT_KEYS, plus f"{benchmark}.{metric}" for every scalar metric of that
+    benchmark's table (None where the row has no value) and f"{benchmark}.{breakdown}"
+    holding the breakdown as a JSON string (None where absent). `suite_id` is the
+    official suite id, passed through.
+    """
+    tables = load_reported() if tables is None else tables
+    out: list[dict[str, Any]] = []
+    for table in tables:
+        metric_keys: list[str] = []
+        breakdown_keys: list[str] = []
+        for r in table.rows:
+            metric_keys += [k for k in r.metrics if k not in metric_keys]
+            breakdown_keys += [k for k in r.breakdowns if k not in breakdown_keys]
+        for row_id, r in zip(_row_ids(table), table.rows):
+            flat: dict[str, Any] = {
+                "id": row_id,
+                "model": r.model,
+                "kind": SOURCE,
+                "row_kind": r.kind,
+                "source": SOURCE,
+                "suite_id": suite_id,
+                "judge.id": table.judge,
+                "thinking": r.thinking,
+                "frames": r.frames,
+                "open": r.open,
+                "params_b": r.params_b,
+                "paper": table.paper.citation(),
+            }
+            for key in metric_keys:
+                flat[f"{table.benchmark}.{key}"] = r.scores.get(key)
+            for key in breakdown_keys:
+                value = r.scores.get(key)
+                flat[f"{table.benchmark}.{key}"] = None if value is None else json.dumps(value, sort_keys=False)
+            flat["scores_json"] = json.dumps({table.benchmark: r.scores}, sort_keys=False)
+            out.append(flat)
+    return out
