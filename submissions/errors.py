@@ -38,3 +38,7 @@ class Refused(SubmissionError):
 
 class LeaseLost(SubmissionError):
     """A worker no longer holds the request it works on (lease expired, cancelled)."""
+
+
+class InvalidTransition(SubmissionError):
+    """A maintainer asked for a move the request's current status does not allow."""

@@ -120,9 +120,9 @@ class Request(BaseModel):
     def from_bytes(cls, data: bytes) -> "Request":
         return cls.model_validate_json(data)
 
-    def moved(self, status: Status, note: str = "") -> "Request":
-        """A copy in a new status, with the move recorded in `history`."""
+    def moved(self, status: Status, note: str = "", at: datetime | None = None) -> "Request":
+        """A copy in a new status, with the move recorded in `history` (at `at`, default now)."""
         copy = self.model_copy(deep=True)
         copy.status = status
-        copy.history.append(Event(at=utcnow(), status=status, note=note))
+        copy.history.append(Event(at=at or utcnow(), status=status, note=note))
         return copy

@@ -1,0 +1,329 @@
+"""The request queue: the lifecycle of design §8 over the requests store.
+
+    PENDING -> RUNNING -> FINISHED | FAILED | CANCELLED
+
+Every state change is a read followed by a compare-and-swap (`write_if`) of the one
+request file, retried a bounded number of times when someone else wrote in between
+(another worker, the Space adding a request, a maintainer; on the Hub *any* commit to
+the repo counts, so conflicts are normal there and must never surface as failures).
+Each retry re-reads and re-decides: a claim that lost its race sees the request
+RUNNING for someone else and moves on; a renew that lost against a cancel sees
+CANCELLED and raises LeaseLost.
+
+A worker holds a RUNNING request through a lease (`lease_until`) it renews while it
+works. Whoever next claims, or calls `expire_leases`, sends a request whose lease ran
+out back to PENDING with `attempt + 1`, or to FAILED(timeout) once it has used up
+`max_attempts`, so a killed worker never leaves a submission stuck.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from submissions.errors import ConflictError, InvalidTransition, LeaseLost, NotFoundError
+from submissions.requests import Event, Failure, Progress, Reason, Request, Status, utcnow
+from submissions.stores.base import Store
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+# A change decides, from the request as just read, the request to write, or None for
+# "nothing to do" (the read copy is returned unchanged). It may raise to refuse.
+Change = Callable[[Request], "Request | None"]
+
+
+class Queue:
+    """The requests store seen as a queue. Safe to use from many threads and processes
+    at once: all coordination goes through the store's compare-and-swap."""
+
+    def __init__(self, store: Store, clock: Clock = utcnow, conflict_retries: int = 25,
+                 backoff_seconds: float = 0.02):
+        self.store = store
+        self.clock = clock
+        self.conflict_retries = conflict_retries
+        self.backoff_seconds = backoff_seconds
+
+    # ---- reading -------------------------------------------------------------------
+
+    def add(self, request: Request) -> Request:
+        """Store a new request; create-only, so an id can never be overwritten."""
+        try:
+            self.store.write_if(request.path, request.to_bytes(), None,
+                                message=f"Add request {request.id} ({request.kind} {request.model})")
+        except ConflictError:
+            raise ConflictError(f"request {request.id} already exists in the {self.store.name} store") from None
+        return request
+
+    def get(self, id: str) -> Request:
+        found = self.store.read(_path(id))
+        if found is None:
+            raise NotFoundError(f"no submission with id {id!r} in the {self.store.name} store")
+        return Request.from_bytes(found.data)
+
+    def all(self) -> list[Request]:
+        """Every request, oldest first. A file that cannot be parsed is skipped with a
+        warning naming it: one bad file must not stop the whole queue.
+
+        Read from one snapshot of the store (`local_folder`): on the Hub that is one
+        snapshot download fetching only the files that changed, where a `read` per file
+        would cost two requests each. Nothing here is decided on this view alone: every
+        change re-reads its file and compares-and-swaps."""
+        try:
+            folder = self.store.local_folder("")
+        except NotFoundError:
+            return []  # nothing was ever stored
+        requests = []
+        for file in sorted(folder.glob("*.json")):  # top level only: requests are <id>.json
+            try:
+                requests.append(Request.from_bytes(file.read_bytes()))
+            except FileNotFoundError:
+                continue  # deleted between listing and reading
+            except ValueError as e:
+                log.warning("skipping unreadable request file %s in the %s store: %s",
+                            file.name, self.store.name, e)
+        return sorted(requests, key=lambda r: (r.submitted_at, r.id))
+
+    # ---- the worker's side -----------------------------------------------------------
+
+    def claim(self, worker_id: str, lease_seconds: float) -> Request | None:
+        """Take the next PENDING request (highest priority, then oldest) for `worker_id`,
+        or return None when nothing is pending."""
+        requests = {r.id: r for r in self.all()}  # one snapshot serves the expiry pass and the choice
+        requests.update((r.id, r) for r in self._expire(requests.values()))
+        pending = [r for r in requests.values() if r.status == Status.PENDING]
+        pending.sort(key=lambda r: (-r.priority, r.submitted_at, r.id))
+        for candidate in pending:
+            def take(r: Request) -> Request | None:
+                if r.status != Status.PENDING:
+                    return None  # someone else got it first (or a maintainer cancelled it)
+                now = self.clock()
+                r = self._moved(r, Status.RUNNING,
+                                f"claimed by {worker_id} (attempt {r.attempt + 1} of {r.max_attempts})")
+                r.worker_id = worker_id
+                r.lease_until = now + timedelta(seconds=lease_seconds)
+                r.started_at = now
+                r.progress = Progress()  # an earlier attempt's progress says nothing about this one
+                r.failure = None
+                return r
+
+            try:
+                claimed, won = self._update_changed(candidate.id, take, f"Claim {candidate.id} by {worker_id}")
+            except NotFoundError:
+                continue  # deleted since we listed it
+            except ConflictError as e:  # this one is too busy right now: the next one may not be
+                log.warning("could not claim %s: %s", candidate.id, e)
+                continue
+            if won:
+                return claimed
+        return None
+
+    def renew(self, id: str, worker_id: str, lease_seconds: float,
+              progress: Progress | None = None) -> Request:
+        """Extend the lease (and record progress). LeaseLost once the request is no
+        longer RUNNING for this worker: expired and taken back, cancelled, finished."""
+        def extend(r: Request) -> Request:
+            self._check_owner(r, worker_id)
+            r = r.model_copy(deep=True)
+            r.lease_until = self.clock() + timedelta(seconds=lease_seconds)
+            if progress is not None:
+                r.progress = progress.model_copy()
+            return r
+
+        return self._update(id, extend, f"Renew lease of {id} ({worker_id})")
+
+    def finish(self, id: str, worker_id: str, result_path: str, code_version: str,
+               log_path: str | None) -> Request:
+        def done(r: Request) -> Request:
+            self._check_owner(r, worker_id)
+            r = self._moved(r, Status.FINISHED, f"finished by {worker_id} (run {r.runs + 1}, code {code_version})")
+            r.finished_at = self.clock()
+            r.lease_until = None
+            r.result_path = result_path
+            r.code_version = code_version
+            r.log_path = log_path
+            r.runs += 1
+            r.failure = None
+            return r
+
+        return self._update(id, done, f"Finish {id} ({worker_id})")
+
+    def fail(self, id: str, worker_id: str, reason: Reason, message: str, log_path: str | None) -> Request:
+        def failed(r: Request) -> Request:
+            self._check_owner(r, worker_id)
+            r = self._moved(r, Status.FAILED, f"failed on {worker_id}: {Reason(reason).value}")
+            r.finished_at = self.clock()
+            r.lease_until = None
+            r.failure = Failure(reason=reason, message=message)
+            r.log_path = log_path
+            return r
+
+        return self._update(id, failed, f"Fail {id} ({worker_id}): {Reason(reason).value}")
+
+    def expire_leases(self) -> list[Request]:
+        """Send every RUNNING request whose lease ran out back to PENDING (attempt + 1),
+        or to FAILED(timeout) once that would reach max_attempts. Returns the moved ones."""
+        return self._expire(self.all())
+
+    def _expire(self, requests) -> list[Request]:
+        moved = []
+        for stale in requests:
+            if not self._lease_expired(stale):
+                continue
+
+            def expire(r: Request) -> Request | None:
+                if not self._lease_expired(r):
+                    return None  # renewed, finished or already expired by someone else meanwhile
+                attempt = r.attempt + 1
+                if attempt >= r.max_attempts:
+                    r = self._moved(r, Status.FAILED, f"lease of {r.worker_id} expired (attempt {attempt} of "
+                                                      f"{r.max_attempts}, no attempts left)")
+                    r.finished_at = self.clock()
+                    r.failure = Failure(reason=Reason.TIMEOUT, message=(
+                        f"The evaluation worker stopped responding {attempt} times while running this "
+                        f"submission (it was retried up to {r.max_attempts} attempts). This is usually a "
+                        f"crash or a machine being reclaimed, not a problem with the submission; "
+                        f"a maintainer can requeue it."))
+                else:
+                    r = self._moved(r, Status.PENDING, f"lease of {r.worker_id} expired "
+                                                       f"(attempt {attempt + 1} of {r.max_attempts})")
+                    r.worker_id = None
+                r.attempt = attempt
+                r.lease_until = None
+                return r
+
+            try:
+                result, changed = self._update_changed(stale.id, expire, f"Expire lease of {stale.id}")
+            except NotFoundError:
+                continue
+            except ConflictError as e:  # the next claim or expiry pass tries again
+                log.warning("could not expire the lease of %s: %s", stale.id, e)
+                continue
+            if changed:
+                moved.append(result)
+        return moved
+
+    # ---- maintainers ---------------------------------------------------------------------
+
+    def requeue(self, id: str) -> Request:
+        """FAILED or CANCELLED -> PENDING with a fresh set of attempts."""
+        def again(r: Request) -> Request:
+            if r.status not in (Status.FAILED, Status.CANCELLED):
+                hint = " (use rerun to evaluate a FINISHED one again)" if r.status == Status.FINISHED else ""
+                raise InvalidTransition(f"request {id} is {r.status.value}: only FAILED or CANCELLED requests "
+                                        f"can be requeued{hint}")
+            was = r.status.value + (f": {r.failure.reason.value}" if r.failure else "")
+            r = self._moved(r, Status.PENDING, f"requeued by maintainer (was {was})")
+            _reset_run(r)
+            return r
+
+        return self._update(id, again, f"Requeue {id}")
+
+    def rerun(self, id: str, suite_id: str | None = None) -> Request:
+        """FINISHED -> PENDING, e.g. after a scoring fix or a new suite version. The old
+        result stays published (result_path, code_version, runs are kept) until the new
+        run's finish() replaces it at the same path; `suite_id` evaluates against another
+        suite. The versions being replaced are kept in metadata."""
+        def again(r: Request) -> Request:
+            if r.status != Status.FINISHED:
+                raise InvalidTransition(f"request {id} is {r.status.value}: only FINISHED requests can be "
+                                        f"rerun (use requeue for a FAILED or CANCELLED one)")
+            note = f"rerun requested by maintainer (previous run: code {r.code_version or 'unknown'}"
+            r = r.model_copy(deep=True)
+            r.metadata["rerun_of_code_version"] = r.code_version or "unknown"
+            r.metadata["rerun_of_suite_id"] = r.suite_id
+            if suite_id and suite_id != r.suite_id:
+                note += f", suite {r.suite_id} -> {suite_id}"
+                r.suite_id = suite_id
+            r = self._moved(r, Status.PENDING, note + ")")
+            _reset_run(r)
+            return r
+
+        return self._update(id, again, f"Rerun {id}")
+
+    def cancel(self, id: str, by: str = "maintainer") -> Request:
+        """PENDING or RUNNING -> CANCELLED. A worker running it gets LeaseLost at its next
+        renew or finish and drops the work."""
+        def stop(r: Request) -> Request:
+            if r.status not in (Status.PENDING, Status.RUNNING):
+                raise InvalidTransition(f"request {id} is {r.status.value}: only PENDING or RUNNING requests "
+                                        f"can be cancelled")
+            running = f" while running on {r.worker_id}" if r.status == Status.RUNNING else ""
+            r = self._moved(r, Status.CANCELLED, f"cancelled by {by}{running}")
+            r.finished_at = self.clock()
+            r.lease_until = None
+            return r
+
+        return self._update(id, stop, f"Cancel {id}")
+
+    def set_priority(self, id: str, priority: int) -> Request:
+        """Higher runs first among PENDING requests; kept across reruns and requeues."""
+        def reorder(r: Request) -> Request | None:
+            if r.priority == priority:
+                return None
+            r = r.model_copy(deep=True)
+            r.history.append(Event(at=self.clock(), status=r.status,
+                                   note=f"priority {r.priority} -> {priority} by maintainer"))
+            r.priority = priority
+            return r
+
+        return self._update(id, reorder, f"Set priority of {id} to {priority}")
+
+    # ---- the one place that writes ---------------------------------------------------------
+
+    def _update(self, id: str, change: Change, message: str) -> Request:
+        return self._update_changed(id, change, message)[0]
+
+    def _update_changed(self, id: str, change: Change, message: str) -> tuple[Request, bool]:
+        """Read, decide, compare-and-swap; on a conflict wait a little (jittered, so racing
+        workers fall out of step) and decide again from a fresh read. Returns the request
+        as it now is and whether this call changed it."""
+        path = _path(id)
+        for attempt in range(self.conflict_retries):
+            found = self.store.read(path)
+            if found is None:
+                raise NotFoundError(f"no submission with id {id!r} in the {self.store.name} store")
+            current = Request.from_bytes(found.data)
+            new = change(current)
+            if new is None:
+                return current, False
+            try:
+                self.store.write_if(path, new.to_bytes(), found.version, message=message)
+                return new, True
+            except ConflictError:
+                time.sleep(random.uniform(0, self.backoff_seconds * 2 ** min(attempt, 6)))
+        raise ConflictError(f"gave up changing request {id} in the {self.store.name} store: it changed under "
+                            f"us {self.conflict_retries} times in a row; try again")
+
+    def _moved(self, r: Request, status: Status, note: str) -> Request:
+        return r.moved(status, note, at=self.clock())  # timed by our clock: tests run on a fake one
+
+    def _lease_expired(self, r: Request) -> bool:
+        return r.status == Status.RUNNING and (r.lease_until is None or r.lease_until < self.clock())
+
+    @staticmethod
+    def _check_owner(r: Request, worker_id: str) -> None:
+        if r.status != Status.RUNNING or r.worker_id != worker_id:
+            now = f"{r.status.value}" + (f" on {r.worker_id}" if r.status == Status.RUNNING else "")
+            raise LeaseLost(f"worker {worker_id} no longer holds request {r.id}: it is now {now}")
+
+
+def _reset_run(r: Request) -> None:
+    """Clear what belongs to one attempt; keep the published result's fields."""
+    r.attempt = 0
+    r.worker_id = None
+    r.lease_until = None
+    r.started_at = None
+    r.finished_at = None
+    r.progress = Progress()
+    r.failure = None
+
+
+def _path(id: str) -> str:
+    # ids are file names: anything else cannot name a request (and must not reach the store as a path)
+    if not id or "/" in id or "\\" in id or id.startswith("."):
+        raise NotFoundError(f"{id!r} is not a submission id")
+    return f"{id}.json"
