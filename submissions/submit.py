@@ -1,0 +1,234 @@
+"""The submit service: what the Submit tab calls (design §2, §6, §8).
+
+    login -> validate -> duplicate? -> quota? -> store the upload -> PENDING request
+
+Every refusal raises `Refused(reason, message)` BEFORE anything is written, so a refused
+submission leaves no request, no file and no trace in anyone's quota. The submitter is
+always the signed-in Hugging Face user (`Identity.from_oauth`); no form field can set it.
+
+Suites: `settings.suite` names the suite submissions are evaluated on; "demo" means the
+demo suite in the suite store (the folder whose name starts with "demo-").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evaluator.records import Call
+from space_config.settings import Settings
+from submissions.errors import NotFoundError, Refused
+from submissions.queue import Queue
+from submissions.quotas import check_quota, model_org, quota_usage
+from submissions.requests import Request, new_id, utcnow
+from submissions.stores.base import Store
+from submissions.validation import (
+    HubClient,
+    ModelForm,
+    ValidatedModel,
+    clean_metadata,
+    validate_model,
+    validate_predictions,
+)
+
+if TYPE_CHECKING:
+    from submissions.stores import Stores
+
+MAX_NAME = 100
+DEMO_PREFIX = "demo-"
+
+
+# -- who submits --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Identity:
+    """The signed-in submitter. Only built from the login, never from form data."""
+
+    username: str
+
+    @classmethod
+    def from_oauth(cls, profile: Any) -> Identity:
+        """From gradio's `gr.OAuthProfile` (None when nobody is signed in)."""
+        if profile is None:
+            raise Refused("login", "Sign in with Hugging Face to submit.")
+        username = getattr(profile, "username", None)
+        if username is None and isinstance(profile, Mapping):
+            username = profile.get("preferred_username")  # the OAuth claim gradio reads it from
+        if not isinstance(username, str) or not username.strip():
+            raise Refused("login", "Sign in with Hugging Face to submit.")
+        return cls(username.strip())
+
+
+def _identity(who: Identity | Any) -> Identity:
+    # The app may hand us its OAuth profile directly; both mean the same signed-in user.
+    return who if isinstance(who, Identity) else Identity.from_oauth(who)
+
+
+# -- suites -------------------------------------------------------------------------------
+
+def _published_suites(store: Store) -> list[str]:
+    """Ids of the suites in the suite store: top-level folders holding a suite.json."""
+    return sorted(path.split("/")[0] for path in store.list() if path.count("/") == 1
+                  and path.endswith("/suite.json"))
+
+
+def _created(store: Store, suite_id: str) -> str:
+    found = store.read(f"{suite_id}/suite.json")
+    try:
+        return str(json.loads(found.data).get("created", "")) if found else ""
+    except ValueError:
+        return ""
+
+
+def resolve_suite_id(stores: Stores, settings: Settings) -> str:
+    """The id of the suite submissions go to (`settings.suite`; "demo": the demo suite)."""
+    published = _published_suites(stores.suite)
+    wanted = settings.suite
+    if wanted == "demo":
+        demos = [s for s in published if s.startswith(DEMO_PREFIX)]
+        if not demos:
+            raise NotFoundError(f"No demo suite in the {stores.suite.name} store: build and publish it first "
+                                f"(`python app.py` does on its first start), or set LEADERBOARD_SUITE to the id "
+                                f"of a published suite.")
+        # Several demo suites exist after the demo generator changed: the newest is current.
+        return max(demos, key=lambda s: (_created(stores.suite, s), s))
+    if wanted not in published:
+        known = ", ".join(published) or "none"
+        raise NotFoundError(f"Suite '{wanted}' (LEADERBOARD_SUITE) is not in the {stores.suite.name} store "
+                            f"(published suites: {known}).")
+    return wanted
+
+
+def read_calls(store: Store, suite_id: str) -> dict[str, Call]:
+    """A suite's call list by id, read from the store's calls.jsonl alone.
+
+    Validating a prediction file needs nothing else; loading the whole suite folder
+    would make the Space download every video of the suite from the Hub."""
+    found = store.read(f"{suite_id}/calls.jsonl")
+    if found is None:
+        raise NotFoundError(f"No suite '{suite_id}' in the {store.name} store (no {suite_id}/calls.jsonl).")
+    calls = (Call.from_json(json.loads(line)) for line in found.data.decode("utf-8").splitlines() if line.strip())
+    return {c.id: c for c in calls}
+
+
+# -- shared steps -------------------------------------------------------------------------------
+
+def _check_duplicate(candidate: Request, requests: list[Request]) -> None:
+    key = candidate.dedup_key()
+    for r in requests:
+        if r.dedup_key() == key:
+            what = ("This exact prediction file" if candidate.kind == "predictions" else
+                    f"'{candidate.model}' at commit {candidate.revision[:12]} with the same precision, frames "
+                    f"and thinking settings")
+            after = {"FAILED": " A maintainer can requeue it.", "CANCELLED": " A maintainer can requeue it.",
+                     "FINISHED": " Its result is on the leaderboard."}.get(r.status.value, "")
+            raise Refused("duplicate", f"{what} was already submitted on suite {candidate.suite_id} "
+                                       f"(submission {r.id}, now {r.status.value}).{after}")
+
+
+def _display_name(name: str | None) -> str:
+    name = (name or "").strip()
+    if not name or len(name) > MAX_NAME or any(ch in name for ch in "\r\n\t"):
+        raise Refused("validation", f"Give the model a name of 1 to {MAX_NAME} characters on one line; it is "
+                                    f"shown on the leaderboard.")
+    return name
+
+
+def _metadata(metadata: Mapping[str, str] | None) -> dict[str, str]:
+    try:
+        return clean_metadata(metadata or {})
+    except ValueError as e:
+        raise Refused("validation", f"The submission's metadata has a problem: {e}.") from None
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# -- the two kinds of submission ------------------------------------------------------------------
+
+def submit_predictions(stores: Stores, settings: Settings, identity: Identity | Any, file_path: Path,
+                       model_name: str, suite_id: str | None = None,
+                       metadata: Mapping[str, str] | None = None) -> Request:
+    """Queue a prediction file for scoring. The file is validated against the suite's call
+    list first; only then is it stored (private store, `predictions/<id>.jsonl`) and the
+    PENDING request added."""
+    who = _identity(identity)
+    name = _display_name(model_name)
+    extra = _metadata(metadata)
+    suite_id = suite_id or resolve_suite_id(stores, settings)
+    file_path = Path(file_path)
+    validate_predictions(file_path, read_calls(stores.suite, suite_id), settings)
+
+    queue = Queue(stores.requests)
+    request = Request(id=new_id(), kind="predictions", submitter=who.username, suite_id=suite_id, model=name,
+                      predictions_sha256=sha256_file(file_path), metadata=extra,
+                      max_attempts=settings.worker.max_attempts)
+    request.predictions_path = f"predictions/{request.id}.jsonl"
+    existing = queue.all()
+    _check_duplicate(request, existing)
+    check_quota(existing, who.username, None, settings.quotas, utcnow())
+
+    stores.private.upload_file(request.predictions_path, file_path,
+                               message=f"Predictions of submission {request.id}")
+    return _add(queue, request, stores)
+
+
+def submit_model(stores: Stores, settings: Settings, identity: Identity | Any, form: Mapping[str, Any],
+                 hub: HubClient | None = None) -> Request:
+    """Queue a Hub model for evaluation, pinned to the commit its revision resolves to now."""
+    who = _identity(identity)
+    parsed = ModelForm.parse(form)  # unknown keys, a forged "submitter" included, are dropped here
+    suite_id = resolve_suite_id(stores, settings)
+    model = validate_model(parsed, settings.model_rules, hub or HubClient(token=settings.hf_token))
+
+    queue = Queue(stores.requests)
+    request = Request(id=new_id(), kind="model", submitter=who.username, suite_id=suite_id, model=model.model,
+                      revision=model.sha, precision=model.precision, frames=parsed.frames,
+                      thinking=parsed.thinking, metadata=parsed.metadata | _model_metadata(model),
+                      max_attempts=settings.worker.max_attempts)
+    existing = queue.all()
+    _check_duplicate(request, existing)
+    check_quota(existing, who.username, model_org(model.model), settings.quotas, utcnow())
+    return _add(queue, request, stores)
+
+
+def _model_metadata(model: ValidatedModel) -> dict[str, str]:
+    """What validation learned, kept for display (facts from the Hub win over form text)."""
+    found = {"params_billions": f"{model.params_billions:.2f}", "license": model.license,
+             "revision_requested": model.revision}
+    if model.architecture:
+        found["architecture"] = model.architecture
+    return found
+
+
+def _add(queue: Queue, request: Request, stores: Stores) -> Request:
+    try:
+        return queue.add(request)
+    except BaseException:
+        # An upload without its request would be an orphan nobody ever scores or cleans up.
+        if request.predictions_path:
+            stores.private.delete(request.predictions_path, message=f"Undo upload of {request.id}")
+        raise
+
+
+# -- for the Submit tab ---------------------------------------------------------------------------------
+
+def remaining_quota(stores: Stores, settings: Settings, identity: Identity | Any,
+                    model: str | None = None) -> dict:
+    """What the signed-in user may still submit: for each limit its use, limit, what
+    remains and when the next slot frees (ISO time, None when nothing is counted).
+    Pass `model` (a hub id) to include its org's limit."""
+    who = _identity(identity)
+    usage = quota_usage(Queue(stores.requests).all(), who.username, model_org(model) if model else None,
+                        settings.quotas, utcnow())
+    return {"user": who.username, "window_days": settings.quotas.window_days,
+            **{name: u.as_dict() for name, u in usage.items()}}
