@@ -5,6 +5,8 @@
     template     write the call list a submitter must answer
     baseline     write a built-in baseline's prediction file (random, first-option)
     score        score a prediction file against a suite's hidden answers
+    queue        maintainers: list, show, requeue, rerun, cancel, prioritise submissions
+    create-repos maintainers: create the five Hub dataset repos of a new deployment
 """
 
 from __future__ import annotations
@@ -139,14 +141,22 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--worker-run", action="store_true",
                    help="accept the hidden worker-only calls (Video SimpleQA sub-questions)")
     s.set_defaults(func=_cmd_score)
+
+    from submissions.cli import add_queue_commands
+    from submissions.stores.deploy import add_commands as add_deploy_commands
+
+    add_queue_commands(sub)  # queue list|show|requeue|rerun|cancel|priority
+    add_deploy_commands(sub)  # create-repos
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from submissions.errors import SubmissionError
+
     args = parser().parse_args(argv)
     try:
         args.func(args)
-    except EvaluatorError as e:
+    except (EvaluatorError, SubmissionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ValueError as e:  # bad option values, unknown judge names
