@@ -1,0 +1,85 @@
+"""`python -m evaluator create-repos`: the five Hub dataset repos of a new deployment.
+
+    HF_TOKEN=hf_... python -m evaluator create-repos --owner my-org [--prefix video-reasoning-leaderboard]
+
+requests, results and suite are public; answers and private are private (base.PUBLIC).
+Running it again is harmless: existing repos are kept. One thing it does change on an
+existing repo: a store that must be private but is public is made private, because
+answer keys or uploaded predictions must never be readable by everyone. A store meant
+to be public that is private is left alone with a warning (making data public is a
+decision for a person).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from submissions.errors import SubmissionError
+from submissions.stores.base import PUBLIC, STORE_NAMES
+
+log = logging.getLogger(__name__)
+REPO_TYPE = "dataset"
+DEFAULT_PREFIX = "video-reasoning-leaderboard"  # as space_config/settings.py's LEADERBOARD_HUB_PREFIX
+
+
+def create_repos(owner: str, prefix: str, token: str | None, api=None) -> dict[str, str]:
+    """Create (or keep) `<owner>/<prefix>-<name>` for each store; returns {store name: repo url}."""
+    # imported here so that `python -m evaluator --help` does not load huggingface_hub
+    from submissions.stores.hub import hub_repo_id
+
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi(token=token)
+    urls = {}
+    for name in STORE_NAMES:
+        repo_id = hub_repo_id(owner, prefix, name)
+        private = not PUBLIC[name]
+        url = api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+        _check_visibility(api, repo_id, name, private)
+        urls[name] = str(url)
+    return urls
+
+
+def _check_visibility(api, repo_id: str, name: str, private: bool) -> None:
+    # create_repo(exist_ok=True) does not touch an existing repo's visibility
+    info = api.repo_info(repo_id, repo_type=REPO_TYPE, expand=["private"])
+    if info.private == private:
+        return
+    if private:
+        api.update_repo_settings(repo_id, repo_type=REPO_TYPE, private=True)
+        log.warning("%s (store %r) was public; it holds %s, so it is now private", repo_id, name,
+                    "answer keys" if name == "answers" else "uploads and logs")
+    else:
+        log.warning("%s (store %r) is private but the site and its visitors expect it public; "
+                    "make it public in the repo settings on the Hub if that is intended", repo_id, name)
+
+
+def _command(args: argparse.Namespace) -> None:
+    token = os.environ.get("HF_TOKEN")
+    if not token:
+        sys.exit("error: create-repos needs HF_TOKEN: a Hugging Face token with write access to "
+                 f"{args.owner!r} (https://huggingface.co/settings/tokens)")
+    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
+    try:
+        urls = create_repos(args.owner, args.prefix, token)
+    except (SubmissionError, OSError, ValueError) as e:  # huggingface_hub's HTTP errors are OSErrors
+        sys.exit(f"error: could not create the repos under {args.owner!r}: {e}")
+    for name in STORE_NAMES:
+        print(f"{name:9s} {'public ' if PUBLIC[name] else 'private'}  {urls[name]}")
+    print(f"set LEADERBOARD_STORE=hub LEADERBOARD_HUB_OWNER={args.owner} LEADERBOARD_HUB_PREFIX={args.prefix}")
+
+
+def add_commands(subparsers) -> None:
+    """Add `create-repos` to an argparse sub-command set (python -m evaluator)."""
+    p = subparsers.add_parser(
+        "create-repos", help="create the five Hub dataset repos of a new deployment",
+        description="Create the five dataset repos <owner>/<prefix>-<store> with the right visibility "
+                    "(requests, results, suite public; answers, private private). Idempotent. "
+                    "Reads the token from HF_TOKEN.")
+    p.add_argument("--owner", required=True, help="user or organisation that will own the repos")
+    p.add_argument("--prefix", default=DEFAULT_PREFIX, help=f"repo name prefix (default {DEFAULT_PREFIX})")
+    p.set_defaults(func=_command)

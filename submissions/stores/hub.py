@@ -1,0 +1,245 @@
+"""A store kept in a Hugging Face Hub dataset repo (design §4), through huggingface_hub.
+
+- The version of every file is the repo's head commit sha: `read` asks for the head,
+  then downloads the file at exactly that commit, so data and version always agree.
+- `write_if(path, data, expected)` is one commit with `parent_commit=expected`; the Hub
+  refuses it (HTTP 412, "A commit has happened since") if anyone committed since, and
+  that refusal becomes ConflictError. Because the version is the whole repo's head, a
+  commit to any other file of the repo also counts as a change: callers re-read and retry.
+- `write_if(path, data, None)` (create only) checks that the file is absent at the head
+  and commits with `parent_commit=head`, so a file created in between is a conflict too.
+- huggingface_hub sends no commit when the bytes are already stored (it compares them
+  with the head's, then returns the head). For `write_if` that would let a stale writer
+  "succeed" (two writers read 5, both write 6), so when no commit was sent and the head
+  is not `expected`, it is a ConflictError, as in the local store.
+
+Errors become the pipeline's own: 412/409 -> ConflictError (from `write_if`; from an
+unconditional write it is a race with another committer and is worth retrying), network
+failures, 408, 429 and 5xx -> TransientStoreError, a missing repo -> NotFoundError that
+says how to create it, anything else -> StoreError naming the repo and the action.
+
+Every Hub call goes through `self.api` (an HfApi), so tests can hand in a fake one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, constants
+from huggingface_hub.errors import (
+    EntryNotFoundError,
+    HfHubHTTPError,
+    LocalEntryNotFoundError,
+    OfflineModeIsEnabled,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
+
+from submissions.errors import ConflictError, NotFoundError, StoreError, TransientStoreError
+from submissions.stores.base import Versioned
+from submissions.stores.local import clean_path
+
+REPO_TYPE = "dataset"
+HUB_PLUMBING = {".gitattributes"}  # files every Hub repo has; never part of a store's content
+
+
+def _network_errors() -> tuple[type[BaseException], ...]:
+    """The "could not reach the server" errors of whichever HTTP client this huggingface_hub
+    uses (requests up to 0.x, httpx in 1.x, httpx2 later); HTTP status errors are not among them."""
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for module, name in (("httpx2", "TransportError"), ("httpx", "TransportError"),
+                         ("requests", "ConnectionError"), ("requests", "Timeout")):
+        try:
+            found.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)
+
+
+NETWORK_ERRORS = _network_errors()
+
+
+def hub_repo_id(owner: str, prefix: str, name: str) -> str:
+    """The dataset repo holding store `name`: `<owner>/<prefix>-<name>`."""
+    return f"{owner}/{prefix}-{name}"
+
+
+def default_cache_dir(repo_id: str) -> Path:
+    return Path.home() / ".cache" / "leaderboard" / repo_id.replace("/", "--")
+
+
+class HubStore:
+    def __init__(self, repo_id: str, name: str, token: str | None, api: HfApi | None = None,
+                 cache_dir: Path | None = None):
+        self.repo_id = repo_id
+        self.name = name
+        self.api = api if api is not None else HfApi(token=token)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir(repo_id)
+
+    def __repr__(self) -> str:
+        return f"HubStore({self.repo_id!r}, {self.name!r})"
+
+    # -- error mapping ----------------------------------------------------------------
+
+    @contextmanager
+    def _hub(self, action: str, *, conflict_is_cas: bool = False) -> Iterator[None]:
+        """Turn huggingface_hub's and httpx's errors into the pipeline's, naming the repo."""
+        where = f"store {self.name!r} (dataset repo {self.repo_id}): {action}"
+        try:
+            yield
+        except (StoreError, NotFoundError):
+            raise
+        except RepositoryNotFoundError as e:
+            raise NotFoundError(
+                f"{where}: the repo does not exist or this token cannot see it. Create the five repos with "
+                f"`{self._create_command()}` and give HF_TOKEN write access to them.") from e
+        except RevisionNotFoundError as e:
+            if conflict_is_cas:  # the commit we based the write on is not on the branch any more
+                raise ConflictError(f"{where}: the version read is no longer the head; re-read and retry") from e
+            raise StoreError(f"{where}: {_first_line(e)}") from e
+        except HfHubHTTPError as e:
+            raise self._http_error(where, e, conflict_is_cas) from e
+        except OfflineModeIsEnabled as e:
+            raise StoreError(f"{where}: HF_HUB_OFFLINE is set, so the Hub cannot be reached; unset it") from e
+        except LocalEntryNotFoundError as e:
+            # hf_hub_download's way of saying "could not reach the Hub and nothing is cached"
+            if constants.is_offline_mode():
+                raise StoreError(f"{where}: HF_HUB_OFFLINE is set, so the Hub cannot be reached; unset it") from e
+            raise TransientStoreError(f"{where}: the Hub could not be reached ({_first_line(e)})") from e
+        except NETWORK_ERRORS as e:
+            raise TransientStoreError(f"{where}: the Hub could not be reached ({type(e).__name__}: {e})") from e
+
+    def _create_command(self) -> str:
+        owner, _, repo = self.repo_id.partition("/")
+        suffix = f"-{self.name}"
+        prefix = repo[:-len(suffix)] if repo.endswith(suffix) else "<prefix>"
+        return f"python -m evaluator create-repos --owner {owner} --prefix {prefix}"
+
+    @staticmethod
+    def _http_error(where: str, e: HfHubHTTPError, conflict_is_cas: bool) -> Exception:
+        response = getattr(e, "response", None)
+        status = getattr(response, "status_code", None)
+        detail = e.server_message or _first_line(e)
+        if status in (409, 412):
+            if conflict_is_cas:
+                return ConflictError(f"{where}: someone committed since the version read ({status}); re-read and retry")
+            return TransientStoreError(f"{where}: another commit landed at the same moment ({status}: {detail})")
+        if status is not None and (status in (408, 429) or status >= 500):
+            return TransientStoreError(f"{where}: the Hub answered {status} ({detail})")
+        if status in (401, 403):
+            return StoreError(f"{where}: permission denied ({status}); HF_TOKEN needs write access to the repo")
+        return StoreError(f"{where}: the Hub answered {status} ({detail})")
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _head(self) -> str:
+        with self._hub("read the head commit"):
+            info = self.api.repo_info(self.repo_id, repo_type=REPO_TYPE, expand=["sha"])
+        if not info.sha:
+            raise StoreError(f"store {self.name!r} (dataset repo {self.repo_id}): the Hub gave no head commit")
+        return info.sha
+
+    def _commit(self, operations: list, message: str, action: str, parent: str | None = None) -> str:
+        with self._hub(action, conflict_is_cas=parent is not None):
+            info = self.api.create_commit(self.repo_id, operations, commit_message=message,
+                                          repo_type=REPO_TYPE, parent_commit=parent)
+        return info.oid
+
+    # -- the Store interface ----------------------------------------------------------
+
+    def read(self, path: str) -> Versioned | None:
+        path = clean_path(path, self.name)
+        head = self._head()
+        with self._hub(f"read {path}"):
+            try:
+                local = self.api.hf_hub_download(self.repo_id, path, repo_type=REPO_TYPE, revision=head,
+                                                 cache_dir=self.cache_dir)
+            except EntryNotFoundError as e:
+                if isinstance(e, LocalEntryNotFoundError):
+                    raise  # the Hub could not be asked: that is not "no such file"
+                return None
+        return Versioned(Path(local).read_bytes(), head)
+
+    def write(self, path: str, data: bytes, message: str = "") -> str:
+        path = clean_path(path, self.name)
+        return self._commit([CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)],
+                            message or f"Write {path}", f"write {path}")
+
+    def write_if(self, path: str, data: bytes, expected: str | None, message: str = "") -> str:
+        path = clean_path(path, self.name)
+        if expected is not None and not constants.REGEX_COMMIT_OID.fullmatch(expected):
+            raise StoreError(f"store {self.name!r} (dataset repo {self.repo_id}): version {expected!r} is not a "
+                             f"commit id; pass the version that read() of this store returned")
+        parent = expected
+        if expected is None:
+            parent = self._head()
+            with self._hub(f"check whether {path} exists"):
+                exists = self.api.file_exists(self.repo_id, path, repo_type=REPO_TYPE, revision=parent)
+            if exists:
+                raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} already exists; "
+                                    f"it was to be created only if absent")
+        operation = CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)
+        oid = self._commit([operation], message or f"Update {path}", f"write {path}", parent=parent)
+        # huggingface_hub marks an operation committed only when it sent the commit
+        if getattr(operation, "_is_committed", True) is False and oid != parent:
+            raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} changed since it was "
+                                f"read (someone else wrote these same bytes); re-read and retry")
+        return oid
+
+    def list(self, prefix: str = "") -> list[str]:
+        folder = clean_path(prefix, self.name, allow_root=True)
+        with self._hub(f"list {folder or 'the repo'}"):
+            files = self.api.list_repo_files(self.repo_id, repo_type=REPO_TYPE)
+        return sorted(f for f in files
+                      if f not in HUB_PLUMBING and (not folder or f.startswith(folder + "/")))
+
+    def delete(self, path: str, message: str = "") -> None:
+        path = clean_path(path, self.name)
+        with self._hub(f"delete {path}"):
+            try:
+                self.api.create_commit(self.repo_id, [CommitOperationDelete(path_in_repo=path, is_folder=False)],
+                                       commit_message=message or f"Delete {path}", repo_type=REPO_TYPE)
+            except EntryNotFoundError:
+                return  # already gone: what the caller wanted
+
+    def upload_file(self, path: str, local: Path, message: str = "") -> None:
+        path = clean_path(path, self.name)
+        source = Path(local)
+        if not source.is_file():
+            raise NotFoundError(f"store {self.name!r}: cannot upload {source}: no such file")
+        # a path (not bytes): huggingface_hub streams it and sends large files through LFS/Xet
+        self._commit([CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(source))],
+                     message or f"Upload {path}", f"upload {path}")
+
+    def upload_folder(self, prefix: str, local: Path, message: str = "") -> None:
+        folder = clean_path(prefix, self.name, allow_root=True)
+        source = Path(local)
+        if not source.is_dir():
+            raise NotFoundError(f"store {self.name!r}: cannot upload {source}: no such folder")
+        operations = []
+        for file in sorted(p for p in source.rglob("*") if p.is_file()):
+            relative = file.relative_to(source).as_posix()
+            target = clean_path(f"{folder}/{relative}" if folder else relative, self.name)
+            operations.append(CommitOperationAdd(path_in_repo=target, path_or_fileobj=str(file)))
+        if not operations:
+            return  # an empty folder: nothing to store (and the Hub refuses empty commits)
+        self._commit(operations, message or f"Upload {folder or 'files'} ({len(operations)} files)",
+                     f"upload {source} to {folder or 'the repo root'}")
+
+    def local_folder(self, prefix: str) -> Path:
+        folder = clean_path(prefix, self.name, allow_root=True)
+        with self._hub(f"download {folder or 'the repo'}"):
+            snapshot = self.api.snapshot_download(self.repo_id, repo_type=REPO_TYPE, cache_dir=self.cache_dir,
+                                                  allow_patterns=[f"{folder}/*"] if folder else None)
+        path = Path(snapshot) / folder if folder else Path(snapshot)
+        if not path.is_dir():
+            raise NotFoundError(f"store {self.name!r} (dataset repo {self.repo_id}): nothing stored under {prefix!r}")
+        return path
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

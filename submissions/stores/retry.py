@@ -1,0 +1,107 @@
+"""RetryingStore: any Store, with calls that failed for a passing reason tried again.
+
+A TransientStoreError (network, 5xx, 429) is retried with exponential backoff plus
+jitter, so that several workers hitting the same hiccup do not retry in lockstep.
+A ConflictError is never retried here: it means "re-read, then decide again", which
+only the caller can do (the queue's read + write_if loop).
+
+One case needs care. A write can reach the server and still fail on the way back (a
+timeout, a 5xx after the commit landed). Its retry then meets a ConflictError caused by
+our own write. So when a `write_if` retry conflicts after an earlier transient failure,
+the file is read back: if it holds exactly the bytes we meant to write, the write did
+land and its version is returned; otherwise the conflict is real and is raised. This
+assumes two writers never write identical bytes for different reasons: true of request
+records (they carry the worker id and timestamps), not of a bare counter.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from pathlib import Path
+from typing import Callable, TypeVar
+
+from submissions.errors import ConflictError, TransientStoreError
+from submissions.stores.base import Store, Versioned
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class RetryingStore:
+    def __init__(self, inner: Store, attempts: int = 5, base_delay: float = 0.2,
+                 sleep: Callable[[float], None] = time.sleep):
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1, not {attempts}")
+        self.inner = inner
+        self.name = inner.name
+        self.attempts = attempts
+        self.base_delay = base_delay
+        self._sleep = sleep  # tests pass a recorder instead of waiting
+
+    def __repr__(self) -> str:
+        return f"RetryingStore({self.inner!r})"
+
+    def __getattr__(self, attribute: str):
+        # backend details (LocalStore.root, HubStore.repo_id) stay reachable through the wrapper
+        if attribute == "inner":  # not set yet (copy, pickle): don't recurse
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+    def _delay(self, failures: int) -> float:
+        return self.base_delay * (2 ** (failures - 1)) * random.uniform(1.0, 1.5)
+
+    def _call(self, what: str, call: Callable[[], T], landed: Callable[[], T | None] | None = None) -> T:
+        last: TransientStoreError | None = None
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return call()
+            except TransientStoreError as e:
+                last = e
+                if attempt < self.attempts:
+                    delay = self._delay(attempt)
+                    log.warning("store %s: %s failed (%s); try %d of %d in %.2fs",
+                                self.name, what, e, attempt + 1, self.attempts, delay)
+                    self._sleep(delay)
+            except ConflictError:
+                if last is not None and landed is not None:
+                    version = landed()
+                    if version is not None:
+                        return version
+                raise
+        raise TransientStoreError(
+            f"store {self.name!r}: {what} failed {self.attempts} times in a row; last error: {last}") from last
+
+    # -- the Store interface ----------------------------------------------------------
+
+    def read(self, path: str) -> Versioned | None:
+        return self._call(f"read {path}", lambda: self.inner.read(path))
+
+    def write(self, path: str, data: bytes, message: str = "") -> str:
+        return self._call(f"write {path}", lambda: self.inner.write(path, data, message))
+
+    def write_if(self, path: str, data: bytes, expected: str | None, message: str = "") -> str:
+        def landed() -> str | None:
+            try:
+                found = self.inner.read(path)
+            except TransientStoreError:
+                return None  # cannot tell: report the conflict, the caller re-reads anyway
+            return found.version if found is not None and found.data == data else None
+
+        return self._call(f"write {path}", lambda: self.inner.write_if(path, data, expected, message), landed)
+
+    def list(self, prefix: str = "") -> list[str]:
+        return self._call(f"list {prefix!r}", lambda: self.inner.list(prefix))
+
+    def delete(self, path: str, message: str = "") -> None:
+        return self._call(f"delete {path}", lambda: self.inner.delete(path, message))
+
+    def upload_file(self, path: str, local: Path, message: str = "") -> None:
+        return self._call(f"upload {path}", lambda: self.inner.upload_file(path, local, message))
+
+    def upload_folder(self, prefix: str, local: Path, message: str = "") -> None:
+        return self._call(f"upload {local} to {prefix!r}", lambda: self.inner.upload_folder(prefix, local, message))
+
+    def local_folder(self, prefix: str) -> Path:
+        return self._call(f"download {prefix!r}", lambda: self.inner.local_folder(prefix))
