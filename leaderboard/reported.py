@@ -25,7 +25,7 @@ BENCHMARK_ORDER = ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa"
 ROW_KINDS = ("model", "human", "random")
 SOURCE = "reported"
 
-FLAT_KEYS = ("id", "model", "kind", "row_kind", "source", "suite_id", "judge.id", "thinking", "frames",
+FLAT_KEYS = ("id", "model", "kind", "row_kind", "source", "suite_id", "judge_id", "thinking", "frames",
              "open", "params_b", "paper", "scores_json")
 
 
@@ -203,7 +203,7 @@ def reported_rows(suite_id: str, tables: list[ReportedTable] | None = None) -> l
                 "row_kind": r.kind,
                 "source": SOURCE,
                 "suite_id": suite_id,
-                "judge.id": table.judge,
+                "judge_id": table.judge,
                 "thinking": r.thinking,
                 "frames": r.frames,
                 "open": r.open,

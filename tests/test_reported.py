@@ -241,7 +241,7 @@ def test_reported_rows(tables):
         assert r["id"].startswith("reported/")
     by_id = {r["id"]: r for r in rows}
     gpt5 = by_id["reported/expvid/gpt-5"]
-    assert gpt5["expvid.level3"] == 56.4 and gpt5["judge.id"] == "Phi-3-mini (paper)"
+    assert gpt5["expvid.level3"] == 56.4 and gpt5["judge_id"] == "Phi-3-mini (paper)"
     assert gpt5["frames"] == 128 and gpt5["thinking"] is True
     assert "2510.11606" in gpt5["paper"]
     assert json.loads(gpt5["scores_json"])["expvid"]["level3"] == 56.4
