@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from evaluator import CODE_VERSION, benchmarks, bootstrap
 from evaluator.predictions import read_predictions
@@ -33,8 +33,12 @@ def answered_per_benchmark(suite: Suite, key: AnswerKey, responses: Responses) -
 
 def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
                     options: ScoringOptions | None = None, worker_run: bool = False,
-                    bootstrap_samples: int = 1000, seed: int = 0) -> tuple[dict, dict]:
-    """(scores, counts) for every attempted benchmark of the suite."""
+                    bootstrap_samples: int = 1000, seed: int = 0,
+                    on_benchmark: Callable[[str, dict], None] | None = None) -> tuple[dict, dict]:
+    """(scores, counts) for every attempted benchmark of the suite.
+
+    `on_benchmark(name, counts)` is called after each benchmark (the worker records
+    progress there, and may raise to stop the job)."""
     ctx = ScoringContext(judge=judge, options=options or ScoringOptions(), worker_run=worker_run)
     answered = answered_per_benchmark(suite, key, responses)
     calls_per_benchmark = Counter(c.benchmark for c in suite.calls)
@@ -43,6 +47,8 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
     for name in suite.manifest["benchmarks"]:
         if not answered[name]:
             counts[name] = {"calls": calls_per_benchmark[name], "answered": 0, "attempted": False}
+            if on_benchmark is not None:
+                on_benchmark(name, counts[name])
             continue
         module = benchmarks.get(name)
         result = module.score(suite.questions[name], key.answers[name], responses, ctx)
@@ -52,6 +58,8 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
         scores[name] = metrics
         counts[name] = {"calls": calls_per_benchmark[name], "answered": answered[name],
                         "attempted": True, **result.counts}
+        if on_benchmark is not None:
+            on_benchmark(name, counts[name])
     return scores, counts
 
 

@@ -1,0 +1,650 @@
+"""The evaluation worker: takes submissions from the queue, scores them, publishes
+the results (design §2, §8).
+
+    python -m evaluator.worker            # poll the queue every LEADERBOARD_POLL_SECONDS, forever
+    python -m evaluator.worker --once     # work until the queue is empty, then exit
+
+One job, as `Worker.run_once` runs it:
+
+    claim      the next PENDING request (priority, then oldest), holding a lease
+    heartbeat  a thread renews the lease every lease/3 s; it stops the job when the lease
+               is lost (cancelled, or expired and taken by another worker) and fails it
+               with reason "timeout" once it runs past LEADERBOARD_JOB_TIMEOUT
+    fetch      the suite and its answer key (suite and answers stores), the uploaded
+               prediction file (private store)
+    score      benchmark by benchmark, recording progress (calls done / total)
+    publish    results/<id>.json (written whole, keyed by the submission id, so a retry
+               or a rerun replaces it), then its row in the one aggregated table
+               (leaderboard.parquet), then the log (private: logs/<id>.log), and only
+               then FINISHED
+    fail       FAILED with a reason code and a message the submitter can read:
+               bad_predictions (the file's problems, by line), download, out_of_memory,
+               timeout, internal (anything unexpected: a generic message; the traceback
+               goes to the private log only)
+
+A worker that dies mid-job (killed, machine reclaimed) simply stops renewing: when its
+lease runs out the next claim sends the request back to PENDING (attempt + 1) and
+another worker runs it from the start. If publishing fails even after the store's
+retries, the worker does the same on purpose: it leaves the request RUNNING and stops
+renewing, so the submission is retried later rather than failed for our fault.
+
+Failure drill: LEADERBOARD_WORKER_HOLD_SECONDS > 0 makes the worker pause after each
+claim (lease still renewed), which gives a test or an operator a job to kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+import uuid
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.blocking import BlockingScheduler
+
+from evaluator import CODE_VERSION
+from evaluator.errors import PredictionFileError, Problem, SuiteError
+from evaluator.predictions import as_responses, parse_predictions
+from evaluator.records import ScoringOptions
+from evaluator.runners import RunnerUnavailable, get_runner
+from evaluator.scoring import make_result, score_responses
+from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
+from leaderboard import aggregate
+from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
+from submissions.queue import Queue
+from submissions.requests import Progress, Reason, Request
+
+if TYPE_CHECKING:
+    from evaluator.result import Result
+    from space_config.settings import Settings
+    from submissions.stores import Stores
+
+log = logging.getLogger("evaluator.worker")
+
+JOB_NAME = "evaluator-worker"  # the scheduler job's id (see `wake`)
+LOG_RETRIES = 10  # appending to a log is a compare-and-swap too
+PROGRESS_SECONDS = 5.0  # the least time between two progress records
+FRESH_SECONDS = 1.0  # a renew this recent proves we still own the request
+
+
+class _SkippedPolls(logging.Filter):
+    """Hide APScheduler's warning that a poll was skipped because the previous one is
+    still running: with max_instances=1 that is the intended behaviour, not news."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (JOB_NAME in message and "maximum number of running instances" in message)
+
+
+logging.getLogger("apscheduler.scheduler").addFilter(_SkippedPolls())
+
+INTERNAL_MESSAGE = ("The worker hit an internal error while evaluating this submission. This is not a "
+                    "problem with your submission: the maintainers have the details in its private log "
+                    "and can requeue it.")
+
+
+# -- why a job stopped ---------------------------------------------------------------
+
+class JobStopped(Exception):
+    """The job must stop and publish nothing: the lease is lost (cancelled, or taken
+    over after it expired) or the job ran out of time (already recorded as FAILED)."""
+
+
+class JobFailed(Exception):
+    """A failure whose reason and submitter-facing message are already decided."""
+
+    def __init__(self, reason: Reason, message: str):
+        self.reason = reason
+        super().__init__(message)
+
+
+class PublishFailed(Exception):
+    """A store refused the result (after its own retries): retry the job later."""
+
+
+def classify(error: BaseException) -> tuple[Reason, str]:
+    """The reason code and the submitter-facing message for an exception."""
+    if isinstance(error, JobFailed):
+        return error.reason, str(error)
+    if isinstance(error, PredictionFileError):
+        return Reason.BAD_PREDICTIONS, str(error)
+    if isinstance(error, RunnerUnavailable):
+        # The missing piece is ours, not the submission's: "internal", with the runner's own words.
+        return Reason.INTERNAL, str(error)
+    if isinstance(error, MemoryError) or type(error).__name__ == "OutOfMemoryError":  # torch.cuda's
+        return Reason.OUT_OF_MEMORY, ("The evaluation ran out of memory on the worker. Try fewer frames or "
+                                      "a smaller precision, or ask the maintainers for a larger machine.")
+    return Reason.INTERNAL, INTERNAL_MESSAGE
+
+
+# -- the per-submission log ------------------------------------------------------------
+
+class JobLog:
+    """Timestamped lines for the private log `logs/<id>.log`; also sent to the
+    process log. Each attempt appends its lines to what earlier attempts wrote."""
+
+    def __init__(self, request: Request, worker_id: str):
+        self.path = f"logs/{request.id}.log"
+        self._lock = threading.Lock()
+        self._lines: list[str] = []
+        self._flushed = 0
+        self.add(f"== attempt {request.attempt + 1} of {request.max_attempts} on worker {worker_id} "
+                 f"(code {CODE_VERSION}) ==")
+
+    def add(self, message: str) -> None:
+        stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        with self._lock:
+            self._lines.append(f"{stamp} {message}")
+        log.info(message)
+
+    def flush(self, store) -> str | None:
+        """Append the lines not yet written; the log's path, or None if the store
+        refused (the log is a help, never a reason to lose a result)."""
+        with self._lock:
+            fresh = self._lines[self._flushed:]
+            end = len(self._lines)
+        if not fresh:
+            return self.path
+        text = "".join(f"{line}\n" for line in fresh).encode()
+        try:
+            for _ in range(LOG_RETRIES):
+                found = store.read(self.path)
+                try:
+                    store.write_if(self.path, (found.data if found else b"") + text,
+                                   found.version if found else None, message=f"Log of {self.path}")
+                    break
+                except ConflictError:
+                    continue  # someone appended meanwhile (an earlier attempt's worker): re-read
+            else:
+                raise StoreError(f"{self.path} kept changing while appending to it")
+        except Exception as e:  # noqa: BLE001 - see the docstring
+            log.warning("could not write the log %s: %s", self.path, e)
+            return None
+        with self._lock:
+            self._flushed = max(self._flushed, end)
+        return self.path
+
+
+# -- one claimed request ---------------------------------------------------------------
+
+class Job:
+    """A claimed request while it runs: the lease heartbeat, progress, the time limit
+    and the cooperative stop flag that the work checks between steps."""
+
+    def __init__(self, worker: "Worker", request: Request, joblog: JobLog):
+        self.worker = worker
+        self.request = request
+        self.log = joblog
+        settings = worker.settings.worker
+        self.lease_seconds = settings.lease_seconds
+        self.timeout_seconds = settings.job_timeout_seconds
+        self.deadline = time.monotonic() + settings.job_timeout_seconds
+        self.progress_state = Progress()
+        self._progress_written = time.monotonic()  # the claim recorded progress 0
+        self.renewed_at = time.monotonic()  # last time the store confirmed we own the request
+        self.stop_reason: str | None = None
+        self.publishing = False  # past this point the time limit no longer applies
+        self._stop = threading.Event()  # set: the work must stop
+        self._done = threading.Event()  # set: the heartbeat must end
+        self._lock = threading.Lock()  # orders stop / timeout / publish decisions
+        self._renew_lock = threading.Lock()  # one renew at a time from this worker
+        self._thread = threading.Thread(target=self._heartbeat, name=f"lease-{request.id}", daemon=True)
+
+    # the heartbeat thread
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._done.set()
+        self._stop.set()  # wakes a hold that is still waiting
+        self._thread.join(timeout=5)
+
+    def _heartbeat(self) -> None:
+        interval = self.lease_seconds / 3
+        while True:
+            wait = max(0.0, min(interval, self.deadline - time.monotonic()))
+            if self._done.wait(wait):
+                return
+            if self._over_time():
+                self._enforce_timeout()
+                return
+            try:
+                self.renew()
+            except LeaseLost as e:
+                self._halt(f"lease lost: {e}")
+                return
+            except Exception as e:  # noqa: BLE001 - a store hiccup: the lease may still hold; try again
+                log.warning("could not renew the lease of %s: %s", self.request.id, e)
+
+    def renew(self) -> None:
+        with self._renew_lock:
+            self.request = self.worker.queue.renew(self.request.id, self.worker.worker_id, self.lease_seconds,
+                                                   self.progress_state)
+            self.renewed_at = time.monotonic()
+
+    # stopping
+
+    def _halt(self, reason: str) -> bool:
+        """Mark the job stopped (once); True if this call did it."""
+        with self._lock:
+            if self.stop_reason is not None or self.publishing:
+                return False
+            self.stop_reason = reason
+            self._stop.set()
+        self.log.add(f"stopping: {reason}")
+        return True
+
+    def _over_time(self) -> bool:
+        return time.monotonic() >= self.deadline and not self.publishing
+
+    def _enforce_timeout(self) -> None:
+        """Fail the request now (from whichever thread notices first), even if the work
+        itself is stuck in a long step and cannot look at the stop flag yet."""
+        if self._halt(f"over the time limit of {self.timeout_seconds:g} s"):
+            hours = self.timeout_seconds / 3600
+            limit = f"{hours:g} h" if hours >= 1 else f"{self.timeout_seconds:g} s"
+            self.worker._record_failure(self, Reason.TIMEOUT, (
+                f"The evaluation took longer than the worker's time limit of {limit} and was stopped. "
+                f"Nothing was published; a maintainer can requeue it with a longer limit."))
+
+    def check(self) -> None:
+        """Raise JobStopped if the work must stop; called between steps."""
+        if self._over_time():
+            self._enforce_timeout()
+        if self._stop.is_set():
+            raise JobStopped(self.stop_reason or "stopped")
+
+    def hold(self, seconds: float) -> None:
+        """Pause (failure drills), waking early if the job is stopped."""
+        self._stop.wait(seconds)
+        self.check()
+
+    def progress(self, done: int, total: int, stage: str) -> None:
+        """Record progress in the request (renewing the lease); raises JobStopped when
+        the job must stop. This is the runners' progress_callback."""
+        self.check()
+        self.progress_state = Progress(done=done, total=total, stage=stage)
+        # Each record is a store write (a commit on the Hub): write at most every
+        # PROGRESS_SECONDS, and always the last step; the heartbeat carries the rest.
+        now = time.monotonic()
+        if done < total and now - self._progress_written < PROGRESS_SECONDS:
+            return
+        self._progress_written = now
+        try:
+            self.renew()
+        except LeaseLost as e:
+            self._halt(f"lease lost: {e}")
+            raise JobStopped(self.stop_reason) from None
+        except StoreError as e:  # progress is nice to have; the heartbeat keeps the lease
+            log.warning("could not record progress of %s: %s", self.request.id, e)
+
+    def begin_publish(self) -> None:
+        """From here on the job completes: no time limit, and one last check that we
+        still own the request (a cancel that came in means: publish nothing)."""
+        with self._lock:
+            if self._stop.is_set():
+                raise JobStopped(self.stop_reason or "stopped")
+            self.publishing = True
+        if time.monotonic() - self.renewed_at < FRESH_SECONDS:
+            return  # ownership was confirmed a moment ago (the last progress record)
+        try:
+            self.renew()
+        except LeaseLost as e:
+            raise JobStopped(f"lease lost: {e}") from None
+
+
+# -- the worker --------------------------------------------------------------------------
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+class Worker:
+    def __init__(self, stores: "Stores", settings: "Settings", worker_id: str | None = None):
+        self.stores = stores
+        self.settings = settings
+        self.worker_id = worker_id or default_worker_id()
+        self.queue = Queue(stores.requests)
+        self.options = ScoringOptions(causalstep_restart=settings.causalstep_restart,
+                                      causalstep_points=settings.causalstep_points)
+        self._judge = None
+        self._suites: dict[tuple[str, str], tuple[Suite, AnswerKey]] = {}
+        self._stopping = threading.Event()  # serve(): finish the current job, take no more
+        self._busy = threading.Lock()  # held while draining the queue
+
+    # -- the loop -------------------------------------------------------------------
+
+    def run_once(self) -> Request | None:
+        """Claim one request and run it; the request as it ended, or None if nothing
+        was pending."""
+        request = self.queue.claim(self.worker_id, self.settings.worker.lease_seconds)
+        if request is None:
+            return None
+        return self._run(request)
+
+    def drain(self) -> int:
+        """Run requests until the queue has none pending (or a shutdown was asked for);
+        how many were run. A store that cannot be reached ends this round only."""
+        count = 0
+        with self._busy:
+            while not self._stopping.is_set():
+                try:
+                    if self.run_once() is None:
+                        break
+                except StoreError as e:
+                    log.warning("the queue is unreachable (%s); trying again at the next poll", e)
+                    break
+                count += 1
+        return count
+
+    def stop(self) -> None:
+        """Ask `drain` to stop after the current job."""
+        self._stopping.set()
+
+    def serve(self) -> None:
+        """Poll the queue every poll_seconds until SIGINT/SIGTERM. The first signal lets
+        the current job finish and then exits; a second one exits at once (the job's
+        lease then expires and another worker runs it again)."""
+        scheduler = BlockingScheduler()
+        _add_poll_job(scheduler, self)
+
+        def on_signal(signum, frame):
+            if self._stopping.is_set():
+                log.warning("second signal: exiting now; the current job will be retried elsewhere")
+                os._exit(128 + signum)
+            log.info("signal %s: finishing the current job, then exiting", signum)
+            self.stop()
+            # not from inside the handler: the scheduler may hold its own locks right now
+            threading.Thread(target=scheduler.shutdown, kwargs={"wait": False}, daemon=True).start()
+
+        previous = {}
+        if threading.current_thread() is threading.main_thread():  # only there can Python take signals
+            previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        log.info("worker %s polling every %g s", self.worker_id, self.settings.worker.poll_seconds)
+        try:
+            scheduler.start()
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        with self._busy:  # the job running in the scheduler's thread ends first
+            pass
+        log.info("worker %s stopped", self.worker_id)
+
+    # -- one job ---------------------------------------------------------------------
+
+    def _run(self, request: Request) -> Request:
+        joblog = JobLog(request, self.worker_id)
+        joblog.add(f"claimed {request.id}: {request.kind} '{request.model}' on suite {request.suite_id} "
+                   f"(submitted {request.submitted_at.isoformat()} by {request.submitter})")
+        job = Job(self, request, joblog)
+        job.start()
+        try:
+            if self.settings.worker.hold_seconds > 0:
+                joblog.add(f"holding {self.settings.worker.hold_seconds:g} s (failure drill: "
+                           f"LEADERBOARD_WORKER_HOLD_SECONDS)")
+                job.hold(self.settings.worker.hold_seconds)
+            result = self._evaluate(job)
+            self._publish(job, result)
+        except JobStopped as e:
+            done = "after publishing (a new owner overwrites the same result)" if job.publishing \
+                else "nothing published"
+            joblog.add(f"stopped, {done}: {e}")
+            joblog.flush(self.stores.private)
+        except PublishFailed as e:
+            # Leave it RUNNING and stop renewing: the lease runs out and the request is
+            # retried (attempt + 1), like after a crash; nothing is marked FINISHED.
+            joblog.add(f"publishing failed, the request will be retried after its lease expires: {e}")
+            joblog.flush(self.stores.private)
+        except Exception as e:  # noqa: BLE001 - every failure is recorded with a reason
+            reason, message = classify(e)
+            joblog.add(f"failed ({reason.value}): {type(e).__name__}: {e}\n{traceback.format_exc()}")
+            job.close()  # no renew may race the failure below
+            self._record_failure(job, reason, message)
+        finally:
+            job.close()
+        try:
+            return self.queue.get(request.id)
+        except Exception:  # noqa: BLE001 - the job is over either way
+            return job.request
+
+    def _record_failure(self, job: Job, reason: Reason, message: str) -> None:
+        job.log.add(f"FAILED {reason.value}: {message}")
+        log_path = job.log.flush(self.stores.private)
+        try:
+            self.queue.fail(job.request.id, self.worker_id, reason, message, log_path)
+        except LeaseLost as e:
+            job.log.add(f"could not record the failure: {e}")
+        except StoreError as e:  # the lease will run out and the request be retried
+            log.error("could not record the failure of %s: %s", job.request.id, e)
+
+    # -- evaluate ----------------------------------------------------------------------
+
+    def _evaluate(self, job: Job) -> "Result":
+        request = job.request
+        if request.kind == "model":
+            runner = get_runner(request, self.settings)  # RunnerUnavailable until the runners exist
+            suite, key = self._fetch_suite(job)
+            job.check()
+            predictions = runner.run(request, suite, job.progress)
+            job.log.add(f"runner {runner.name} answered {len(predictions)} calls")
+            responses = as_responses(predictions)
+            scores, counts = self._score(job, suite, key, responses, worker_run=True)
+            return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
+                               runner={"name": runner.name, **runner.settings})
+        suite, key = self._fetch_suite(job)
+        data = self._fetch_predictions(job)
+        responses = self._validate(request, suite, data)
+        job.log.add(f"prediction file valid: {len(responses.by_id) + len(responses.by_context)} predictions")
+        scores, counts = self._score(job, suite, key, responses, worker_run=False)
+        submission = self._submission(request) | {"file_sha256": hashlib.sha256(data).hexdigest()}
+        return make_result(suite, scores, counts, self.judge, self.options, submission)
+
+    @property
+    def judge(self):
+        """Built once per worker (an LLM judge loads a model); LLM judgements cached on disk."""
+        if self._judge is None:
+            from evaluator.judges import CachedJudge, JudgementCache, get_judge
+
+            judge = get_judge(self.settings.judge)
+            if judge.kind == "llm":
+                judge = CachedJudge(judge, JudgementCache(self.settings.judge_cache))
+            self._judge = judge
+        return self._judge
+
+    def _fetch_suite(self, job: Job) -> tuple[Suite, AnswerKey]:
+        suite_id = job.request.suite_id
+        try:
+            public = self.stores.suite.local_folder(suite_id)
+            private = self.stores.answers.local_folder(suite_id)
+            # the suite id carries a hash of its public content; the answer key's own hash
+            # tells a corrected key apart, so a cached copy is never stale
+            answers_sha = json.loads((private / "answers.json").read_text()).get("answers_sha256", "")
+            cache_key = (suite_id, answers_sha)
+            if cache_key not in self._suites:
+                suite = load_suite(public)
+                self._suites[cache_key] = (suite, load_answers(private, suite))
+        except (StoreError, NotFoundError, SuiteError, OSError, ValueError) as e:
+            job.log.add(f"fetching suite {suite_id} failed: {type(e).__name__}: {e}")
+            raise JobFailed(Reason.DOWNLOAD, (
+                f"The worker could not load the evaluation data of suite {suite_id}. This is not a problem "
+                f"with your submission; a maintainer can requeue it once the suite is available.")) from e
+        suite, key = self._suites[cache_key]
+        job.log.add(f"suite {suite.id}: {len(suite.calls)} calls, {len(suite.manifest['benchmarks'])} benchmarks")
+        return suite, key
+
+    def _fetch_predictions(self, job: Job) -> bytes:
+        request = job.request
+        try:
+            if not request.predictions_path:
+                raise NotFoundError("the request names no prediction file")
+            found = self.stores.private.read(request.predictions_path)
+            if found is None:
+                raise NotFoundError(f"{request.predictions_path} is not in the {self.stores.private.name} store")
+        except (StoreError, NotFoundError) as e:
+            job.log.add(f"downloading the prediction file failed: {type(e).__name__}: {e}")
+            raise JobFailed(Reason.DOWNLOAD, (
+                "The worker could not download your uploaded prediction file. Please submit it again, "
+                "or ask the maintainers to requeue this submission.")) from e
+        job.log.add(f"downloaded {request.predictions_path} ({len(found.data)} bytes)")
+        job.check()
+        return found.data
+
+    def _validate(self, request: Request, suite: Suite, data: bytes):
+        name = request.metadata.get("file_name") or "your prediction file"
+        limit = self.settings.max_prediction_bytes
+        if len(data) > limit:
+            raise PredictionFileError(name, [Problem(0, f"the file is {len(data) / 1e6:.1f} MB; the limit is "
+                                                        f"{limit / 1e6:.1f} MB")])
+        responses = parse_predictions(data, suite.calls_by_id(), name)  # PredictionFileError, by line
+        sha = hashlib.sha256(data).hexdigest()
+        if request.predictions_sha256 and sha != request.predictions_sha256:
+            raise JobFailed(Reason.INTERNAL, (
+                "The stored prediction file is not the one you submitted (its checksum changed), so it was "
+                "not scored. Please submit it again, or ask the maintainers."))
+        return responses
+
+    def _score(self, job: Job, suite: Suite, key: AnswerKey, responses, worker_run: bool):
+        """The core's score_responses, recording progress (and honouring a stop,
+        which job.progress raises) after each benchmark."""
+        benchmarks = suite.manifest["benchmarks"]
+        per_benchmark = {name: info["calls"] + (info.get("worker_calls", 0) if worker_run else 0)
+                         for name, info in benchmarks.items()}
+        total = sum(per_benchmark.values())
+        done = 0
+        job.progress(0, total, "scoring")
+
+        def scored(name: str, counts: dict) -> None:
+            nonlocal done
+            done += per_benchmark[name]
+            state = "attempted" if counts["attempted"] else "not attempted"
+            job.log.add(f"scored {name}: {state} ({counts['answered']} of {counts['calls']} calls answered)")
+            job.progress(done, total, f"scored {name}")
+
+        return score_responses(suite, key, responses, self.judge, self.options, worker_run=worker_run,
+                               bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=scored)
+
+    @staticmethod
+    def _submission(request: Request) -> dict:
+        """What the result says about the submission: enough to rebuild its table row
+        without the request."""
+        sub = {"id": request.id, "kind": request.kind, "model": request.model, "submitter": request.submitter,
+               "submitted_at": request.submitted_at.isoformat(), "revision": request.revision,
+               "precision": request.precision, "frames": request.frames, "thinking": request.thinking,
+               "metadata": dict(request.metadata)}
+        if request.predictions_sha256:
+            sub["predictions_sha256"] = request.predictions_sha256
+        return sub
+
+    # -- publish ------------------------------------------------------------------------
+
+    def _publish(self, job: Job, result: "Result") -> None:
+        request = job.request
+        job.begin_publish()
+        result_path = f"{request.id}.json"
+        results = self.stores.results
+        try:
+            previous = results.read(result_path)  # a rerun's old result, restored if we fail half-way
+            results.write(result_path, result.model_dump_json(indent=2).encode(),
+                          message=f"Result of {request.id} ({request.model})")
+        except StoreError as e:
+            raise PublishFailed(f"{type(e).__name__}: {e}") from e
+        job.log.add(f"wrote {result_path} to the {results.name} store")
+        try:
+            aggregate.upsert(results, result, request)
+        except StoreError as e:
+            self._roll_back(job, result_path, previous)
+            raise PublishFailed(f"{type(e).__name__}: {e}") from e
+        job.log.add(f"updated {aggregate.TABLE_PATH}")
+        job.log.add("finished")
+        log_path = job.log.flush(self.stores.private)
+        try:
+            self.queue.finish(request.id, self.worker_id, result_path, CODE_VERSION, log_path)
+        except LeaseLost as e:
+            # Cancelled or taken over in the last moment. The result is keyed by id, so a
+            # new owner overwrites the same file and row: still one result.
+            raise JobStopped(f"lease lost while finishing: {e}") from None
+        except StoreError as e:
+            raise PublishFailed(f"could not mark the request FINISHED: {e}") from e
+
+
+    def _roll_back(self, job: Job, result_path: str, previous) -> None:
+        """Undo a result file whose table row could not be written, so that a result
+        is in both places or in neither (a rebuild must not resurrect it)."""
+        try:
+            if previous is None:
+                self.stores.results.delete(result_path, message=f"Roll back {result_path}")
+            else:
+                self.stores.results.write(result_path, previous.data, message=f"Roll back {result_path}")
+            job.log.add(f"rolled back {result_path}")
+        except Exception as e:  # noqa: BLE001 - the retry overwrites it anyway
+            job.log.add(f"could not roll back {result_path} ({e}); the retry will overwrite it")
+
+
+# -- scheduling ---------------------------------------------------------------------------
+
+def _add_poll_job(scheduler, worker: Worker) -> None:
+    scheduler.add_job(worker.drain, "interval", seconds=worker.settings.worker.poll_seconds, id=JOB_NAME,
+                      name=JOB_NAME, max_instances=1, coalesce=True, next_run_time=datetime.now(timezone.utc))
+
+
+def start_in_process(stores: "Stores", settings: "Settings", worker_id: str | None = None) -> BackgroundScheduler:
+    """The site's embedded worker: polls in a background thread of the site's process.
+    `scheduler.worker` is the Worker; stop with `scheduler.shutdown()`."""
+    worker = Worker(stores, settings, worker_id)
+    scheduler = BackgroundScheduler(daemon=True)
+    _add_poll_job(scheduler, worker)
+    scheduler.worker = worker
+    scheduler.start()
+    return scheduler
+
+
+def wake(scheduler) -> None:
+    """Look at the queue now instead of at the next poll (the site calls it after a submission)."""
+    job = scheduler.get_job(JOB_NAME)
+    if job is not None:
+        job.modify(next_run_time=datetime.now(timezone.utc))
+
+
+# -- command line ---------------------------------------------------------------------------
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m evaluator.worker",
+        description="Run the evaluation worker: claim submissions from the queue, score them and publish "
+                    "the results. Stores, lease, poll interval and time limit come from the LEADERBOARD_* "
+                    "environment variables (space_config/settings.py).")
+    p.add_argument("--once", action="store_true",
+                   help="work until no request is pending, then exit (default: poll forever)")
+    p.add_argument("--worker-id", help="name shown on the requests it runs (default: <host>-<pid>-<random>)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from space_config.settings import get_settings
+    from submissions.stores import open_stores
+
+    settings = get_settings()
+    worker = Worker(open_stores(settings), settings, args.worker_id)
+    if args.once:
+        count = worker.drain()
+        log.info("worker %s: queue empty after %d request(s)", worker.worker_id, count)
+    else:
+        worker.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,301 @@
+"""The one aggregated table the site reads (design §2, §7).
+
+Every finished submission has its own Result JSON in the results store,
+`<submission id>.json`. The site does not scan those (one download per file, 429s
+on the Hub, a slow start): it reads ONE parquet file, `leaderboard.parquet`, with
+one flat row per result. The worker keeps it current with `upsert` after writing
+each result; `rebuild` recreates it from the result files (after a schema change,
+or by a maintainer who deleted a result).
+
+    row = result_row(result, request)      # a flat dict
+    upsert(stores.results, result, request)  # insert or replace that row (compare-and-swap)
+    frame = load_table(stores.results)     # pandas.DataFrame, one row per submission
+    rebuild(stores.results)                # the table again, from every <id>.json
+    build_table(results)                   # the same frame from Result objects, nothing written
+
+Numbers are float64 columns, text and breakdowns string columns, `thinking` bool.
+
+Columns (benchmark names as in evaluator.benchmarks):
+    id, model, kind, submitter, revision, file_sha256, suite_id, judge_id, judge_kind,
+    runner, runner.<setting>..., created, code_version, thinking, precision, frames,
+    params, meta.<key>... (request metadata), average (the mean of the five
+    `overall`s, only when all five exist), source ("verified": computed by our worker),
+    <bench>.overall, <bench>.overall_ci_low, <bench>.overall_ci_high,
+    <bench>.<metric> for every scalar metric, <bench>.<breakdown> as a JSON string for
+    every dict (by_discipline, by_hop, ...), <bench>.n_calls, <bench>.n_answered,
+    scores_json (the whole `scores` dict as JSON).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import random
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from evaluator.benchmarks import ORDER
+from evaluator.result import Result
+from submissions.errors import ConflictError
+from submissions.stores.base import Store
+
+log = logging.getLogger(__name__)
+
+TABLE_PATH = "leaderboard.parquet"
+ID = "id"  # the key column: the submission id
+UPDATED_AT_KEY = b"leaderboard.updated_at"  # parquet key-value metadata: when the table was written
+CONFLICT_RETRIES = 30  # on the Hub any commit to the results repo moves the version: conflicts are normal
+
+# Columns every table has, in this order; benchmark columns follow.
+META_COLUMNS = [ID, "model", "kind", "submitter", "revision", "file_sha256", "suite_id", "judge_id",
+                "judge_kind", "runner", "created", "code_version", "thinking", "precision", "frames",
+                "params", "average", "source"]
+
+
+# -- rows -----------------------------------------------------------------------
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _benchmark_columns(name: str, metrics: dict[str, Any], counts: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    ci = metrics.get("overall_ci95")
+    out[f"{name}.overall"] = metrics.get("overall")
+    out[f"{name}.overall_ci_low"] = ci[0] if ci else None
+    out[f"{name}.overall_ci_high"] = ci[1] if ci else None
+    for metric, value in metrics.items():
+        if metric in ("overall", "overall_ci95"):
+            continue
+        if value is None or _number(value):
+            out[f"{name}.{metric}"] = value
+        else:  # breakdowns (dicts) and anything else structured: one JSON string cell
+            out[f"{name}.{metric}"] = json.dumps(value, sort_keys=True)
+    out[f"{name}.n_calls"] = counts.get("calls")
+    out[f"{name}.n_answered"] = counts.get("answered")
+    return out
+
+
+def _params(metadata: dict[str, str]) -> str | None:
+    for key in ("params", "params_billions", "parameters", "num_params"):
+        if metadata.get(key):
+            return str(metadata[key])
+    return None
+
+
+def result_row(result: Result, request=None) -> dict[str, Any]:
+    """One flat row for a result. The result's own `submission` record comes first
+    (so `rebuild`, which has no requests, gives the same rows); `request` fills in
+    what an older result lacks."""
+    sub = dict(result.submission)
+
+    def field(name: str, default=None):
+        if sub.get(name) is not None:
+            return sub[name]
+        value = getattr(request, name, None) if request is not None else None
+        return default if value is None else value
+
+    metadata = dict(getattr(request, "metadata", None) or {}) | dict(sub.get("metadata") or {})
+    row: dict[str, Any] = {
+        ID: field("id"),
+        "model": field("model"),
+        "kind": field("kind"),
+        "submitter": field("submitter"),
+        "revision": field("revision"),
+        "file_sha256": sub.get("file_sha256") or (request.predictions_sha256 if request is not None else None),
+        "suite_id": result.suite_id,
+        "judge_id": result.judge.get("id"),
+        "judge_kind": result.judge.get("kind"),
+        "runner": result.runner.get("name"),
+        "created": result.created,
+        "code_version": result.code_version,
+        "thinking": bool(field("thinking", False)),
+        "precision": field("precision"),
+        "frames": field("frames"),
+        "params": _params(metadata),
+        "source": "verified",
+    }
+    if row[ID] is None:
+        raise ValueError("a result without a submission id cannot go into the leaderboard table")
+    for key, value in sorted(result.runner.items()):
+        if key != "name":
+            row[f"runner.{key}"] = value if value is None or _number(value) or isinstance(value, str) \
+                else json.dumps(value, sort_keys=True)
+    for key, value in sorted(metadata.items()):
+        row[f"meta.{key}"] = str(value)
+    overalls = [result.scores.get(name, {}).get("overall") for name in ORDER]
+    row["average"] = round(sum(overalls) / len(overalls), 2) if all(v is not None for v in overalls) else None
+    for name in [*ORDER, *sorted(set(result.scores) - set(ORDER))]:
+        if name in result.scores:
+            row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
+    row["scores_json"] = json.dumps(result.scores, sort_keys=True)
+    return row
+
+
+# -- the parquet file ---------------------------------------------------------------
+# Built with pyarrow directly: an upsert reads the table, drops one row, appends one and
+# writes it back, which pandas would make several times slower (bench/pipeline_speed.py).
+
+def _column_order(columns) -> list[str]:
+    rest = [c for c in columns if c not in META_COLUMNS and c != "scores_json"]
+    bench_rank = {name: i for i, name in enumerate(ORDER)}
+    # benchmark columns grouped in the site's order, runner/meta settings after them
+    rest.sort(key=lambda c: (bench_rank.get(c.split(".")[0], len(ORDER)), c))
+    return [*META_COLUMNS, *rest, "scores_json"]
+
+
+def _column(values: list[Any]) -> pa.Array:
+    """Numbers as float64 (so int and float cells never clash), text as strings,
+    `thinking` as bool; a column with only None stays untyped until a value comes."""
+    try:
+        return pa.array([float(v) if _number(v) else v for v in values])
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds: keep every value, as text
+        return pa.array([None if v is None else _text(v) for v in values], pa.string())
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # 32.0 read back from a number column was 32
+    return str(value)
+
+
+def _tidy(table: pa.Table) -> pa.Table:
+    """Every META column present, columns in a stable order, rows sorted by id."""
+    for column in META_COLUMNS:
+        if column not in table.column_names:
+            table = table.append_column(column, pa.nulls(len(table)))
+    table = table.select(_column_order(table.column_names))
+    return table.sort_by([(ID, "ascending")]) if len(table) else table
+
+
+def _arrow(rows: list[dict[str, Any]]) -> pa.Table:
+    columns = {c: _column([r.get(c) for r in rows]) for c in _column_order({k for r in rows for k in r})}
+    return _tidy(pa.table(columns) if rows else pa.table({c: pa.array([], pa.null()) for c in columns}))
+
+
+def _merge(old: pa.Table, rows: list[dict[str, Any]], drop: set[str]) -> pa.Table:
+    """`old` without the rows whose id is in `drop`, plus `rows`."""
+    if drop:
+        old = old.filter(pc.invert(pc.is_in(old[ID], value_set=pa.array(sorted(drop), pa.string()))))
+    try:
+        return _tidy(pa.concat_tables([old, _arrow(rows)], promote_options="permissive"))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # a column changed kind: rebuild every column's type
+        return _arrow(_rows(old) + rows)
+
+
+def _rows(table: pa.Table) -> list[dict[str, Any]]:
+    return table.to_pylist()
+
+
+def _stamped(table: pa.Table) -> pa.Table:
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds").encode()
+    return table.replace_schema_metadata({UPDATED_AT_KEY: stamp})
+
+
+def _to_parquet(table: pa.Table) -> bytes:
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def _read_arrow(data: bytes) -> pa.Table:
+    return pq.ParquetFile(pa.BufferReader(data)).read()
+
+
+def _frame(table: pa.Table) -> pd.DataFrame:
+    frame = table.to_pandas()
+    stamp = (table.schema.metadata or {}).get(UPDATED_AT_KEY)
+    frame.attrs["updated_at"] = stamp.decode() if stamp else None
+    return frame
+
+
+# -- reading and writing the table ---------------------------------------------------
+
+def load_table(results_store: Store) -> pd.DataFrame:
+    """The leaderboard table: one row per result; an empty frame (with the id column)
+    when no result has been published yet. `frame.attrs["updated_at"]` says when it
+    was written (ISO 8601, UTC), or None."""
+    found = results_store.read(TABLE_PATH)
+    return _frame(_read_arrow(found.data) if found is not None else _arrow([]))
+
+
+def table_updated_at(results_store: Store) -> datetime | None:
+    """When the table was last written, or None when there is none yet."""
+    found = results_store.read(TABLE_PATH)
+    if found is None:
+        return None
+    stamp = (pq.read_schema(io.BytesIO(found.data)).metadata or {}).get(UPDATED_AT_KEY)
+    return datetime.fromisoformat(stamp.decode()) if stamp else None
+
+
+def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], message: str) -> pa.Table:
+    """Read the table, change it, compare-and-swap; on a conflict re-read and apply the
+    change again, so two workers publishing at once both keep their rows."""
+    for attempt in range(CONFLICT_RETRIES):
+        found = results_store.read(TABLE_PATH)
+        table = _stamped(change(_read_arrow(found.data) if found is not None else None))
+        try:
+            results_store.write_if(TABLE_PATH, _to_parquet(table), found.version if found else None,
+                                   message=message)
+            return table
+        except ConflictError:
+            # jittered backoff: racing writers fall out of step instead of colliding again
+            time.sleep(random.uniform(0, 0.02 * 2 ** min(attempt, 6)))
+    raise ConflictError(f"gave up updating {TABLE_PATH} in the {results_store.name} store: it changed under "
+                        f"us {CONFLICT_RETRIES} times in a row; run `rebuild` or try again")
+
+
+def upsert(results_store: Store, result: Result, request=None) -> None:
+    """Insert the result's row, or replace the row with the same submission id."""
+    row = result_row(result, request)
+    _swap(results_store, lambda old: _arrow([row]) if old is None else _merge(old, [row], {row[ID]}),
+                 f"Leaderboard table: upsert {row[ID]}")
+
+
+def read_results(results_store: Store) -> list[Result]:
+    """Every result file (`<id>.json` at the top of the store); unreadable ones are
+    skipped with a warning naming them."""
+    results = []
+    for path in results_store.list():
+        if "/" in path or not path.endswith(".json"):
+            continue
+        found = results_store.read(path)
+        if found is None:
+            continue  # deleted between list and read
+        try:
+            results.append(Result.model_validate_json(found.data))
+        except ValueError as e:
+            log.warning("skipping unreadable result file %s in the %s store: %s", path, results_store.name, e)
+    return results
+
+
+def _latest_rows(results: list[Result]) -> list[dict[str, Any]]:
+    latest: dict[str, dict[str, Any]] = {}
+    for result in results:
+        row = result_row(result)
+        if row[ID] in latest:  # a copied or renamed file: one row per submission, the newest
+            log.warning("two results for submission %s; keeping the newer", row[ID])
+            if str(row["created"]) < str(latest[row[ID]]["created"]):
+                continue
+        latest[row[ID]] = row
+    return list(latest.values())
+
+
+def build_table(results: list[Result]) -> pd.DataFrame:
+    """The table for these results, one row per submission id (the newest result wins
+    if two carry the same id), typed as load_table gives it; nothing is written."""
+    return _frame(_arrow(_latest_rows(results)))
+
+
+def rebuild(results_store: Store) -> pd.DataFrame:
+    """Recreate the table from every result file in the store."""
+    table = _arrow(_latest_rows(read_results(results_store)))
+    written = _swap(results_store, lambda _old: table, f"Leaderboard table: rebuild from {len(table)} results")
+    return _frame(written)
