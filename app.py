@@ -1,27 +1,34 @@
 """The Space entry point: builds the UI, nothing else.
 
-Minimal site until the website issue lands: on first start it builds the demo
-suite under LEADERBOARD_HOME, scores the built-in baselines, and shows their table.
+In the embedded default (local store) the first start publishes the demo suite and
+scores the built-in baselines, and a worker runs in this process.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gradio as gr
 
-from leaderboard.bootstrap_demo import ensure_demo_results
-from leaderboard.table import leaderboard_frame
+from evaluator.worker import start_in_process
+from leaderboard import aggregate
 from space_config.settings import get_settings
+from submissions.stores import open_stores
+from submissions.suites import first_start
 
 
 def build_app() -> gr.Blocks:
     settings = get_settings()
-    results = ensure_demo_results(Path(settings.home))
+    stores = open_stores(settings)
+    if settings.store == "local":
+        first_start(stores)
+    if settings.embedded_worker:
+        start_in_process(stores, settings)
+    table = aggregate.load_table(stores.results)
+    columns = [c for c in ["model", "average", "expvid.overall", "causalstep.overall", "exact.overall",
+                           "videommmu.overall", "videosimpleqa.overall", "judge_id", "suite_id"] if c in table]
     with gr.Blocks(title="Video Reasoning Leaderboard") as demo:
         gr.Markdown("# Video Reasoning Leaderboard\nExpVid, CausalStep, ExAct, Video-MMMU and Video SimpleQA, "
-                    "scored against hidden answers. Showing the demo suite's built-in baselines.")
-        gr.Dataframe(leaderboard_frame(results), interactive=False)
+                    "scored against hidden answers.")
+        gr.Dataframe(table[columns], interactive=False)
     return demo
 
 

@@ -2,6 +2,7 @@
 
     demo-suite   build the deterministic demo suite (real video files, answer key apart)
     import       build a suite from the benchmarks' official releases
+    publish-suite upload a built suite to the stores (public part and answer key apart)
     template     write the call list a submitter must answer
     baseline     write a built-in baseline's prediction file (random, first-option)
     score        score a prediction file against a suite's hidden answers
@@ -39,6 +40,15 @@ def _cmd_import(args) -> None:
     datasets = [BENCHMARKS[name].import_release(Path(path), seed=args.seed) for name, path in releases.items()]
     suite = build_suite(args.out, args.name, args.version, datasets, FrameBudgets(), seed=args.seed)
     print(f"suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
+
+
+def _cmd_publish_suite(args) -> None:
+    from space_config.settings import get_settings
+    from submissions.stores import open_stores
+    from submissions.suites import publish_suite
+
+    suite_id = publish_suite(open_stores(get_settings()), args.folder)
+    print(f"published suite {suite_id}: public part to the suite store, answer key to the answers store")
 
 
 def _cmd_template(args) -> None:
@@ -114,6 +124,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--version", default="v1")
     s.add_argument("--seed", type=int, default=0, help="seed of the fixed option orders")
     s.set_defaults(func=_cmd_import)
+
+    s = sub.add_parser("publish-suite", help="upload a built suite to the stores (answer key apart)")
+    s.add_argument("folder", type=Path, help="the folder holding suite/ and answers/ (demo-suite or import --out)")
+    s.set_defaults(func=_cmd_publish_suite)
 
     s = sub.add_parser("template", help="write the call list a submitter must answer")
     s.add_argument("--suite", required=True, type=Path, help="the suite's public folder")

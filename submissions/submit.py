@@ -70,7 +70,7 @@ def _identity(who: Identity | Any) -> Identity:
 
 # -- suites -------------------------------------------------------------------------------
 
-def _published_suites(store: Store) -> list[str]:
+def published_suites(store: Store) -> list[str]:
     """Ids of the suites in the suite store: top-level folders holding a suite.json."""
     return sorted(path.split("/")[0] for path in store.list() if path.count("/") == 1
                   and path.endswith("/suite.json"))
@@ -86,7 +86,7 @@ def _created(store: Store, suite_id: str) -> str:
 
 def resolve_suite_id(stores: Stores, settings: Settings) -> str:
     """The id of the suite submissions go to (`settings.suite`; "demo": the demo suite)."""
-    published = _published_suites(stores.suite)
+    published = published_suites(stores.suite)
     wanted = settings.suite
     if wanted == "demo":
         demos = [s for s in published if s.startswith(DEMO_PREFIX)]

@@ -1,0 +1,74 @@
+"""Suites in the stores: publishing a built suite (public part and answer key apart),
+and the embedded default's first start (demo suite and built-in baselines)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from evaluator.baselines import BASELINES, predictions
+from evaluator.judges import get_judge
+from evaluator.predictions import as_responses
+from evaluator.records import ScoringOptions
+from evaluator.scoring import make_result, score_responses
+from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite
+from leaderboard import aggregate
+from submissions.stores import Stores
+from submissions.submit import DEMO_PREFIX, published_suites
+
+
+def publish_suite(stores: Stores, folder: Path) -> str:
+    """Upload a suite built by `python -m evaluator demo-suite|import` (the folder
+    holding suite/ and answers/): the public part to the suite store, the answer key
+    to the answers store, each under the suite id. Returns the id."""
+    folder = Path(folder)
+    suite = load_suite(folder / SUITE_DIR)
+    load_answers(folder / ANSWERS_DIR, suite)  # refuses a key of another suite
+    stores.answers.upload_folder(suite.id, folder / ANSWERS_DIR, message=f"Answer key of {suite.id}")
+    stores.suite.upload_folder(suite.id, folder / SUITE_DIR, message=f"Suite {suite.id}")
+    return suite.id
+
+
+def ensure_demo_suite(stores: Stores) -> str:
+    """The demo suite's id, building and publishing it when the store has none."""
+    from evaluator.demo import build_demo_suite
+
+    demos = [s for s in published_suites(stores.suite) if s.startswith(DEMO_PREFIX)]
+    with tempfile.TemporaryDirectory() as tmp:
+        built = build_demo_suite(Path(tmp)).id  # deterministic: same content, same id
+        if built not in demos:
+            publish_suite(stores, Path(tmp))
+    return built
+
+
+def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalized-match") -> list[str]:
+    """Score the built-in baselines on a suite once, as verified rows of the table."""
+    missing = [name for name in BASELINES if stores.results.read(baseline_id(name, suite_id) + ".json") is None]
+    if not missing:
+        return []
+    suite = load_suite(stores.suite.local_folder(suite_id))
+    key = load_answers(stores.answers.local_folder(suite_id), suite)
+    judge = get_judge(judge_name)
+    for name in missing:
+        responses = as_responses(predictions(name, suite.calls))
+        scores, counts = score_responses(suite, key, responses, judge)
+        result = make_result(suite, scores, counts, judge, ScoringOptions(),
+                             {"id": baseline_id(name, suite_id), "kind": "baseline",
+                              "model": f"Baseline: {name}", "submitter": "leaderboard"},
+                             runner={"name": f"baseline:{name}", "seed": 0})
+        stores.results.write(f"{result.submission['id']}.json", result.model_dump_json(indent=2).encode(),
+                             message=f"Baseline {name} on {suite_id}")
+        aggregate.upsert(stores.results, result)
+    return missing
+
+
+def baseline_id(name: str, suite_id: str) -> str:
+    return f"baseline-{name}-{suite_id}"
+
+
+def first_start(stores: Stores) -> str:
+    """The embedded default's first start: demo suite published, baselines scored."""
+    suite_id = ensure_demo_suite(stores)
+    ensure_baselines(stores, suite_id)
+    return suite_id
+
