@@ -22,6 +22,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/score_speed.py
+	$(PY) bench/pipeline_speed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
