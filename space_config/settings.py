@@ -79,6 +79,7 @@ class Settings:
     hf_token: str | None = None
     suite: str = "demo"  # the suite shown and evaluated by default: an id, or "demo"
     embedded_worker: bool = True  # the site runs a worker in-process (local store default)
+    dev_user: str | None = None  # local development only: the signed-in user when not on a Space
     quotas: Quotas = field(default_factory=Quotas)
     model_rules: ModelRules = field(default_factory=ModelRules)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
@@ -95,6 +96,8 @@ def get_settings() -> Settings:
         hf_token=os.environ.get("HF_TOKEN") or None,
         suite=_env("LEADERBOARD_SUITE", "demo"),
         embedded_worker=_env("LEADERBOARD_EMBEDDED_WORKER", "1" if store == "local" else "0") == "1",
+        # Never on a Space (SPACE_ID is set there): identity comes from the HF login only.
+        dev_user=None if os.environ.get("SPACE_ID") else (os.environ.get("LEADERBOARD_DEV_USER") or None),
         quotas=Quotas(
             per_user=int(_env("LEADERBOARD_QUOTA_PER_USER", "5")),
             per_org=int(_env("LEADERBOARD_QUOTA_PER_ORG", "10")),
