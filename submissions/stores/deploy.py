@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 
 from submissions.errors import SubmissionError
@@ -59,7 +58,9 @@ def _check_visibility(api, repo_id: str, name: str, private: bool) -> None:
 
 
 def _command(args: argparse.Namespace) -> None:
-    token = os.environ.get("HF_TOKEN")
+    from space_config.settings import get_settings
+
+    token = get_settings().hf_token
     if not token:
         sys.exit("error: create-repos needs HF_TOKEN: a Hugging Face token with write access to "
                  f"{args.owner!r} (https://huggingface.co/settings/tokens)")
