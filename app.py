@@ -2,35 +2,48 @@
 
 In the embedded default (local store) the first start publishes the demo suite and
 scores the built-in baselines, and a worker runs in this process.
+
+    python app.py     # serves on GRADIO_SERVER_NAME (default 0.0.0.0) : GRADIO_SERVER_PORT (default 7860)
 """
 
 from __future__ import annotations
 
+import logging
+import os
+
 import gradio as gr
 
 from evaluator.worker import start_in_process
-from leaderboard import aggregate
+from leaderboard.source import TableSource
+from leaderboard.ui import CSS, build_ui
 from space_config.settings import get_settings
 from submissions.stores import open_stores
 from submissions.suites import first_start
 
 
 def build_app() -> gr.Blocks:
+    """Stores, first start (local store), the embedded worker, the table, the UI."""
     settings = get_settings()
     stores = open_stores(settings)
     if settings.store == "local":
         first_start(stores)
-    if settings.embedded_worker:
-        start_in_process(stores, settings)
-    table = aggregate.load_table(stores.results)
-    columns = [c for c in ["model", "average", "expvid.overall", "causalstep.overall", "exact.overall",
-                           "videommmu.overall", "videosimpleqa.overall", "judge_id", "suite_id"] if c in table]
-    with gr.Blocks(title="Video Reasoning Leaderboard") as demo:
-        gr.Markdown("# Video Reasoning Leaderboard\nExpVid, CausalStep, ExAct, Video-MMMU and Video SimpleQA, "
-                    "scored against hidden answers.")
-        gr.Dataframe(table[columns], interactive=False)
+    scheduler = start_in_process(stores, settings) if settings.embedded_worker else None
+    source = TableSource(stores, settings)
+    demo = build_ui(stores, settings, source, scheduler)
+    demo.scheduler = scheduler  # whoever launches it can stop the worker
     return demo
 
 
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per poll otherwise
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    demo = build_app()
+    # GRADIO_* are gradio's own variables; gradio would default to 127.0.0.1, a Space needs 0.0.0.0.
+    demo.queue(default_concurrency_limit=8).launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), css=CSS)
+
+
 if __name__ == "__main__":
-    build_app().launch(server_name="0.0.0.0")
+    main()

@@ -58,6 +58,19 @@ class WorkerSettings:
     max_attempts: int = 3
     job_timeout_seconds: float = 6 * 3600.0
     hold_seconds: float = 0.0  # failure drills only: pause after claiming (a worker to kill mid-job)
+    # Model runners (model-ID requests). Set by the worker's operator, never by a submission.
+    backend: str = "auto"  # "transformers", "vllm", or "auto" (vllm when installed with CUDA)
+    max_new_tokens: int | None = None  # None: 1024, or 4096 for thinking models
+    batch_size: int = 8  # transformers: requests per generate call
+    batch_calls: int | None = None  # calls per backend batch; None: 64 (transformers), 1024 (vllm)
+    batch_frames: int = 8192  # frames held for one backend batch (host memory)
+    tensor_parallel_size: int = 1
+    data_parallel_size: int = 1
+    resize_max_side: int | None = None  # None: frames at native size (ExpVid: 224x224 as its paper)
+
+
+def _int_or_none(value: str) -> int | None:
+    return int(value) if value.strip() else None
 
 
 def _csv(value: str) -> tuple[str, ...]:
@@ -80,6 +93,7 @@ class Settings:
     suite: str = "demo"  # the suite shown and evaluated by default: an id, or "demo"
     embedded_worker: bool = True  # the site runs a worker in-process (local store default)
     dev_user: str | None = None  # local development only: the signed-in user when not on a Space
+    on_space: bool = False  # running as a Hugging Face Space (SPACE_ID set): sign-in through HF OAuth
     quotas: Quotas = field(default_factory=Quotas)
     model_rules: ModelRules = field(default_factory=ModelRules)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
@@ -98,6 +112,7 @@ def get_settings() -> Settings:
         embedded_worker=_env("LEADERBOARD_EMBEDDED_WORKER", "1" if store == "local" else "0") == "1",
         # Never on a Space (SPACE_ID is set there): identity comes from the HF login only.
         dev_user=None if os.environ.get("SPACE_ID") else (os.environ.get("LEADERBOARD_DEV_USER") or None),
+        on_space=bool(os.environ.get("SPACE_ID")),
         quotas=Quotas(
             per_user=int(_env("LEADERBOARD_QUOTA_PER_USER", "5")),
             per_org=int(_env("LEADERBOARD_QUOTA_PER_ORG", "10")),
@@ -116,6 +131,14 @@ def get_settings() -> Settings:
             max_attempts=int(_env("LEADERBOARD_MAX_ATTEMPTS", "3")),
             job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
             hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),
+            backend=_env("LEADERBOARD_RUNNER_BACKEND", "auto"),
+            max_new_tokens=_int_or_none(_env("LEADERBOARD_MAX_NEW_TOKENS", "")),
+            batch_size=int(_env("LEADERBOARD_BATCH_SIZE", "8")),
+            batch_calls=_int_or_none(_env("LEADERBOARD_BATCH_CALLS", "")),
+            batch_frames=int(_env("LEADERBOARD_BATCH_FRAMES", "8192")),
+            tensor_parallel_size=int(_env("LEADERBOARD_TENSOR_PARALLEL", "1")),
+            data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
+            resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
         ),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),

@@ -1,0 +1,788 @@
+"""The Gradio site: tabs wired to `leaderboard.views` (shaping) and `submissions.submit`.
+
+    demo = build_ui(stores, settings, TableSource(stores, settings), scheduler)
+
+Two layers here, both thin:
+
+- `Handlers`: every callback as a plain method the tests call directly. Each one
+  turns the views' frames or the submit service's answers into what a component
+  shows, and never raises into the UI: an expected error (SubmissionError,
+  EvaluatorError) is shown as its own message, anything else as a generic message
+  with the traceback in the site's log.
+- `build_ui` and one `_<tab>_tab` function per tab: layout and event wiring only.
+
+Freshness: one gr.Timer per page asks `TableSource.refresh()` every REFRESH_SECONDS
+and writes the table's generation into a gr.State; the views re-render when that
+value changes (and when the suite changes). The queue works the same way with a
+signature of the requests. Views are cached per (table generation, suite, view), so
+many open pages share one computation. On first render only the Leaderboard view is
+built; every other tab fills when it is opened.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+import pandas as pd
+
+from evaluator.errors import EvaluatorError
+from leaderboard import views
+from leaderboard.source import QueueSource, TableSource
+from space_config.settings import get_settings
+from submissions.errors import SubmissionError
+from submissions.submit import (
+    Identity,
+    published_suites,
+    read_calls,
+    remaining_quota,
+    resolve_suite_id,
+    submit_model,
+    submit_predictions,
+)
+from submissions.validation import validate_predictions
+
+if TYPE_CHECKING:
+    from space_config.settings import Settings
+    from submissions.stores import Stores
+    from submissions.validation import HubClient
+
+log = logging.getLogger("leaderboard.ui")
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
+FAQ_PATH = ROOT / "docs" / "faq.md"
+CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
+
+TITLE = "Video Reasoning Leaderboard"
+REFRESH_SECONDS = 5.0  # how often an open page asks whether the table or the queue changed
+LOG_TAIL_LINES = 20
+CACHE_ENTRIES = 128  # views kept per process (a view is a small frame)
+GENERIC_ERROR = ("Something went wrong on our side. The maintainers have the details in the site's log; "
+                 "please try again in a moment.")
+
+HEADER = f"""# 🎬 {TITLE}
+Video-language models on **ExpVid**, **CausalStep**, **ExAct**, **Video-MMMU** and **Video SimpleQA**,
+scored by our worker against answers the public never sees (**✓ verified**), beside the numbers the
+papers report (**📄 reported**). One suite is shown at a time: scores from different suites or judges
+are not comparable."""
+
+HIDDEN_ANSWERS = """## How the answers stay hidden
+- The public suite (questions, videos, the call list) and its answer key are stored apart. The answer
+  key lives in a private store that only the evaluation worker can read; this website is never given
+  access to it.
+- Prompts in the call list never contain an answer. Video SimpleQA's sub-questions name earlier hops'
+  answers, so they are never published: only the worker asks them.
+- Error messages name the file, line and field that is wrong, never the expected answer. A prediction
+  file gets no per-item feedback, only the aggregated scores.
+- Logs and uploaded prediction files are private; each submitter sees the tail of their own logs under
+  *Queue → My submissions*, nobody else's."""
+
+# Passed to launch() (gradio 6 takes css there): log tails keep their line breaks.
+CSS = "#my-submissions [role=gridcell] span, #queue-failed [role=gridcell] span { white-space: pre-wrap; }"
+
+PLACEHOLDER_FAQ = "*The FAQ is not written yet (`docs/faq.md`).*"
+PLACEHOLDER_BIB = "% The BibTeX entries of the five papers are not added yet (leaderboard/citations.bib)."
+
+
+# -- who is signed in --------------------------------------------------------------------------------
+
+def on_space() -> bool:
+    """Running as a Hugging Face Space: only then is gr.LoginButton shown, whose OAuth
+    routes need a Space (locally gradio would demand a stored HF token)."""
+    return get_settings().on_space
+
+
+def current_user(profile: Any, settings: Settings) -> str | None:
+    """The signed-in Hugging Face user: the OAuth profile gradio injects; off a Space
+    (local development and tests) `settings.dev_user` (LEADERBOARD_DEV_USER), which the
+    settings never set on a Space. Never a form field."""
+    if profile is not None:
+        username = getattr(profile, "username", None)
+        if username is None and hasattr(profile, "get"):
+            username = profile.get("preferred_username")
+        if isinstance(username, str) and username.strip():
+            return username.strip()
+    return settings.dev_user or None
+
+
+# -- small helpers --------------------------------------------------------------------------------------
+
+def _warn(message: str) -> None:
+    try:
+        gr.Warning(message)
+    except Exception:  # noqa: BLE001 - outside an event (tests) there is no page to warn
+        log.warning("%s", message)
+
+
+def _skip(outputs: int):
+    return gr.skip() if outputs == 1 else tuple(gr.skip() for _ in range(outputs))
+
+
+def failsafe(outputs: int = 1):
+    """For callbacks that fill components: on an error keep what is shown (gr.skip) and
+    tell the reader in a toast; an exception never breaks the page."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (SubmissionError, EvaluatorError) as e:
+                _warn(str(e))
+            except Exception:  # logged with its traceback, shown generically
+                log.exception("callback %s failed", fn.__name__)
+                _warn(GENERIC_ERROR)
+            return _skip(outputs)
+        return run
+    return decorate
+
+
+def status(message: str, ok: bool) -> str:
+    """A status line; a multi-line message (problems by line) goes in a text block."""
+    first, _, rest = message.strip().partition("\n")
+    text = f"{'✅' if ok else '❌'} {first}"
+    return f"{text}\n```text\n{rest}\n```" if rest.strip() else text
+
+
+def datatypes(frame: pd.DataFrame) -> list[str]:
+    return ["number" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+            else "str" for c in frame.columns]
+
+
+def table(frame: pd.DataFrame) -> dict:
+    """An update of a Dataframe: the value and its column types (numbers sort as numbers).
+    gr.update, not a gr.Dataframe(...): a component would convert the value once more."""
+    return gr.update(value=frame, datatype=datatypes(frame))
+
+
+def as_tables(fn):
+    """Wire a handler returning frames (the tests read those) so each frame reaches its
+    gr.Dataframe with column types; anything else (gr.skip, updates) passes through."""
+    def convert(value):
+        return table(value) if isinstance(value, pd.DataFrame) else value
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return tuple(convert(v) for v in out) if isinstance(out, tuple) else convert(out)
+    return run
+
+
+def optional_number(text: str | float | None, what: str, integer: bool) -> float | int | None:
+    """A form's optional positive number; ValueError naming the field otherwise."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf") or (integer and not value.is_integer()):
+        kind = "a whole number" if integer else "a number"
+        raise ValueError(f"{what}: give {kind} above 0 (you wrote {str(text).strip()[:40]!r}), or leave it empty.")
+    return int(value) if integer else value
+
+
+def _read_text(path: Path, placeholder: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return placeholder
+
+
+# -- the callbacks -------------------------------------------------------------------------------------
+
+class Handlers:
+    """Every callback of the site. Views are cached per table generation and suite."""
+
+    def __init__(self, stores: Stores, settings: Settings, source: TableSource, scheduler=None,
+                 hub: HubClient | None = None, queue: QueueSource | None = None):
+        self.stores = stores
+        self.settings = settings
+        self.source = source
+        self.scheduler = scheduler
+        self.hub = hub
+        self.queue = queue or QueueSource(stores, max_age=source.min_interval)
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._calls: dict[str, dict] = {}  # suite id -> its call list (suites never change under one id)
+        self._logs: dict[tuple, str | None] = {}  # (log path, request state) -> log text
+
+    # -- suites and the cached board --------------------------------------------------------
+
+    def configured_suite(self) -> str | None:
+        """The suite submissions go to (LEADERBOARD_SUITE), or None if it is not published."""
+        def resolve() -> str | None:
+            try:
+                return resolve_suite_id(self.stores, self.settings)
+            except SubmissionError as e:
+                log.warning("%s", e)
+                return None
+        return self._cached((self.source.generation, "configured"), resolve)
+
+    def suite_options(self) -> list[str]:
+        """Looked up once per table generation (listing the suite store costs a Hub call)."""
+        def options() -> list[str]:
+            try:
+                published = published_suites(self.stores.suite)
+            except Exception as e:  # noqa: BLE001 - the results table still names its suites
+                log.warning("could not list the published suites: %s", e)
+                published = []
+            return views.suite_choices(self.source.suites, published, self.configured_suite())
+        return list(self._cached((self.source.generation, "suites"), options))
+
+    def default_suite(self, options: Sequence[str] | None = None) -> str:
+        options = list(options) if options is not None else self.suite_options()
+        configured = self.configured_suite()
+        return configured if configured in options else options[0]
+
+    def _cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per key; keys start with a table generation, so a reload
+        makes every view new while the old entries age out."""
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        value = compute()
+        with self._cache_lock:
+            self._cache[key] = value
+            while len(self._cache) > CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return value
+
+    def board(self, suite: str) -> pd.DataFrame:
+        """The suite's prepared rows (views.prepare), shared by every view and page."""
+        generation, frame = self.source.snapshot()
+
+        def build() -> pd.DataFrame:
+            board = views.prepare(views.select_suite(frame, suite))
+            board.attrs["generation"] = generation  # the views made from it are cached under it
+            return board
+        return self._cached((generation, "board", suite), build)
+
+    def _view(self, board: pd.DataFrame, key: tuple, compute: Callable[[], Any]) -> Any:
+        """A view of `board`, cached under the generation the board was built from."""
+        return self._cached((board.attrs["generation"], *key), compute)
+
+    # -- Leaderboard tab ------------------------------------------------------------------------
+
+    @failsafe()
+    def leaderboard(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+                    sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+                    columns: Sequence[str]) -> pd.DataFrame:
+        filters = views.Filters(search=search or "", types=tuple(types or ()), sizes=tuple(sizes or ()),
+                                sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()))
+        rows = views.filter_rows(self.leaderboard_rows(suite), filters)
+        return views.leaderboard_view(rows, tuple(columns or ()))
+
+    def leaderboard_rows(self, suite: str) -> pd.DataFrame:
+        """views.leaderboard_table of the suite, cached: filters only pick from it."""
+        board = self.board(suite)
+        return self._view(board, ("leaderboard", suite), lambda: views.leaderboard_table(board))
+
+    @failsafe(outputs=2)
+    def filter_options(self, suite: str, frames: Sequence[str] | None, judges: Sequence[str] | None):
+        """The frames and judge choices present in this suite (kept selections that still exist)."""
+        board = self.board(suite)
+        frame_values, judge_values = views.frame_choices(board), views.judge_choices(board)
+        return (gr.Dropdown(choices=frame_values, value=[f for f in frames or () if f in frame_values],
+                            multiselect=True),
+                gr.Dropdown(choices=judge_values, value=[j for j in judges or () if j in judge_values],
+                            multiselect=True))
+
+    # -- Benchmarks, By level, By domain, By hop ------------------------------------------------------
+
+    @failsafe(outputs=len(views.BENCHMARKS))
+    def benchmarks(self, suite: str) -> tuple:
+        board = self.board(suite)
+        return tuple(self._view(board, ("bench", suite, b), lambda b=b: views.benchmark_view(board, b))
+                     for b in views.BENCHMARKS)
+
+    @failsafe()
+    def by_level(self, suite: str) -> pd.DataFrame:
+        board = self.board(suite)
+        return self._view(board, ("level", suite), lambda: views.by_level_view(board))
+
+    def breakdown_metrics(self, suite: str, key: str) -> list[str]:
+        board = self.board(suite)
+        return self._view(board, ("metrics", suite, key), lambda: views.breakdown_metrics(board, key))
+
+    @failsafe()
+    def breakdown(self, suite: str, key: str, metric: str | None) -> pd.DataFrame:
+        board = self.board(suite)
+        metrics = self.breakdown_metrics(suite, key)
+        metric = metric if metric in metrics else (metrics[0] if metrics else None)
+        return self._view(board, ("breakdown", suite, key, metric), lambda: views.breakdown_view(board, key, metric))
+
+    @failsafe(outputs=2)
+    def breakdown_choice(self, suite: str, key: str, metric: str | None):
+        """The metric picker for this breakdown (hidden when each group holds one number) and the table."""
+        metrics = self.breakdown_metrics(suite, key)
+        metric = metric if metric in metrics else (metrics[0] if metrics else None)
+        picker = gr.Dropdown(choices=[(views.metric_label(m), m) for m in metrics], value=metric,
+                             visible=bool(metrics))
+        return picker, self.breakdown(suite, key, metric)
+
+    # -- Plots ---------------------------------------------------------------------------------------
+
+    @failsafe(outputs=4)
+    def plots(self, suite: str, chosen: Sequence[str] | None, benchmark: str):
+        """The model picker (kept choices that still exist, else views.profile_defaults),
+        the per-level profile, the score picker and the score-vs-parameters plot (on a
+        score with no points, e.g. the average of paper rows, the first score that has some)."""
+        board = self.board(suite)
+        options = views.model_options(board)
+        ids = {value for _, value in options}
+        chosen = [c for c in chosen or () if c in ids] or views.profile_defaults(board)
+        scores = [value for _, value in views.plot_benchmarks()]
+        points = self.params_plot(suite, benchmark)
+        if isinstance(points, pd.DataFrame) and points.empty:
+            for candidate in scores:
+                found = self.params_plot(suite, candidate)
+                if isinstance(found, pd.DataFrame) and not found.empty:
+                    benchmark, points = candidate, found
+                    break
+        return (gr.Dropdown(choices=options, value=chosen, multiselect=True), self.level_plot(suite, chosen),
+                gr.Dropdown(choices=views.plot_benchmarks(), value=benchmark), points)
+
+    @failsafe()
+    def level_plot(self, suite: str, chosen: Sequence[str] | None) -> pd.DataFrame:
+        return views.level_profile(self.board(suite), list(chosen or ()))
+
+    @failsafe()
+    def params_plot(self, suite: str, benchmark: str) -> pd.DataFrame:
+        board, benchmark = self.board(suite), benchmark or "average"
+        return self._view(board, ("params", suite, benchmark), lambda: views.score_vs_params(board, benchmark))
+
+    # -- freshness ----------------------------------------------------------------------------------
+
+    def updated_text(self) -> str:
+        source = self.source
+        written = source.updated_at.strftime("%Y-%m-%d %H:%M:%S UTC") if source.updated_at else "never (no results yet)"
+        checked = source.checked_at.strftime("%H:%M:%S UTC") if source.checked_at else "not yet"
+        text = f"Results last updated: **{written}** · checked {checked}"
+        if source.error:
+            text += " · ⚠️ the results store could not be reached; showing the last table read"
+        return text
+
+    def queue_signature(self) -> str:
+        """Changes whenever anything shown in the Queue tab changes."""
+        parts = [f"{r.id}:{r.status.value}:{r.progress.done}/{r.progress.total}:{r.attempt}:{r.log_path}"
+                 for r in self.queue.requests()]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+    def tick(self) -> tuple[str, int, str]:
+        """The timer: (last-updated text, table generation, queue signature). Views
+        re-render only when the generation or the signature moved."""
+        try:
+            self.source.refresh()
+            return self.updated_text(), self.source.generation, self.queue_signature()
+        except Exception:  # a tick must never break the page
+            log.exception("refresh failed")
+            return _skip(3)
+
+    @failsafe()
+    def suite_picker(self) -> gr.Dropdown:
+        """New suites appear in the picker when the table gains them (the choice stays)."""
+        return gr.Dropdown(choices=self.suite_options())
+
+    # -- Queue tab ------------------------------------------------------------------------------------
+
+    @failsafe(outputs=4)
+    def queue_tables(self) -> tuple:
+        shown = views.queue_view(self.queue.requests())
+        return shown.pending, shown.running, shown.finished, shown.failed
+
+    def _read_log(self, request_state: tuple) -> Callable[[str], str | None]:
+        def read(path: str) -> str | None:
+            key = (path, request_state)
+            if key not in self._logs:
+                found = self.stores.private.read(path)
+                if len(self._logs) > 1000:
+                    self._logs.clear()
+                self._logs[key] = found.data.decode("utf-8", errors="replace") if found else None
+            return self._logs[key]
+        return read
+
+    @failsafe()
+    def my_submissions(self, profile: gr.OAuthProfile | None) -> pd.DataFrame:
+        """The signed-in user's own requests, newest first, each with the tail of its
+        log; nobody else's (views.my_submissions)."""
+        user = current_user(profile, self.settings)
+        requests = self.queue.requests()
+        mine = [r for r in requests if user and r.submitter.lower() == user.lower()]
+        # Logs are read again only when a request moved (its status, progress, attempt).
+        state = tuple((r.id, r.status.value, r.progress.done, r.attempt, r.log_path) for r in mine)
+        return views.my_submissions(mine, user, self._read_log(state), LOG_TAIL_LINES)
+
+    # -- Submit tab -------------------------------------------------------------------------------------
+
+    def account(self, profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Who is signed in, and their remaining quota."""
+        return self.signed_in(profile), self.quota(profile)
+
+    def signed_in(self, profile: gr.OAuthProfile | None) -> str:
+        user = current_user(profile, self.settings)
+        if user and profile is None:
+            return f"Signed in as **{user}** (local development: LEADERBOARD_DEV_USER)."
+        if user:
+            return f"Signed in as **{user}**."
+        if on_space():
+            return "Not signed in. Use **Sign in with Hugging Face** to submit."
+        return ("Not signed in. Signing in with Hugging Face works on the Space; to submit on a local copy, "
+                "start it with `LEADERBOARD_DEV_USER=<your name>`.")
+
+    def quota(self, profile: gr.OAuthProfile | None) -> str:
+        user = current_user(profile, self.settings)
+        if not user:
+            return "Sign in to see how many submissions you have left."
+        try:
+            q = remaining_quota(self.stores, self.settings, Identity(user))
+        except Exception:  # the quota is information, not a gate (submit checks it again)
+            log.exception("could not compute the quota of %s", user)
+            return "Your remaining quota could not be read right now."
+        used, pending = q["per_user"], q["pending"]
+        text = (f"**{used['remaining']} of {used['limit']}** submissions left in the rolling {q['window_days']}-day "
+                f"window; **{pending['remaining']} of {pending['limit']}** waiting or running at once.")
+        if used["remaining"] == 0 and used["frees_at"]:
+            text += f" The next slot frees at {used['frees_at'][:16].replace('T', ' ')} UTC."
+        return text
+
+    def calls_for(self, suite_id: str) -> dict:
+        if suite_id not in self._calls:
+            self._calls[suite_id] = read_calls(self.stores.suite, suite_id)
+        return self._calls[suite_id]
+
+    def check_file(self, file: str | None) -> str:
+        """Validate an upload at once: every problem by line, or how many predictions it holds."""
+        if not file:
+            return ""
+        try:
+            suite_id = resolve_suite_id(self.stores, self.settings)
+            calls = self.calls_for(suite_id)
+            responses = validate_predictions(Path(file), calls, self.settings)
+        except (SubmissionError, EvaluatorError) as e:
+            return status(str(e), ok=False)
+        except Exception:
+            log.exception("validating an upload failed")
+            return status(GENERIC_ERROR, ok=False)
+        count = len(responses.by_id) + len(responses.by_context)
+        answered = set(responses.by_id) | {call_id for call_id, _ in responses.by_context}
+        missing = len(set(calls) - answered)
+        text = f"{count} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit."
+        if missing:
+            text += f" {missing} calls have no prediction: they will score as unanswered."
+        return status(text, ok=True)
+
+    def _submitted(self, request) -> str:
+        if self.scheduler is not None:
+            try:
+                from evaluator.worker import wake
+
+                wake(self.scheduler)  # the embedded worker looks now, not at its next poll
+            except Exception:  # it will look at its next poll anyway
+                log.exception("could not wake the embedded worker")
+        self.queue.requests(fresh=True)
+        return status(f"Submitted: `{request.id}` ({request.model}) is queued as PENDING on suite "
+                      f"`{request.suite_id}`. Follow it under Queue → My submissions.", ok=True)
+
+    def _submit(self, profile, do: Callable[[Identity], Any]) -> tuple[str, str]:
+        user = current_user(profile, self.settings)
+        if not user:
+            return status("Sign in with Hugging Face to submit.", ok=False), self.quota(profile)
+        try:
+            message = self._submitted(do(Identity(user)))
+        except (SubmissionError, EvaluatorError) as e:
+            message = status(str(e), ok=False)
+        except Exception:
+            log.exception("a submission by %s failed", user)
+            message = status(GENERIC_ERROR, ok=False)
+        return message, self.quota(profile)
+
+    def submit_file(self, file: str | None, name: str, params: str, weights: str, frames: str, thinking: bool,
+                    profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Queue an uploaded prediction file; the submitter is the signed-in user."""
+        if not file:
+            return status("Choose a prediction file to upload first.", ok=False), self.quota(profile)
+        try:
+            size = optional_number(params, "Parameters (billions)", integer=False)
+            count = optional_number(frames, "Frames per video", integer=True)
+        except ValueError as e:
+            return status(str(e), ok=False), self.quota(profile)
+        metadata = {"file_name": Path(file).name[:200]}
+        if size is not None:
+            metadata["params"] = f"{size:g}"
+        if weights in ("open", "closed"):
+            metadata["open"] = "yes" if weights == "open" else "no"
+        if count is not None:
+            metadata["frames"] = str(count)
+        if thinking:
+            metadata["thinking"] = "true"
+        return self._submit(profile, lambda who: submit_predictions(self.stores, self.settings, who, Path(file),
+                                                                   name, metadata=metadata))
+
+    def submit_model(self, model: str, revision: str, precision: str, frames: str, thinking: bool,
+                     profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Queue a Hub model pinned to the commit its revision resolves to."""
+        try:
+            count = optional_number(frames, "Frames", integer=True)
+        except ValueError as e:
+            return status(str(e), ok=False), self.quota(profile)
+        form = {"model": model or "", "revision": revision or "main", "precision": precision, "frames": count,
+                "thinking": bool(thinking)}
+        return self._submit(profile, lambda who: submit_model(self.stores, self.settings, who, form, hub=self.hub))
+
+    @failsafe()
+    def calls_file(self) -> str:
+        """The submission suite's call list as a local file for gr.DownloadButton."""
+        suite_id = resolve_suite_id(self.stores, self.settings)
+        path = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / f"calls-{suite_id}.jsonl"
+        if not path.exists():  # suite ids carry a content hash: an existing file is current
+            found = self.stores.suite.read(f"{suite_id}/calls.jsonl")
+            if found is None:
+                raise EvaluatorError(f"Suite {suite_id} has no call list (calls.jsonl) in the suite store.")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            partial.write_bytes(found.data)
+            partial.replace(path)
+        return str(path)
+
+
+# -- layout ---------------------------------------------------------------------------------------------
+
+def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, initial: str) -> None:
+    with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
+        with gr.Row():
+            search = gr.Textbox(label="Search models", placeholder="name; another name", scale=2, elem_id="search",
+                                info="Separate several names with ';'")
+            sources = gr.CheckboxGroup(list(views.SOURCES), value=list(views.SOURCES), label="Verified or reported",
+                                       elem_id="filter-source")
+            sizes = gr.CheckboxGroup(list(views.SIZES), value=list(views.SIZES), label="Size (parameters)",
+                                     scale=2, elem_id="filter-size")
+        with gr.Row():
+            types = gr.CheckboxGroup(list(views.TYPES), value=list(views.TYPES), label="Model type", scale=3,
+                                     elem_id="filter-type")
+            board = h.board(initial)
+            frames = gr.Dropdown(views.frame_choices(board), value=[], multiselect=True, label="Frames",
+                                 info="Empty: any", elem_id="filter-frames")
+            judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
+                                 info="Empty: any", elem_id="filter-judge")
+        with gr.Accordion("Columns", open=False):
+            columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
+                                       label="Columns shown", elem_id="columns")
+        first = views.leaderboard_view(h.leaderboard_rows(initial))
+        shown = gr.Dataframe(first, datatype=datatypes(first), interactive=False, show_search="filter",
+                             pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
+                             buttons=["copy", "fullscreen"])
+        gr.Markdown("**✓ verified**: scored by our worker on this suite. **📄 reported**: the number printed in the "
+                    "benchmark's paper (its own setup; see the Paper column). **baseline**: a built-in baseline. "
+                    "Sorted by the average of the five overall scores (shown only when all five exist), then by the "
+                    "mean of the overall scores a row has. Intervals are 95% bootstrap intervals over videos.")
+    inputs = [suite, search, types, sizes, sources, frames, judges, columns]
+    gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
+           frames.change, judges.change, columns.change], as_tables(h.leaderboard), inputs, shown,
+          trigger_mode="always_last", api_name="leaderboard")
+    gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
+          api_name="filter_options")
+
+
+def _benchmark_tabs(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
+    with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
+        gr.Markdown("Every metric of each benchmark (design §7; the About tab says how each is computed).")
+        tables = []
+        with gr.Tabs():
+            for name in views.BENCHMARKS:
+                with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
+                    tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,
+                                               max_height=640, label=views.TITLES[name], elem_id=f"bench-{name}"))
+    gr.on([tab.select, suite.change, generation.change], as_tables(h.benchmarks), [suite], tables,
+          api_name="benchmarks")
+
+
+def _level_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
+    with gr.Tab("By level", id="by-level", elem_id="tab-by-level") as tab:
+        gr.Markdown("ExpVid's three levels (perception, procedure, reasoning), Video-MMMU's three tracks "
+                    "(perception, comprehension, adaptation) and CausalStep's descriptive (DUA) versus causal "
+                    "(ICRA) accuracy.")
+        shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
+                             label="By level", elem_id="by-level-table")
+    gr.on([tab.select, suite.change, generation.change], as_tables(h.by_level), [suite], shown, api_name="by_level")
+
+
+def _breakdown_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, title: str, keys: Sequence[str],
+                   slug: str, note: str) -> None:
+    with gr.Tab(title, id=f"by-{slug}", elem_id=f"tab-by-{slug}") as tab:
+        gr.Markdown(note)
+        with gr.Row():
+            key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=keys[0], label="Breakdown",
+                              elem_id=f"{slug}-select")
+            metric = gr.Dropdown([], value=None, label="Value shown", visible=False, elem_id=f"{slug}-metric")
+        shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
+                             label=title, elem_id=f"by-{slug}-table")
+    gr.on([tab.select, suite.change, generation.change, key.change], as_tables(h.breakdown_choice),
+          [suite, key, metric], [metric, shown], api_name=f"by_{slug}")
+    metric.input(as_tables(h.breakdown), [suite, key, metric], shown, api_name=f"by_{slug}_value")
+
+
+def _plots_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
+    with gr.Tab("Plots", id="plots", elem_id="tab-plots") as tab:
+        models = gr.Dropdown([], value=[], multiselect=True, label="Models in the per-level profile",
+                             elem_id="plot-models")
+        # No fixed height: with one, the legend falls below the rotated labels and is cut off.
+        profile = gr.LinePlot(x="level", y="score", color="model", sort=views.LEVEL_ORDER, y_lim=[0, 100],
+                              x_title="level", y_title="score (%)", label="Per-level profile", x_label_angle=-30,
+                              elem_id="level-profile")
+        benchmark = gr.Dropdown(views.plot_benchmarks(), value="average", label="Score", elem_id="plot-benchmark")
+        scatter = gr.ScatterPlot(x="params_b", y="score", color="source", tooltip=["model", "params_b", "score"],
+                                 x_title="parameters (billions)", y_title="score (%)", label="Score against size",
+                                 elem_id="score-vs-params",
+                                 caption="One point per result that states its parameter count (papers' rows, "
+                                         "Hub models, prediction files that give it).")
+    gr.on([tab.select, suite.change, generation.change], h.plots, [suite, models, benchmark],
+          [models, profile, benchmark, scatter], api_name="plots")
+    models.input(h.level_plot, [suite, models], profile, api_name="level_plot")
+    benchmark.input(h.params_plot, [suite, benchmark], scatter, api_name="params_plot")
+
+
+def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.DownloadButton]:
+    settings = h.settings
+    with gr.Tab("Submit", id="submit", elem_id="tab-submit") as tab:
+        with gr.Row():
+            if on_space():
+                gr.LoginButton(elem_id="login")
+            signed = gr.Markdown(elem_id="signed-in")
+        quota = gr.Markdown(elem_id="quota")
+        gr.Markdown("Submissions are evaluated on the configured suite; the answers are never published. "
+                    "A submission that fails for our reasons (download, worker crash) does not count against "
+                    "your quota.")
+        with gr.Tabs():
+            with gr.Tab("Prediction file", id="submit-predictions"):
+                gr.Markdown("1. Download the call list. 2. Answer every call with your model, one JSON line each: "
+                            "`{\"id\": ..., \"response\": ..., \"confidence\": 0-100 (optional)}` (README: "
+                            "*Prediction files*). 3. Upload: the file is checked at once.")
+                download = gr.DownloadButton("Download the call list (calls.jsonl)", elem_id="download-calls")
+                with gr.Row():
+                    name = gr.Textbox(label="Model name (shown on the leaderboard)", elem_id="submit-name")
+                    params = gr.Textbox(label="Parameters (billions, optional)", placeholder="e.g. 7",
+                                        elem_id="submit-params")
+                    weights = gr.Radio(["open", "closed", "not stated"], value="not stated", label="Weights",
+                                       elem_id="submit-open")
+                    frames = gr.Textbox(label="Frames per video (optional)", placeholder="e.g. 32",
+                                        elem_id="submit-frames")
+                    thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="submit-thinking")
+                upload = gr.File(label="Prediction file (JSON Lines)", file_types=[".jsonl", ".json"],
+                                 type="filepath", elem_id="submit-file")
+                send = gr.Button("Submit prediction file", variant="primary", elem_id="submit-button")
+            with gr.Tab("Hub model", id="submit-model"):
+                gr.Markdown("A public model on the Hugging Face Hub, pinned to the commit its revision resolves "
+                            "to now. It needs a license, safetensors weights and a config transformers can load.")
+                with gr.Row():
+                    model = gr.Textbox(label="Model id (org/name)", elem_id="model-id")
+                    revision = gr.Textbox(label="Revision (branch, tag or commit)", value="main",
+                                          elem_id="model-revision")
+                    precision = gr.Dropdown(list(settings.model_rules.precisions),
+                                            value=settings.model_rules.precisions[0], label="Precision",
+                                            elem_id="model-precision")
+                    model_frames = gr.Textbox(label="Frames (optional; default: the suite's budgets)",
+                                              placeholder="e.g. 32", elem_id="model-frames")
+                    model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
+                send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
+        result = gr.Markdown(elem_id="submit-status")
+    upload.upload(h.check_file, [upload], result, api_name="check_file")
+    upload.clear(lambda: "", None, result, api_visibility="private")
+    send.click(h.submit_file, [upload, name, params, weights, frames, thinking], [result, quota],
+               concurrency_limit=4, api_name="submit_file")
+    send_model.click(h.submit_model, [model, revision, precision, model_frames, model_thinking], [result, quota],
+                     concurrency_limit=4, api_name="submit_model")
+    return signed, quota, tab, download
+
+
+def _queue_tab(h: Handlers, signature: gr.State) -> None:
+    with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
+        gr.Markdown("Every submission and where it stands; failures stay here with their reason. "
+                    "Tables refresh by themselves.")
+        with gr.Accordion("Failed", open=True):
+            failed = gr.Dataframe(pd.DataFrame(columns=list(views.FAILED_COLUMNS)), interactive=False, wrap=True,
+                                  label="Failed", elem_id="queue-failed",
+                                  column_widths=["17%", "13%", "9%", "10%", "12%", "10%", "29%"])
+        with gr.Accordion("Running", open=True):
+            running = gr.Dataframe(pd.DataFrame(columns=list(views.RUNNING_COLUMNS)), interactive=False,
+                                   label="Running", elem_id="queue-running")
+        with gr.Accordion("Pending", open=True):
+            pending = gr.Dataframe(pd.DataFrame(columns=list(views.PENDING_COLUMNS)), interactive=False,
+                                   label="Pending", elem_id="queue-table")
+        with gr.Accordion("Finished", open=False):
+            finished = gr.Dataframe(pd.DataFrame(columns=list(views.FINISHED_COLUMNS)), interactive=False,
+                                    label="Finished", elem_id="queue-finished")
+        with gr.Accordion("My submissions", open=True):
+            mine = gr.Dataframe(pd.DataFrame(columns=list(views.MINE_COLUMNS)), interactive=False, wrap=True,
+                                label="My submissions (with the end of each one's log)", elem_id="my-submissions",
+                                column_widths=["12%", "9%", "7%", "7%", "6%", "12%", "8%", "39%"])
+    signature.change(h.queue_tables, None, [pending, running, finished, failed], api_name="queue_tables")
+    signature.change(h.my_submissions, None, mine, api_name="my_submissions")
+
+
+def _about_tab(h: Handlers) -> None:
+    judge = h.settings.judge
+    judge_text = (f"an LLM judge, `{judge[4:]}`, with our own grading prompts" if judge.startswith("llm:")
+                  else f"`{judge}`, a deterministic matcher (normalised text, numbers to the gold's precision, "
+                       f"refusal detection)")
+    with gr.Tab("About", id="about", elem_id="tab-about"):
+        gr.Markdown(f"## The judge\nExpVid level 3 and Video SimpleQA answers are graded by {judge_text} "
+                    f"(LEADERBOARD_JUDGE). Every result names its judge; results from different judges are not "
+                    f"comparable.\n\n{HIDDEN_ANSWERS}", elem_id="about-judge")
+        gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
+        gr.Markdown("## FAQ\n" + _read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")
+
+
+def _citation_tab() -> None:
+    with gr.Tab("Citation", id="citation", elem_id="tab-citation"):
+        gr.Markdown("Please cite the benchmarks' papers when you use these results.")
+        gr.Code(_read_text(CITATIONS_PATH, PLACEHOLDER_BIB), language=None, label="BibTeX", interactive=False,
+                elem_id="citations", buttons=["copy"])
+
+
+def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=None, *,
+             hub: HubClient | None = None) -> gr.Blocks:
+    """The site. `scheduler` is the embedded worker (evaluator.worker.start_in_process),
+    woken after each submission; `hub` replaces the Hub client (tests)."""
+    h = Handlers(stores, settings, source, scheduler, hub=hub)
+    options = h.suite_options()
+    initial = h.default_suite(options)
+    with gr.Blocks(title=TITLE) as demo:
+        gr.Markdown(HEADER)
+        with gr.Row():
+            suite = gr.Dropdown(options, value=initial, label="Suite", elem_id="suite-select", scale=2,
+                                info="Results are ranked within one suite only")
+            updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
+        generation = gr.State(source.generation)
+        signature = gr.State(None)  # None: the first tick always fills the Queue tab
+        with gr.Tabs():
+            _leaderboard_tab(h, suite, generation, initial)
+            _benchmark_tabs(h, suite, generation)
+            _level_tab(h, suite, generation)
+            _breakdown_tab(h, suite, generation, "By domain", views.DOMAIN_VIEWS, "domain",
+                           "Scores per discipline, domain, activity or category.")
+            _breakdown_tab(h, suite, generation, "By hop", views.HOP_VIEWS, "hop",
+                           "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
+                           "CausalStep accuracy by position in the reasoning chain.")
+            _plots_tab(h, suite, generation)
+            signed, quota, submit_tab, download = _submit_tab(h)
+            _queue_tab(h, signature)
+            _about_tab(h)
+            _citation_tab()
+        timer = gr.Timer(REFRESH_SECONDS)
+        refresh = [updated, generation, signature]
+        gr.on([demo.load, timer.tick], h.tick, None, refresh, show_progress="hidden", api_name="tick")
+        generation.change(h.suite_picker, None, suite, api_name="suite_picker")
+        gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
+        gr.on([demo.load, submit_tab.select], h.calls_file, None, download, api_name="calls_file")
+    return demo

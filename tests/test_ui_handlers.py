@@ -1,0 +1,377 @@
+"""The site's callbacks (leaderboard/ui.py Handlers), called directly against a real
+local deployment built by submissions.suites.first_start in a temporary folder: the
+demo suite published, the baselines scored, a real worker finishing submissions."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+import pytest
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED
+from site_server import wait_until
+from test_validation import FakeHub, model_payload
+
+from evaluator.baselines import predictions
+from evaluator.worker import Worker, start_in_process, wake
+from leaderboard import aggregate, views
+from leaderboard.source import TableSource
+from leaderboard.ui import Handlers, build_ui, current_user
+from space_config.settings import Quotas, get_settings
+from submissions.errors import TransientStoreError
+from submissions.queue import Queue
+from submissions.requests import Reason, Status
+from submissions.stores import Stores
+from submissions.submit import read_calls
+from submissions.suites import first_start
+
+DEV_USER = "dev-user"
+ALL_FILTERS = (list(views.TYPES), list(views.SIZES), list(views.SOURCES), [], [])
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("site") / "home"
+    first_start(Stores.local(home))
+    return home
+
+
+@pytest.fixture(scope="module")
+def settings(home):
+    base = get_settings()
+    return dataclasses.replace(base, home=home, store="local", suite="demo", dev_user=DEV_USER, bootstrap_samples=50,
+                               quotas=Quotas(per_user=100, per_org=100, pending_per_user=100),
+                               worker=dataclasses.replace(base.worker, poll_seconds=3600.0))
+
+
+@pytest.fixture(scope="module")
+def stores(home):
+    return Stores.local(home)
+
+
+@pytest.fixture(scope="module")
+def source(stores, settings):
+    return TableSource(stores, settings, min_interval=0)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    fake = FakeHub()
+    fake.add(model_payload("acme/vid-7b"))
+    return fake
+
+
+@pytest.fixture(scope="module")
+def handlers(stores, settings, source, hub):
+    return Handlers(stores, settings, source, hub=hub)
+
+
+@pytest.fixture(scope="module")
+def suite_id(handlers):
+    return handlers.configured_suite()
+
+
+@pytest.fixture(scope="module")
+def calls(stores, suite_id):
+    return read_calls(stores.suite, suite_id)
+
+
+class Profile:
+    """What gradio injects for a user signed in with Hugging Face."""
+
+    def __init__(self, username: str):
+        self.username = username
+
+
+def write_file(path: Path, records: list) -> str:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return str(path)
+
+
+def baseline_file(path: Path, calls: dict, name: str, seed: int) -> str:
+    """A complete prediction file for the demo suite (a different one per seed)."""
+    records = [{"id": p.id, "response": p.response, **({"context": p.context} if p.context else {})}
+               for p in predictions(name, list(calls.values()), seed=seed)]
+    return write_file(path, records)
+
+
+def leaderboard(handlers, suite_id, search="") -> pd.DataFrame:
+    return handlers.leaderboard(suite_id, search, *ALL_FILTERS, list(views.DEFAULT_COLUMNS))
+
+
+# -- signing in ------------------------------------------------------------------------------------------
+
+def test_the_user_comes_from_the_login_else_the_dev_setting(settings):
+    assert current_user(Profile("alice"), settings) == "alice"
+    assert current_user({"preferred_username": "carol"}, settings) == "carol"
+    assert current_user(None, settings) == DEV_USER
+    assert current_user(None, dataclasses.replace(settings, dev_user=None)) is None
+
+
+def test_nobody_signed_in_cannot_submit(stores, settings, source, tmp_path, calls):
+    anonymous = Handlers(stores, settings=dataclasses.replace(settings, dev_user=None), source=source)
+    before = len(Queue(stores.requests).all())
+    message, quota = anonymous.submit_file(baseline_file(tmp_path / "p.jsonl", calls, "random", 901), "m", "", "",
+                                           "", False, None)
+    assert message.startswith("❌") and "Sign in with Hugging Face" in message
+    assert "Sign in" in quota
+    assert len(Queue(stores.requests).all()) == before
+    assert "Not signed in" in anonymous.signed_in(None)
+
+
+# -- the upload is checked at once ------------------------------------------------------------------------------
+
+def test_a_bad_upload_is_refused_with_every_problem_by_line(handlers, tmp_path, calls, stores):
+    first = next(iter(calls))
+    path = write_file(tmp_path / "bad.jsonl", [
+        {"id": first, "response": "A"},
+        "{not json",
+        {"id": "no-such-call", "response": "B"},
+        {"id": first, "response": "C"},
+        {"id": first.replace("/", "//"), "response": 7},
+    ])
+    message = handlers.check_file(path)
+    assert message.startswith("❌") and "bad.jsonl" in message
+    for line in ("line 2", "line 3", "line 4", "line 5"):
+        assert line in message
+    assert "line 1:" not in message
+    assert not stores.private.list("predictions")  # checking stores nothing
+
+
+def test_a_good_upload_says_how_many_predictions_it_holds(handlers, tmp_path, calls, suite_id):
+    path = baseline_file(tmp_path / "good.jsonl", calls, "first-option", 1)
+    lines = len(Path(path).read_text().splitlines())
+    message = handlers.check_file(path)
+    assert message == f"✅ {lines} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit."
+
+
+def test_a_partial_upload_says_what_will_score_as_unanswered(handlers, tmp_path, calls):
+    some = list(calls)[:5]
+    message = handlers.check_file(write_file(tmp_path / "some.jsonl", [{"id": c, "response": "A"} for c in some]))
+    assert message.startswith("✅ 5 predictions") and f"{len(calls) - 5} calls have no prediction" in message
+    assert handlers.check_file(None) == ""
+
+
+# -- submitting --------------------------------------------------------------------------------------------------
+
+def test_a_submission_is_queued_for_the_signed_in_user_only(handlers, stores, tmp_path, calls, suite_id):
+    path = baseline_file(tmp_path / "mine.jsonl", calls, "random", 11)
+    # The display name reads like another user: it is only a name. The submitter is the login.
+    message, quota = handlers.submit_file(path, "submitter: mallory", "7.5", "open", "32", True, None)
+    assert message.startswith("✅ Submitted"), message
+    request_id = message.split("`")[1]
+    request = Queue(stores.requests).get(request_id)
+    assert request.status == Status.PENDING and request.submitter == DEV_USER
+    assert request.suite_id == suite_id and request.model == "submitter: mallory"
+    assert request.metadata == {"file_name": "mine.jsonl", "params": "7.5", "open": "yes", "frames": "32",
+                                "thinking": "true"}
+    assert stores.private.read(request.predictions_path).data == Path(path).read_bytes()
+    assert "left in the rolling" in quota
+
+    message, _ = handlers.submit_file(baseline_file(tmp_path / "hers.jsonl", calls, "random", 12), "hers", "",
+                                      "not stated", "", False, Profile("alice"))
+    assert Queue(stores.requests).get(message.split("`")[1]).submitter == "alice"  # the OAuth login wins
+
+
+def test_the_same_file_twice_is_refused_as_a_duplicate(handlers, tmp_path, calls):
+    path = baseline_file(tmp_path / "twice.jsonl", calls, "random", 13)
+    assert handlers.submit_file(path, "once", "", "", "", False, None)[0].startswith("✅")
+    again, _ = handlers.submit_file(path, "again", "", "", "", False, None)
+    assert again.startswith("❌") and "already submitted" in again
+
+
+@pytest.mark.parametrize("params, frames, field", [("seven", "", "Parameters"), ("-3", "", "Parameters"),
+                                                   ("", "2.5", "Frames"), ("", "0", "Frames")])
+def test_bad_form_numbers_are_named(handlers, tmp_path, calls, params, frames, field):
+    path = baseline_file(tmp_path / "numbers.jsonl", calls, "random", 14)
+    message, _ = handlers.submit_file(path, "numbers", params, "", frames, False, None)
+    assert message.startswith("❌") and field in message
+
+
+def test_a_hub_model_is_queued_pinned_to_its_commit(handlers, stores):
+    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", "16", True, None)
+    assert message.startswith("✅"), message
+    request = Queue(stores.requests).get(message.split("`")[1])
+    assert (request.kind, request.submitter, request.revision) == ("model", DEV_USER, model_payload()["sha"])
+    assert (request.frames, request.thinking, request.precision) == (16, True, "bfloat16")
+    refused, _ = handlers.submit_model("acme/no-such-model", "main", "bfloat16", "", False, None)
+    assert refused.startswith("❌") and "No model 'acme/no-such-model'" in refused
+
+
+# -- from submission to leaderboard row -----------------------------------------------------------------------------
+
+def test_the_worker_finishes_a_submission_and_the_site_shows_it(handlers, stores, settings, source, tmp_path, calls,
+                                                               suite_id):
+    path = baseline_file(tmp_path / "scored.jsonl", calls, "first-option", 21)
+    message, _ = handlers.submit_file(path, "Scored Model", "", "", "", False, None)
+    request_id = message.split("`")[1]
+    generation = source.generation
+    Worker(stores, settings).drain()  # earlier tests' submissions too, as the embedded worker would
+    assert Queue(stores.requests).get(request_id).status == Status.FINISHED
+
+    assert source.refresh() is True and source.generation > generation
+    assert source.refresh() is False  # unchanged: not reloaded
+    shown = leaderboard(handlers, suite_id, search="scored model")
+    assert list(shown[views.MODEL]) == ["Scored Model"] and shown.iloc[0][views.SOURCE] == views.VERIFIED
+    assert handlers.updated_text().startswith("Results last updated: **20")
+
+    pending, _running, finished, _failed = handlers.queue_tables()
+    assert request_id in set(finished["Submission"]) and request_id not in set(pending["Submission"])
+    mine = handlers.my_submissions(None).set_index("Submission")
+    assert mine.loc[request_id, "Status"] == "FINISHED"
+    assert mine.loc[request_id, views.LOG_COLUMN].endswith(" finished")
+    theirs = handlers.my_submissions(Profile("someone-else"))
+    assert request_id not in set(theirs["Submission"]) and "finished" not in theirs.to_csv()
+
+
+def test_a_failure_stays_in_the_queue_with_its_reason(handlers, stores, settings, tmp_path, calls):
+    message, _ = handlers.submit_file(baseline_file(tmp_path / "lost.jsonl", calls, "random", 31), "Lost File", "",
+                                      "", "", False, None)
+    request = Queue(stores.requests).get(message.split("`")[1])
+    stores.private.delete(request.predictions_path)  # the upload vanished: the worker cannot download it
+    Worker(stores, settings).drain()
+    failed = handlers.queue_tables()[3].set_index("Submission")
+    assert failed.loc[request.id, "Reason"] == Reason.DOWNLOAD.value
+    assert "could not download your uploaded prediction file" in failed.loc[request.id, "Message"]
+    mine = handlers.my_submissions(None).set_index("Submission")
+    assert mine.loc[request.id, "Reason"] == "download" and "FAILED download" in mine.loc[request.id, views.LOG_COLUMN]
+
+
+def test_the_embedded_worker_is_woken_by_a_submission(stores, settings, source, tmp_path, calls):
+    # It polls hourly: only the wake that follows the submission can get it scored in time.
+    scheduler = start_in_process(stores, settings)
+    try:
+        polled = threading.Event()
+        scheduler.add_listener(lambda event: polled.set(), EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        wake(scheduler)  # one poll we know ends after the listener is in place: the worker is idle after it
+        assert polled.wait(timeout=120), "the embedded worker never polled"
+        awake = Handlers(stores, settings, source, scheduler)
+        message, _ = awake.submit_file(baseline_file(tmp_path / "woken.jsonl", calls, "random", 41), "Woken", "", "",
+                                       "", False, None)
+        request_id = message.split("`")[1]
+        wait_until("the woken worker to finish the submission",
+                   lambda: Queue(stores.requests).get(request_id).status == Status.FINISHED, timeout=120)
+    finally:
+        scheduler.shutdown(wait=True)
+    assert source.refresh() is True
+    assert "Woken" in set(awake.leaderboard(awake.configured_suite(), "woken", *ALL_FILTERS, [])[views.MODEL])
+
+
+# -- the other tabs' callbacks ----------------------------------------------------------------------------------------
+
+def test_every_view_callback_answers_for_the_demo_suite(handlers, suite_id):
+    tables = handlers.benchmarks(suite_id)
+    assert len(tables) == 5 and all(len(t) >= 2 for t in tables)
+    assert set(handlers.by_level(suite_id).columns) >= set(views.LEVEL_ORDER)
+    picker, shown = handlers.breakdown_choice(suite_id, "causalstep-category", None)
+    assert picker.value == "ws_norm" and len(shown) >= 2
+    picker, shown = handlers.breakdown_choice(suite_id, "exact-domain", "ws_norm")
+    assert picker.visible is False and "Sports" in shown.columns
+    models, profile, score, scatter = handlers.plots(suite_id, ["no-such-id"], "average")
+    assert len(models.value) == min(5, len(handlers.board(suite_id)))  # a stale choice falls back to defaults
+    assert set(profile["level"]) <= set(views.LEVEL_ORDER) and len(profile) > 0
+    assert list(scatter.columns) == ["model", "params_b", "score", "source", "type"]
+    # paper rows have no average: the plot moves to a score that has points
+    models, profile, score, scatter = handlers.plots(views.REPORTED_SUITE, [], "average")
+    assert score.value != "average" and len(scatter) > 5
+    assert profile.groupby("model").size().min() >= 3  # defaults favour rows with several levels
+
+
+def test_the_paper_rows_are_offered_while_no_official_suite_exists(handlers):
+    options = handlers.suite_options()
+    assert options[-1] == views.REPORTED_SUITE and handlers.default_suite(options) == handlers.configured_suite()
+    shown = leaderboard(handlers, views.REPORTED_SUITE)
+    assert len(shown) > 50 and set(shown[views.SOURCE]) == {views.REPORTED}
+
+
+def test_a_failing_view_keeps_the_page_alive(handlers, suite_id, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(views, "leaderboard_view", broken)
+    assert handlers.leaderboard(suite_id, "", *ALL_FILTERS, []) == gr.skip()
+
+
+def test_the_call_list_download_is_the_suites(handlers, stores, suite_id):
+    path = Path(handlers.calls_file())
+    assert path.name == f"calls-{suite_id}.jsonl"
+    assert path.read_bytes() == stores.suite.read(f"{suite_id}/calls.jsonl").data
+
+
+def test_the_timer_reports_generation_and_queue_changes(handlers, source, tmp_path, calls):
+    text, generation, signature = handlers.tick()
+    assert generation == source.generation and text.startswith("Results last updated")
+    assert handlers.tick()[2] == signature
+    handlers.submit_file(baseline_file(tmp_path / "tick.jsonl", calls, "random", 51), "Tick", "", "", "", False,
+                         None)
+    assert handlers.tick()[2] != signature
+
+
+def test_build_ui_builds_the_tabs_with_stable_ids(stores, settings, source):
+    demo = build_ui(stores, settings, source)
+    ids = {getattr(block, "elem_id", None) for block in demo.blocks.values()}
+    assert {"leaderboard-table", "search", "suite-select", "filter-source", "filter-type", "filter-size",
+            "filter-frames", "submit-file", "submit-button", "submit-status", "queue-table", "queue-failed",
+            "my-submissions", "last-updated", "download-calls", "quota", "signed-in"} <= ids
+    assert {f"bench-{b}" for b in views.BENCHMARKS} <= ids
+
+
+# -- the table source -----------------------------------------------------------------------------------------------
+
+class RemoteLike:
+    """A results store that is not a local folder (as the Hub store is): reads only."""
+
+    def __init__(self, inner, fail: bool = False):
+        self.inner_store, self.name, self.fail, self.reads = inner, inner.name, fail, 0
+
+    def read(self, path):
+        self.reads += 1
+        if self.fail:
+            raise TransientStoreError("the Hub answered 503")
+        return self.inner_store.read(path)
+
+
+def test_a_remote_table_is_reloaded_only_when_its_bytes_change(stores, settings, home):
+    remote = RemoteLike(stores.results)
+    source = TableSource(dataclasses.replace(stores, results=remote), settings, min_interval=0)
+    first = source.generation
+    assert len(source.frame) >= 2 and source.updated_at is not None
+    assert source.refresh() is False and source.generation == first and remote.reads == 2
+    table = home / "results" / "leaderboard.parquet"
+    table.write_bytes(table.read_bytes())  # rewritten with the same bytes: nothing to reload
+    assert source.refresh() is False
+    shown = len(source.frame)
+    extra = aggregate.read_results(stores.results)[0]
+    extra = extra.model_copy(update={"submission": {**extra.submission, "id": "extra-row", "model": "Extra"}})
+    aggregate.upsert(stores.results, extra)  # what the worker does after scoring
+    assert source.refresh() is True and source.generation == first + 1
+    assert len(source.frame) == shown + 1 and "extra-row" in set(source.frame["id"])
+
+
+def test_an_unreachable_store_keeps_the_last_table_and_says_so(stores, settings):
+    remote = RemoteLike(stores.results)
+    source = TableSource(dataclasses.replace(stores, results=remote), settings, min_interval=0)
+    shown = len(source.frame)
+    remote.fail = True
+    assert source.refresh() is False and len(source.frame) == shown
+    assert "503" in source.error
+    text = Handlers(stores, settings, source).updated_text()
+    assert "could not be reached" in text
+    remote.fail = False
+    source.refresh()
+    assert source.error is None
+
+
+def test_checks_are_shared_between_pages(stores, settings):
+    remote = RemoteLike(stores.results)
+    source = TableSource(dataclasses.replace(stores, results=remote), settings, min_interval=3600)
+    reads = remote.reads
+    for _ in range(5):
+        source.refresh()  # five pages ticking: one look at the store per interval
+    assert remote.reads == reads
+    source.refresh(force=True)
+    assert remote.reads == reads + 1
