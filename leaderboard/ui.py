@@ -696,7 +696,8 @@ def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                     model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
                 send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
         result = gr.Markdown(elem_id="submit-status")
-    upload.upload(h.check_file, [upload], result, api_name="check_file")
+    # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
+    upload.upload(h.check_file, [upload], result, api_name="check_file", concurrency_limit=2)
     upload.clear(lambda: "", None, result, api_visibility="private")
     send.click(h.submit_file, [upload, name, params, weights, frames, thinking], [result, quota],
                concurrency_limit=4, api_name="submit_file")

@@ -1,0 +1,233 @@
+"""The site in a real browser: headless Debian chromium driven by playwright, against
+`python app.py` running in a subprocess on a temporary home (tests/site_server.py).
+
+What a visitor does: the page loads with the baselines ranked; every tab and benchmark
+sub-tab opens (a screenshot of each goes to test-artifacts/screenshots/<tab>.png);
+search, the source and type filters and the suite selector change the rows; a prediction
+file uploaded in the Submit tab is checked at once, queued, scored by the site's own
+worker and shows up on the leaderboard; a malformed file gets a line-numbered error.
+
+Row counts come from the grid's aria-rowcount: Gradio's Dataframe draws only the rows in
+view (virtual scrolling) but states how many it holds there.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from site_server import (
+    NO_BROWSER,
+    VIEWPORT,
+    WAIT_MS,
+    SiteServer,
+    cells,
+    choose,
+    chromium_path,
+    clean_artifacts,
+    launch_chromium,
+    model_cell,
+    open_tab,
+    rows,
+    search,
+    tick,
+    wait_rows,
+    write_baseline_predictions,
+)
+
+pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
+                                                 "requirements-dev.txt (make test does)")
+if chromium_path() is None:
+    pytest.skip(NO_BROWSER, allow_module_level=True)
+
+from playwright.sync_api import Page, expect, sync_playwright
+
+REPORTED_SUITE = "official (paper-reported)"  # leaderboard.views.REPORTED_SUITE: the papers' rows
+SCORED_WAIT_MS = 240_000  # upload -> scored by the embedded worker -> on the leaderboard
+
+TABS = ["Leaderboard", "Benchmarks", "By level", "By domain", "By hop", "Plots", "Submit", "Queue", "About",
+        "Citation"]
+# sub-tab title -> benchmark name (its table is #bench-<name>)
+BENCHMARK_TABS = {"ExpVid": "expvid", "CausalStep": "causalstep", "ExAct": "exact", "Video-MMMU": "videommmu",
+                  "Video SimpleQA": "videosimpleqa"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with SiteServer(tmp_path_factory.mktemp("site") / "home") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        launched = launch_chromium(p)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots():
+    return clean_artifacts("screenshots")
+
+
+@pytest.fixture
+def page(browser, site):
+    context = browser.new_context(viewport=VIEWPORT)
+    opened = context.new_page()
+    opened.set_default_timeout(WAIT_MS)
+    opened.goto(site.url)
+    cells(opened, "leaderboard-table").first.wait_for()
+    yield opened
+    context.close()
+
+
+def reported_models() -> list[str]:
+    """The model names of the paper-reported pseudo-suite, read from the data files."""
+    from leaderboard.reported import reported_rows
+
+    return [str(r["model"]) for r in reported_rows(REPORTED_SUITE)]
+
+
+# -- the tests ----------------------------------------------------------------------------------------------
+
+def test_page_loads_with_the_baselines_ranked(page):
+    assert rows(page) >= 2
+    expect(model_cell(page, "Baseline: random")).to_be_visible()
+    expect(model_cell(page, "Baseline: first-option")).to_be_visible()
+    expect(page.locator("#last-updated")).to_contain_text("Results last updated")
+    # the suite shown is the demo suite the app published
+    expect(page.locator("#suite-select input[role=combobox]")).to_have_value(re.compile(r"^demo-"))
+
+
+def test_every_tab_and_benchmark_tab_opens(page, screenshots):
+    page.screenshot(path=str(screenshots / "leaderboard.png"), full_page=True)
+    for name in TABS[1:]:
+        open_tab(page, name)
+        check_tab(page, name, screenshots)
+    open_tab(page, "Leaderboard")
+    assert rows(page) >= 2
+    expected = ["leaderboard", *(slug(t) for t in TABS[2:]), *(f"benchmarks-{slug(b)}" for b in BENCHMARK_TABS)]
+    missing = [name for name in expected if not (screenshots / f"{name}.png").exists()]
+    assert not missing, f"no screenshot of {missing}"
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def check_tab(page: Page, name: str, screenshots) -> None:
+    """What each tab must show once opened, then its screenshot."""
+    if name == "Benchmarks":
+        for bench, benchmark in BENCHMARK_TABS.items():
+            open_tab(page, bench)
+            table_id = f"bench-{benchmark}"
+            wait_rows(page, lambda n: n >= 2, table_id, "both baselines")
+            expect(model_cell(page, "Baseline: random", table_id)).to_be_visible()
+            page.screenshot(path=str(screenshots / f"benchmarks-{slug(bench)}.png"), full_page=True)
+        return
+    if name == "By level":
+        wait_rows(page, lambda n: n >= 2, "by-level-table", "both baselines")
+    elif name == "By domain":
+        wait_rows(page, lambda n: n >= 2, "by-domain-table", "both baselines")
+    elif name == "By hop":
+        wait_rows(page, lambda n: n >= 2, "by-hop-table", "both baselines")
+    elif name == "Plots":
+        # vega draws the per-level profile of the top models (the two baselines): one line each
+        expect(page.locator("#plot-models")).to_contain_text("Baseline: random")
+        expect(page.locator("#level-profile g.mark-line path").nth(1)).to_be_attached()
+    elif name == "Submit":
+        expect(page.locator("#submit-file")).to_be_visible()
+        expect(page.locator("#submit-button")).to_be_visible()
+        expect(page.locator("#signed-in")).to_contain_text("site-test-user")
+    elif name == "Queue":
+        expect(page.locator("#queue-table")).to_be_visible()
+        expect(page.locator("#my-submissions")).to_be_visible()
+    elif name == "About":
+        expect(page.locator("#tab-about")).to_contain_text("hidden")
+    elif name == "Citation":
+        expect(page.locator("#citations")).to_contain_text("@")
+    page.screenshot(path=str(screenshots / f"{slug(name)}.png"), full_page=True)
+
+
+def test_suite_selector_switches_to_the_papers_rows(page, site):
+    demo_rows = rows(page)
+    choose(page, "suite-select", REPORTED_SUITE)
+    papers = len(reported_models())
+    wait_rows(page, papers, what=f"the {papers} paper-reported rows")
+    assert papers != demo_rows
+    expect(page.locator("#leaderboard-table")).to_contain_text("📄 reported")
+    choose(page, "suite-select", site.suite_id())
+    wait_rows(page, demo_rows, what="the demo suite's rows again")
+
+
+def test_search_narrows_the_rows(page):
+    choose(page, "suite-select", REPORTED_SUITE)
+    models = reported_models()
+    wait_rows(page, len(models))
+    expected = sum("qwen" in m.lower() for m in models)
+    assert 0 < expected < len(models)  # the data can show a narrowing
+    search(page, "qwen")
+    wait_rows(page, expected, what=f"the {expected} rows whose model name contains 'qwen'")
+    # two terms separated by ';' match either
+    both = sum(("qwen" in m.lower()) or ("gemini" in m.lower()) for m in models)
+    search(page, "qwen; gemini")
+    wait_rows(page, both, what=f"the {both} rows matching qwen or gemini")
+    search(page, "")
+    wait_rows(page, len(models), what="every row again")
+
+
+def test_source_and_type_filters_change_the_rows(page):
+    choose(page, "suite-select", REPORTED_SUITE)
+    total = wait_rows(page, len(reported_models()))
+    tick(page, "filter-source", "reported", False)
+    wait_rows(page, 0, what="no rows: this suite has only paper-reported rows")
+    tick(page, "filter-source", "reported", True)
+    wait_rows(page, total)
+    # the papers' human and random baselines are types of their own
+    tick(page, "filter-type", "human", False)
+    tick(page, "filter-type", "random", False)
+    from leaderboard.reported import reported_rows
+
+    people_or_chance = sum(r["row_kind"] in ("human", "random") for r in reported_rows(REPORTED_SUITE))
+    wait_rows(page, total - people_or_chance, what=f"{total - people_or_chance} rows without human/random rows")
+
+
+def test_a_malformed_file_gets_a_line_numbered_error(page, tmp_path, site):
+    good = write_baseline_predictions(site.home, tmp_path / "good.jsonl")
+    lines = good.read_text().splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], "{this is not json", *lines[1:3]]) + "\n")
+    open_tab(page, "Submit")
+    page.locator("#submit-file input[type=file]").set_input_files(str(bad))
+    status = page.locator("#submit-status")
+    expect(status).to_contain_text("❌")
+    expect(status).to_contain_text(re.compile(r"line 2\b"))
+
+
+def test_an_uploaded_prediction_file_reaches_the_leaderboard(page, tmp_path, site, screenshots):
+    predictions = write_baseline_predictions(site.home, tmp_path / "predictions.jsonl", name="first-option")
+    model = "Browser Upload Model"
+    open_tab(page, "Submit")
+    page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
+    status = page.locator("#submit-status")
+    expect(status).to_contain_text("ready to submit")  # checked at once, before anything counts
+    page.locator("#submit-name textarea").fill(model)
+    page.locator("#submit-button").click()
+    expect(status).to_contain_text("Submitted")
+    submission = re.search(r"\b([0-9]{8}T[0-9]{6}-[0-9a-f]{10})\b", status.inner_text())
+    assert submission, status.inner_text()
+    page.screenshot(path=str(screenshots / "submit-done.png"), full_page=True)
+
+    # the Queue tab lists it (pending, running or already finished, and under My submissions)
+    open_tab(page, "Queue")
+    expect(model_cell(page, submission.group(1), "my-submissions")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#tab-queue")).to_contain_text(model)
+
+    # the worker scores it; the open page picks the new table up by itself
+    open_tab(page, "Leaderboard")
+    expect(model_cell(page, model)).to_be_visible(timeout=SCORED_WAIT_MS)
+    finished = cells(page, "my-submissions")
+    open_tab(page, "Queue")
+    expect(finished.filter(has_text="FINISHED").first).to_be_visible(timeout=WAIT_MS)
+    page.screenshot(path=str(screenshots / "queue-after-submit.png"), full_page=True)

@@ -1,0 +1,110 @@
+"""The site with 1,000 results: it still loads, and search and filters still narrow the rows.
+
+The home holds the demo suite, its two baselines and 1,000 results derived from a real
+baseline result (tests/site_server.py: `prepare_home`, `varied`): ten model families,
+every name unique, every third one a prediction file and the rest Hub models, scores
+moved at random. The aggregated table is rebuilt from those files, as `rebuild` does
+after a schema change, and `python app.py` serves it. (Speed is measured by
+bench/site_speed.py, not here.)
+"""
+
+from __future__ import annotations
+
+import pytest
+from site_server import (
+    MODEL_FAMILIES,
+    NO_BROWSER,
+    VIEWPORT,
+    WAIT_MS,
+    SiteServer,
+    cells,
+    chromium_path,
+    clean_artifacts,
+    launch_chromium,
+    model_cell,
+    prepare_home,
+    rows,
+    scale_model_name,
+    search,
+    tick,
+    wait_rows,
+)
+
+RESULTS = 1000
+BASELINES = 2
+TOTAL = RESULTS + BASELINES
+PREDICTION_FILES = sum(1 for i in range(RESULTS) if i % 3 == 0)  # `varied`: every third is a file
+LOAD_WAIT_MS = 120_000  # a bound on the first load of a big table, not a speed test
+
+pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
+                                                 "requirements-dev.txt (make test does)")
+if chromium_path() is None:
+    pytest.skip(NO_BROWSER, allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    home = prepare_home(tmp_path_factory.mktemp("scale") / "home", results=RESULTS)
+    with SiteServer(home) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def page(site):
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        context = browser.new_context(viewport=VIEWPORT)
+        opened = context.new_page()
+        opened.set_default_timeout(WAIT_MS)
+        opened.goto(site.url)
+        cells(opened, "leaderboard-table").first.wait_for(timeout=LOAD_WAIT_MS)
+        yield opened
+        browser.close()
+
+
+def test_the_page_loads_every_result(page):
+    wait_rows(page, TOTAL, what=f"{RESULTS} results and {BASELINES} baselines", timeout_ms=LOAD_WAIT_MS)
+    page.screenshot(path=str(clean_artifacts("scale") / "leaderboard-1000.png"), full_page=True)
+
+
+def test_search_narrows_a_thousand_rows(page):
+    wait_rows(page, TOTAL, timeout_ms=LOAD_WAIT_MS)
+    # one family: every tenth result
+    family = MODEL_FAMILIES[3]
+    expected = sum(family.lower() in scale_model_name(i).lower() for i in range(RESULTS))
+    search(page, family)
+    wait_rows(page, expected, what=f"the {expected} {family} results")
+    # one exact name: one row, and it is the one drawn
+    name = scale_model_name(417)
+    search(page, name)
+    wait_rows(page, 1, what=f"only {name}")
+    expect(model_cell(page, name)).to_be_visible()
+    search(page, "")
+    wait_rows(page, TOTAL, what="every row again")
+
+
+def test_filters_narrow_a_thousand_rows(page):
+    wait_rows(page, TOTAL, timeout_ms=LOAD_WAIT_MS)
+    # prediction files state no weights: type "unspecified"; Hub models are "open"
+    tick(page, "filter-type", "unspecified", False)
+    wait_rows(page, TOTAL - PREDICTION_FILES, what="the rows that are not prediction files")
+    tick(page, "filter-type", "open", False)
+    wait_rows(page, BASELINES, what="the baselines alone")
+    tick(page, "filter-type", "open", True)
+    tick(page, "filter-type", "unspecified", True)
+    wait_rows(page, TOTAL)
+    tick(page, "filter-source", "verified", False)
+    wait_rows(page, 0, what="no rows: the demo suite has no paper-reported rows")
+    tick(page, "filter-source", "verified", True)
+    wait_rows(page, TOTAL)
+
+
+def test_the_table_scrolls_to_its_last_row(page):
+    # virtual scrolling: the rows at the end are drawn when scrolled to
+    wait_rows(page, TOTAL, timeout_ms=LOAD_WAIT_MS)
+    scroller = page.locator("#leaderboard-table .virtual-table-viewport")  # gradio's scrolling box
+    scroller.evaluate("element => { element.scrollTop = element.scrollHeight; }")
+    expect(page.locator(f"#leaderboard-table [role=row][aria-rowindex='{TOTAL + 1}']")).to_be_visible()
+    assert rows(page) == TOTAL
