@@ -47,6 +47,7 @@ test: $(STAMP) browser
 bench: $(STAMP) browser
 	$(PY) bench/score_speed.py
 	$(PY) bench/pipeline_speed.py
+	$(PY) bench/video_speed.py
 	$(PY) bench/site_speed.py
 
 clean:
