@@ -12,13 +12,17 @@ One job, as `Worker.run_once` runs it:
                with reason "timeout" once it runs past LEADERBOARD_JOB_TIMEOUT
     fetch      the suite and its answer key (suite and answers stores), the uploaded
                prediction file (private store)
+    run        model-ID requests only: load the model (evaluator.runners.get_runner) and
+               answer every call, the answer key's hidden calls included, recording
+               progress after each batch; the model is released before scoring
     score      benchmark by benchmark, recording progress (calls done / total)
     publish    results/<id>.json (written whole, keyed by the submission id, so a retry
                or a rerun replaces it), then its row in the one aggregated table
                (leaderboard.parquet), then the log (private: logs/<id>.log), and only
                then FINISHED
     fail       FAILED with a reason code and a message the submitter can read:
-               bad_predictions (the file's problems, by line), download, out_of_memory,
+               bad_predictions (the file's problems, by line), download (also a model or
+               revision that cannot be found), out_of_memory,
                timeout, internal (anything unexpected: a generic message; the traceback
                goes to the private log only)
 
@@ -57,6 +61,7 @@ from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.predictions import as_responses, parse_predictions
 from evaluator.records import ScoringOptions
 from evaluator.runners import RunnerUnavailable, get_runner
+from evaluator.runners.backends import ModelNotFound
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from leaderboard import aggregate
@@ -118,6 +123,10 @@ def classify(error: BaseException) -> tuple[Reason, str]:
         return error.reason, str(error)
     if isinstance(error, PredictionFileError):
         return Reason.BAD_PREDICTIONS, str(error)
+    if isinstance(error, ModelNotFound):
+        # Its message names the model (and revision) the worker could not find.
+        return Reason.DOWNLOAD, (f"The worker could not load the model: {str(error).rstrip('.')}. Check that the model exists "
+                                 f"at that revision and is public, then submit it again.")
     if isinstance(error, RunnerUnavailable):
         # The missing piece is ours, not the submission's: "internal", with the runner's own words.
         return Reason.INTERNAL, str(error)
@@ -433,15 +442,7 @@ class Worker:
     def _evaluate(self, job: Job) -> "Result":
         request = job.request
         if request.kind == "model":
-            runner = get_runner(request, self.settings)  # RunnerUnavailable until the runners exist
-            suite, key = self._fetch_suite(job)
-            job.check()
-            predictions = runner.run(request, suite, job.progress)
-            job.log.add(f"runner {runner.name} answered {len(predictions)} calls")
-            responses = as_responses(predictions)
-            scores, counts = self._score(job, suite, key, responses, worker_run=True)
-            return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                               runner={"name": runner.name, **runner.settings})
+            return self._evaluate_model(job)
         suite, key = self._fetch_suite(job)
         data = self._fetch_predictions(job)
         responses = self._validate(request, suite, data)
@@ -449,6 +450,30 @@ class Worker:
         scores, counts = self._score(job, suite, key, responses, worker_run=False)
         submission = self._submission(request) | {"file_sha256": hashlib.sha256(data).hexdigest()}
         return make_result(suite, scores, counts, self.judge, self.options, submission)
+
+    def _evaluate_model(self, job: Job) -> "Result":
+        """Load the model, answer every call (hidden ones too: a worker run), score."""
+        request = job.request
+        suite, key = self._fetch_suite(job)  # before the model: a missing suite costs no GPU time
+        job.progress(0, len(suite.calls) + len(key.hidden_calls), "loading model")
+        revision = f" at revision {request.revision}" if request.revision else ""
+        job.log.add(f"loading {request.model}{revision}")
+        runner = get_runner(request, self.settings)  # ModelNotFound, RunnerUnavailable
+        try:
+            job.check()
+            predictions = runner.run(request, suite, key.hidden_calls, job.progress)
+        finally:
+            close = getattr(runner, "close", None)
+            if callable(close):
+                close()  # the GPU memory goes back before scoring (an LLM judge may need it)
+        decodes = runner.settings.get("decodes", {})
+        job.log.add(f"runner {runner.name} answered {len(predictions)} calls "
+                    f"({runner.settings.get('generations', '?')} generations); videos decoded: "
+                    f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
+        responses = as_responses(predictions)
+        scores, counts = self._score(job, suite, key, responses, worker_run=True)
+        return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
+                           runner={"name": runner.name, **runner.settings})
 
     @property
     def judge(self):

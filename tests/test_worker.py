@@ -318,12 +318,26 @@ def test_corrupted_prediction_file_fails_with_line_numbers(deployment, tmp_path)
     assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
 
 
-def test_model_id_request_fails_with_the_runner_message(deployment):
+def test_model_id_request_for_a_model_that_cannot_be_had_fails_as_download(deployment):
     stores, suite = deployment
     request = Queue(stores.requests).add(Request(kind="model", submitter="bob", suite_id=suite.id,
                                                  model="org/video-model", revision="0" * 40))
-    ran = Worker(stores, make_settings()).run_once()
+    ran = Worker(stores, make_settings()).run_once()  # offline: the hub model cannot be fetched
     assert ran.id == request.id and ran.status == Status.FAILED
+    assert ran.failure.reason == Reason.DOWNLOAD and "org/video-model" in ran.failure.message
+
+
+def test_model_id_request_without_runners_installed_says_so(deployment, monkeypatch):
+    from evaluator.runners import RunnerUnavailable
+
+    def unavailable(request, settings):
+        raise RunnerUnavailable(UNAVAILABLE_MESSAGE)
+
+    monkeypatch.setattr(worker_module, "get_runner", unavailable)
+    stores, suite = deployment
+    Queue(stores.requests).add(Request(kind="model", submitter="bob", suite_id=suite.id,
+                                       model="org/video-model", revision="0" * 40))
+    ran = Worker(stores, make_settings()).run_once()
     assert ran.failure.reason == Reason.INTERNAL and ran.failure.message == UNAVAILABLE_MESSAGE
 
 
@@ -337,7 +351,7 @@ def test_model_id_request_is_scored_through_a_runner(deployment, monkeypatch):
         name = "fake"
         settings = {"frames": 8}
 
-        def run(self, request, suite, progress_callback):
+        def run(self, request, suite, hidden_calls, progress_callback):
             progress_callback(0, len(suite.calls), "answering")
             seen.append(request.model)
             return predictions("first-option", suite.calls)

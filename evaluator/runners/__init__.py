@@ -4,21 +4,26 @@ A prediction-file submission needs no runner: its answers are the uploaded file.
 A model-ID submission needs one that loads the model (transformers or vllm, on a
 GPU) and produces the same records a prediction file holds:
 
-    runner = get_runner(request, settings)          # RunnerUnavailable if none fits
-    predictions = runner.run(request, suite, progress_callback)
+    runner = get_runner(request, settings)     # loads the model: ModelNotFound, RunnerUnavailable
+    predictions = runner.run(request, suite, key.hidden_calls, progress_callback)
     # -> scored by the worker exactly like a prediction file (evaluator/worker.py)
 
-The runners themselves come with the next issue; until then `get_runner` says so
-in words a submitter can act on, and the worker fails such a request with that
-message (reason "internal": the missing piece is ours, not the submission's).
+    runners/model.py       ModelRunner: the calls, the frame store, the passes, the settings
+    runners/protocols.py   how each benchmark's calls are answered (CausalStep's chain...)
+    runners/frames.py      FrameStore: every video decoded once per job
+    runners/backends.py    transformers and vllm behind one `generate(requests)`
+
+RunnerUnavailable means no backend on this worker can run the request (vllm asked for
+but not installed, ...): the worker fails it as "internal", with the runner's words,
+because the missing piece is ours, not the submission's.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from evaluator.errors import EvaluatorError
-from evaluator.records import Prediction
+from evaluator.records import Call, Prediction
 
 # progress_callback(done, total, stage): `done` of `total` calls answered, `stage`
 # says what is running ("expvid", "loading model"). It raises when the job must stop
@@ -26,8 +31,8 @@ from evaluator.records import Prediction
 ProgressCallback = Callable[[int, int, str], None]
 
 UNAVAILABLE_MESSAGE = (
-    "Model-ID evaluation needs the GPU runners, which are not installed on this worker yet; "
-    "submit a prediction file instead, or ask the maintainers."
+    "This worker cannot evaluate model IDs: the model runners need torch and transformers (or vllm), "
+    "which are not installed here; submit a prediction file instead, or ask the maintainers."
 )
 
 
@@ -42,22 +47,29 @@ class Runner(Protocol):
     "dtype": "bfloat16", "max_new_tokens": 512, ...}) so every number on the board
     says how it was produced.
 
-    `run` answers every call of `suite.calls` (and, on a worker, the answer key's
-    hidden calls when the worker passes them: Video SimpleQA sub-questions) for the
-    model `request.model` at `request.revision`, and returns one Prediction per call
-    (CausalStep in-context calls carry the label of the model's own previous answer,
-    as in a prediction file). It calls `progress_callback` after each batch; that
-    call raises to stop the run, and the runner must not swallow it. Out of memory
-    surfaces as MemoryError or torch's OutOfMemoryError, which the worker reports as
-    "out_of_memory".
+    `run(request, suite, hidden_calls, progress_callback)` answers every call of
+    `suite.calls` and of `hidden_calls` (the answer key's worker-only calls: Video
+    SimpleQA sub-questions) for the model `request.model` at `request.revision`, and
+    returns one Prediction per call (CausalStep in-context calls: one per label of the
+    model's own previous answer, as in a prediction file). It calls
+    `progress_callback` after each batch; that call raises to stop the run, and the
+    runner must not swallow it. Out of memory surfaces as MemoryError or torch's
+    OutOfMemoryError, which the worker reports as "out_of_memory"; a model or revision
+    that does not exist as ModelNotFound ("download").
     """
 
     name: str
     settings: dict[str, Any]
 
-    def run(self, request, suite, progress_callback: ProgressCallback) -> list[Prediction]: ...
+    def run(self, request, suite, hidden_calls: Sequence[Call],
+            progress_callback: ProgressCallback) -> list[Prediction]: ...
 
 
 def get_runner(request, settings) -> Runner:
-    """The runner for a model-ID request. None is installed yet."""
-    raise RunnerUnavailable(UNAVAILABLE_MESSAGE)
+    """A ModelRunner for a model-ID request, its model loaded (evaluator/runners/model.py:
+    runner_for). Raises ModelNotFound (missing model or revision) or RunnerUnavailable."""
+    try:
+        from evaluator.runners.model import runner_for
+    except ImportError as e:  # the site's lighter install: no torch / transformers
+        raise RunnerUnavailable(UNAVAILABLE_MESSAGE) from e
+    return runner_for(request, settings)

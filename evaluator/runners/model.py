@@ -1,0 +1,303 @@
+"""The model runner: answers a suite's calls with a model, for the worker to score.
+
+    runner = get_runner(request, settings)           # evaluator.runners: runner_for below
+    predictions = runner.run(request, suite, key.hidden_calls, progress_callback)
+    runner.settings                                  # how the numbers were produced (result)
+
+or, with a backend at hand (tests, scripts):
+
+    runner = ModelRunner(load_backend("transformers", path), RunnerSettings(batch_calls=16))
+
+One run:
+  1. the calls: the suite's public calls plus the answer key's hidden calls (Video
+     SimpleQA sub-questions, worker runs only). With `request.frames` set, every call's
+     frames are re-drawn with that many uniform frames over the same range (a CausalStep
+     call in context: that many per segment), and the prompt's frame count and times
+     follow (protocols.replan). Video-MMMU's question-only call keeps its single frame:
+     the protocol's input is the problem's picture alone;
+  2. one FrameStore over all of them: each video decoded once, every frame time any
+     call asks for in one pass, dropped once its last call has had them;
+  3. the passes of protocols.plan_passes in the suite's benchmark order, each ordered by
+     video, at most `batch_calls` calls / `batch_frames` frames per backend.generate,
+     progress reported after each batch (the callback raises to stop the job; nothing
+     here catches it);
+  4. one Prediction per call (per context label for CausalStep calls in context): the
+     records a prediction file would hold, scored by the worker the same way.
+
+A call reaches the backend as a GenRequest: its frames (all its plans, in order) with
+their times, marked as a video when there are several, a single image when there is
+one. ExpVid's paper resized every frame to 224x224 for every model; that is applied to
+its frames here (BENCHMARK_SQUARE), after the runner-wide resize policy, and recorded.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import inspect
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from evaluator import frames as frame_plans
+from evaluator.records import Call, Prediction
+from evaluator.runners import protocols
+
+# Set by a paper, not by the runner: ExpVid resized every frame to 224x224 for every
+# model "to ensure fair comparison" (shared/specs/expvid.md, frames).
+BENCHMARK_SQUARE = {"expvid": 224}
+
+# Defaults while the worker settings have no runner fields (space_config/settings.py).
+DEFAULT_MAX_NEW_TOKENS = 1024  # Video-MMMU's and Video SimpleQA's setting; our prompts allow reasoning
+DEFAULT_MAX_NEW_TOKENS_THINKING = 4096  # a thinking model reasons before it answers
+DEFAULT_BATCH_CALLS = {"transformers": 64, "vllm": 1024}  # vLLM batches continuously inside one call
+DEFAULT_BATCH_FRAMES = 8192  # frames held for one generate call (host memory)
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """Runner-wide choices; the backend holds the model's own (dtype, max_new_tokens...)."""
+
+    batch_calls: int = 64  # calls per backend.generate
+    batch_frames: int | None = DEFAULT_BATCH_FRAMES  # frames per backend.generate; None: no limit
+    benchmark_resize: bool = True  # BENCHMARK_SQUARE: the papers' own frame sizes
+
+    def __post_init__(self) -> None:
+        if self.batch_calls < 1:
+            raise ValueError(f"batch_calls must be at least 1, not {self.batch_calls}")
+        if self.batch_frames is not None and self.batch_frames < 1:
+            raise ValueError(f"batch_frames must be at least 1, not {self.batch_frames}")
+
+
+class ModelRunner:
+    """The Runner protocol (evaluator/runners/__init__.py) over any Backend."""
+
+    def __init__(self, backend, settings: RunnerSettings | None = None, resize=None, thinking: bool | None = None):
+        self.backend = backend
+        self.options = settings or RunnerSettings()
+        self.resize = resize  # runner-wide ResizePolicy; None keeps the native size
+        self.thinking = thinking  # what the backend was told (enable_thinking); None: nothing
+        self.name = getattr(backend, "name", type(backend).__name__)
+        self.frame_store = None  # the last run's FrameStore: decode and use counts
+        self.generations = 0  # requests sent to the backend in the last run
+        self.settings: dict[str, Any] = self._describe()
+
+    # -- the run ------------------------------------------------------------------------
+
+    def run(self, request, suite, hidden_calls: Sequence[Call] = (), progress_callback=None) -> list[Prediction]:
+        from evaluator.runners.frames import FrameStore
+
+        public, hidden = replan_calls(list(suite.calls), list(hidden_calls), suite.videos, request.frames)
+        passes = protocols.plan_passes(public, hidden, list(suite.manifest.get("benchmarks", {})))
+        store = FrameStore(suite.path, suite.videos, self.resize)
+        store.prefetch([*public, *hidden])  # unknown or file-less videos fail here, before any model time
+        self.frame_store, self.generations = store, 0
+        _reserve_mm_limits(self.backend, [*public, *hidden])
+
+        total, done = len(public) + len(hidden), 0
+        report = progress_callback or (lambda done, total, stage: None)
+        predictions: list[Prediction] = []
+        for step in passes:
+            report(done, total, step.stage)
+
+            def on_batch(finished: int, stage: str = step.stage) -> None:
+                nonlocal done
+                done += finished
+                report(done, total, stage)
+
+            predictions += protocols.run_pass(step, self._asker(store, step.benchmark), self.options.batch_calls,
+                                              on_batch, on_skip=lambda call: _give_back(store, call),
+                                              batch_frames=self.options.batch_frames)
+        self.settings = self._describe(suite, request, passes, store)
+        return predictions
+
+    def _asker(self, store, benchmark: str) -> protocols.Ask:
+        """ask(queries) for one pass: each call's frames from the store (once, shared by
+        its variants), then one backend.generate."""
+        from evaluator.runners.backends import GenRequest
+
+        square = BENCHMARK_SQUARE.get(benchmark) if self.options.benchmark_resize else None
+
+        def ask(queries: list[protocols.Query]) -> list[str]:
+            shown: dict[str, list] = {}
+            batch = []
+            for query in queries:
+                call = query.call
+                if call.id not in shown:
+                    shown[call.id] = _resized(store.call_frames(call), square)
+                batch.append(GenRequest(prompt=query.prompt, frames=shown[call.id],
+                                        frame_times=[t for plan in call.frames for t in plan.times],
+                                        as_video=len(shown[call.id]) > 1))
+            self.generations += len(batch)
+            return self.backend.generate(batch)
+
+        return ask
+
+    # -- what is recorded ---------------------------------------------------------------
+
+    def _describe(self, suite=None, request=None, passes=(), store=None) -> dict[str, Any]:
+        """Flat keys become table columns (runner.<key>); dicts are stored as JSON."""
+        backend = dict(getattr(self.backend, "settings", {}) or {})
+        settings: dict[str, Any] = {
+            "backend": backend,
+            "model": backend.get("model"),
+            "revision": backend.get("revision"),
+            "dtype": backend.get("dtype"),
+            "max_new_tokens": backend.get("max_new_tokens"),
+            "decoding": "greedy" if backend.get("greedy", True) else "sampling",
+            "enable_thinking": self.thinking,  # what the chat template was told; None: not passed
+            "batch_calls": self.options.batch_calls,
+            "batch_frames": self.options.batch_frames,
+            "resize": self.resize.describe() if self.resize is not None else "native size",
+            "benchmark_resize": ({name: f"square {side}x{side}" for name, side in BENCHMARK_SQUARE.items()}
+                                 if self.options.benchmark_resize else {}),
+        }
+        if suite is None:
+            return settings
+        budgets = dict(suite.manifest.get("frame_budgets", {}))
+        if request.frames:
+            budgets = {name: value if name == "videommmu_question_only" else request.frames
+                       for name, value in budgets.items()}
+        return settings | {
+            "frames": request.frames,  # the request's override; None: the suite's budgets
+            "thinking": bool(request.thinking),
+            "frame_budgets": budgets,
+            "passes": {step.stage: len(step.calls) for step in passes},
+            "generations": self.generations,
+            "frame_decoder": store.settings(),
+            "decodes": decode_summary(store),
+        }
+
+    def close(self) -> None:
+        """Let go of the model (GPU memory) once the job is over."""
+        closer = getattr(self.backend, "close", None)
+        if callable(closer):
+            closer()
+        self.backend = None
+        gc.collect()
+        if importlib.util.find_spec("torch") is not None:
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+
+
+def replan_calls(public: list[Call], hidden: list[Call], videos: dict, count: int | None
+                 ) -> tuple[list[Call], list[Call]]:
+    """The calls as they will be made: re-planned with `count` frames when given."""
+    if not count:
+        return public, hidden
+
+    def redo(call: Call) -> Call:
+        if call.kind == protocols.QUESTION_ONLY:  # the problem's picture alone, by protocol
+            return call
+        return protocols.replan(call, count, videos, frame_plans.plan)
+
+    return [redo(c) for c in public], [redo(c) for c in hidden]
+
+
+def _resized(pictures: list, square: int | None) -> list:
+    if square is None or not pictures:
+        return pictures
+    from evaluator.video import ResizePolicy, resize_frames
+
+    return resize_frames(pictures, ResizePolicy(square=square))
+
+
+def _give_back(store, call: Call) -> None:
+    """A call that will not be made (a broken CausalStep chain): let the store drop its
+    frames once nothing else needs them, where the store can (FrameStore.release)."""
+    release = getattr(store, "release", None)
+    if callable(release):
+        release(call)
+
+
+def _reserve_mm_limits(backend, calls: Sequence[Call]) -> None:
+    """A vLLM engine reserves memory for limit_mm_per_prompt when it starts, and the
+    backend would size it from the first batch it sees; size it for the largest call
+    of the whole run instead (one video, or as many images as its frames)."""
+    if getattr(backend, "name", None) != "vllm" or getattr(backend, "limit_mm_per_prompt", True) is not None:
+        return
+    if getattr(backend, "_engine", None) is not None:
+        return
+    from evaluator.runners import vllm_inputs
+    from evaluator.runners.backends import GenRequest
+
+    most = max((sum(len(p.times) for p in call.frames) for call in calls), default=0)
+    dot = [None] * most  # stand-ins: only the counts matter here
+    samples = [GenRequest("", frames=dot, as_video=True), GenRequest("", frames=dot[:1])]
+    backend.limit_mm_per_prompt = vllm_inputs.default_mm_limits(samples, backend.video, backend.model_takes_video)
+
+
+def decode_summary(store) -> dict[str, Any]:
+    """Decodes per video (each must be 1) beside the calls that used the videos."""
+    decodes: Counter = store.decodes
+    return {
+        "videos": len(decodes),
+        "decodes": sum(decodes.values()),
+        "max_decodes_per_video": max(decodes.values(), default=0),
+        "calls_using_videos": sum(store.uses.values()),
+    }
+
+
+# -- from a request to a runner ------------------------------------------------------------
+
+def runner_for(request, settings) -> ModelRunner:
+    """The ModelRunner for a model-ID request, its model loaded.
+
+    Options come from the worker's settings (settings.worker), set by its operator:
+    never from the request, whose metadata the submitter controls.
+    Raises ModelNotFound (backends.py) for a missing model or revision, and
+    RunnerUnavailable when the backend asked for cannot run on this worker.
+    """
+    from evaluator.runners import RunnerUnavailable
+
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+        from evaluator.runners import UNAVAILABLE_MESSAGE
+
+        raise RunnerUnavailable(UNAVAILABLE_MESSAGE)
+    from evaluator.runners.backends import (
+        BACKEND_KINDS,
+        TransformersBackend,
+        VllmBackend,
+        load_backend,
+        vllm_usable,
+    )
+
+    worker = settings.worker
+    kind = worker.backend
+    if kind not in BACKEND_KINDS:
+        raise RunnerUnavailable(f"unknown backend '{kind}' (known: {', '.join(BACKEND_KINDS)})")
+    if kind == "vllm" and not vllm_usable():
+        raise RunnerUnavailable("This worker is set to the vLLM backend, which it cannot run (vllm not "
+                                "installed or no CUDA device); a maintainer can requeue the request on a GPU worker.")
+    kind = ("vllm" if vllm_usable() else "transformers") if kind == "auto" else kind
+    backend_class = VllmBackend if kind == "vllm" else TransformersBackend
+
+    thinking = bool(request.thinking)
+    options: dict[str, Any] = {
+        "dtype": request.precision or "auto",
+        "max_new_tokens": worker.max_new_tokens or (DEFAULT_MAX_NEW_TOKENS_THINKING if thinking
+                                                     else DEFAULT_MAX_NEW_TOKENS),
+        "batch_size": worker.batch_size,
+        "tensor_parallel_size": worker.tensor_parallel_size,
+        "data_parallel_size": worker.data_parallel_size,
+    }
+    told_thinking = None
+    if "chat_template_kwargs" in inspect.signature(backend_class.__init__).parameters:
+        options["chat_template_kwargs"] = {"enable_thinking": thinking}  # Qwen3-style templates read it
+        told_thinking = thinking
+    backend = load_backend(kind, request.model, request.revision, **options)
+    runner_settings = RunnerSettings(
+        batch_calls=worker.batch_calls or DEFAULT_BATCH_CALLS.get(kind, 64),
+        batch_frames=worker.batch_frames,
+    )
+    resize = None
+    if worker.resize_max_side:
+        from evaluator.video import ResizePolicy
+
+        resize = ResizePolicy(max_side=worker.resize_max_side)
+    return ModelRunner(backend, runner_settings, resize=resize, thinking=told_thinking)
+
+
+__all__ = ["BENCHMARK_SQUARE", "ModelRunner", "RunnerSettings", "decode_summary", "replan_calls", "runner_for"]
