@@ -286,8 +286,9 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
 
 def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     """The suite's rows with the columns every view needs, sorted by average, then by
-    the mean of the overalls a row has, then by name; `rank` is the position (1..n).
-    Ranking happens here, before any filter, so a filter never renumbers rows."""
+    the mean of the overalls a row has, then by name; `rank` is the position among the
+    verified rows of the same judge (reported rows have none). Ranking happens here,
+    before any filter, so a filter never renumbers rows."""
     out = rows.copy()
     for column in ("model", "id", "average", *overall_columns()):
         if column not in out.columns:
@@ -308,7 +309,12 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["model_text"] = _text(out["model"])
     out = out.sort_values(["average", "mean_available", "model_text"], ascending=[False, False, True],
                           na_position="last", kind="stable").reset_index(drop=True)
-    out["rank"] = np.arange(1, len(out) + 1)
+    # Results are never ranked across judges (design §5), and a paper's number was made
+    # with that paper's own setup: only verified rows get a rank, within their judge.
+    verified = out["source_kind"] == "verified"
+    rank = pd.Series(pd.NA, index=out.index, dtype="Int64")
+    rank[verified] = out[verified].groupby("judge_text", sort=False).cumcount() + 1
+    out["rank"] = rank
     out["label"] = _labels(out)
     return out
 
