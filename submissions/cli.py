@@ -9,7 +9,7 @@
 
 The stores come from the environment (space_config/settings.py: LEADERBOARD_STORE,
 LEADERBOARD_HOME, ...), the same ones the Space and the worker use.
-`add_queue_commands` plugs these into the evaluator's parser; `main` runs them alone.
+`add_queue_commands` plugs these into the evaluator's parser; `main` is that CLI.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import json
 import sys
 from datetime import datetime
 
-from submissions.errors import SubmissionError
 from submissions.queue import Queue
 from submissions.requests import Request, Status, utcnow
 
@@ -163,15 +162,11 @@ def add_queue_commands(subparsers) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m submissions.cli")
-    add_queue_commands(p.add_subparsers(dest="command", required=True))
-    args = p.parse_args(argv)
-    try:
-        args.func(args)
-    except SubmissionError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    return 0
+    """`python -m submissions.cli queue ...`: the evaluator CLI itself, so errors print
+    and exit the same way from either entry point."""
+    from evaluator.__main__ import main as evaluator_main
+
+    return evaluator_main(argv)
 
 
 if __name__ == "__main__":
