@@ -2,7 +2,7 @@
 the results (design §2, §8).
 
     python -m evaluator.worker            # poll the queue every LEADERBOARD_POLL_SECONDS, forever
-    python -m evaluator.worker --once     # work until the queue is empty, then exit
+    python -m evaluator.worker --once     # work until nothing is pending or running, then exit
 
 One job, as `Worker.run_once` runs it:
 
@@ -16,10 +16,11 @@ One job, as `Worker.run_once` runs it:
                answer every call, the answer key's hidden calls included, recording
                progress after each batch; the model is released before scoring
     score      benchmark by benchmark, recording progress (calls done / total)
-    publish    results/<id>.json (written whole, keyed by the submission id, so a retry
-               or a rerun replaces it), then its row in the one aggregated table
-               (leaderboard.parquet), then the log (private: logs/<id>.log), and only
-               then FINISHED
+    publish    the result staged in the private store, then FINISHED, then the public
+               result file <id>.json and its row in the one aggregated table
+               (leaderboard.parquet) in one step; see `Worker._publish` for why in
+               this order. The log (private: logs/<id>.log) is appended as the job
+               runs, at every lease renewal, so a killed job keeps its lines.
     fail       FAILED with a reason code and a message the submitter can read:
                bad_predictions (the file's problems, by line), download (also a model or
                revision that cannot be found), out_of_memory,
@@ -28,12 +29,15 @@ One job, as `Worker.run_once` runs it:
 
 A worker that dies mid-job (killed, machine reclaimed) simply stops renewing: when its
 lease runs out the next claim sends the request back to PENDING (attempt + 1) and
-another worker runs it from the start. If publishing fails even after the store's
-retries, the worker does the same on purpose: it leaves the request RUNNING and stops
-renewing, so the submission is retried later rather than failed for our fault.
+another worker runs it from the start. If staging the result or finishing fails even
+after the store's retries, the worker does the same on purpose: it leaves the request
+RUNNING and stops renewing, so the submission is retried later rather than failed for
+our fault. If only the last step (making it public) fails, the request is FINISHED
+and the next worker's `publish_pending` publishes it.
 
-Failure drill: LEADERBOARD_WORKER_HOLD_SECONDS > 0 makes the worker pause after each
-claim (lease still renewed), which gives a test or an operator a job to kill.
+Failure drills: LEADERBOARD_WORKER_HOLD_SECONDS > 0 makes the worker pause after each
+claim (lease still renewed), which gives a test or an operator a job to kill;
+LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS pauses between FINISHED and publishing.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import threading
 import time
 import traceback
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -67,7 +72,7 @@ from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from leaderboard import aggregate
 from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
 from submissions.queue import Queue
-from submissions.requests import Progress, Reason, Request
+from submissions.requests import Progress, Reason, Request, Status
 
 if TYPE_CHECKING:
     from evaluator.result import Result
@@ -140,11 +145,13 @@ def classify(error: BaseException) -> tuple[Reason, str]:
 
 class JobLog:
     """Timestamped lines for the private log `logs/<id>.log`; also sent to the
-    process log. Each attempt appends its lines to what earlier attempts wrote."""
+    process log. Each attempt appends its lines to what earlier attempts wrote, as it
+    runs (the heartbeat flushes at every lease renewal), so a killed attempt keeps them."""
 
     def __init__(self, request: Request, worker_id: str):
         self.path = f"logs/{request.id}.log"
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()  # the heartbeat and the job both flush: one at a time
         self._lines: list[str] = []
         self._flushed = 0
         self.add(f"== attempt {request.attempt + 1} of {request.max_attempts} on worker {worker_id} "
@@ -159,6 +166,10 @@ class JobLog:
     def flush(self, store) -> str | None:
         """Append the lines not yet written; the log's path, or None if the store
         refused (the log is a help, never a reason to lose a result)."""
+        with self._flushing:
+            return self._flush(store)
+
+    def _flush(self, store) -> str | None:
         with self._lock:
             fresh = self._lines[self._flushed:]
             end = len(self._lines)
@@ -235,6 +246,7 @@ class Job:
                 return
             except Exception as e:  # noqa: BLE001 - a store hiccup: the lease may still hold; try again
                 log.warning("could not renew the lease of %s: %s", self.request.id, e)
+            self.log.flush(self.worker.stores.private)  # what a kill would lose is one beat's lines
 
     def renew(self) -> None:
         with self._renew_lock:
@@ -342,20 +354,38 @@ class Worker:
             return None
         return self._run(request)
 
-    def drain(self) -> int:
+    def drain(self, wait_for_others: bool = False) -> int:
         """Run requests until the queue has none pending (or a shutdown was asked for);
-        how many were run. A store that cannot be reached ends this round only."""
+        how many were run. With `wait_for_others` (`--once`), requests RUNNING on other
+        workers are waited for too: until they end, or their lease runs out and this
+        worker takes them over. A store that cannot be reached ends this round only."""
         count = 0
         with self._busy:
             while not self._stopping.is_set():
                 try:
-                    if self.run_once() is None:
-                        break
+                    self.publish_pending()
+                    if self.run_once() is not None:
+                        count += 1
+                        continue
+                    pause = self._others_running() if wait_for_others else None
                 except StoreError as e:
                     log.warning("the queue is unreachable (%s); trying again at the next poll", e)
                     break
-                count += 1
+                if pause is None:
+                    break
+                self._stopping.wait(pause)
         return count
+
+    def _others_running(self) -> float | None:
+        """Seconds to wait before looking again while other workers hold RUNNING requests
+        (at most a poll interval, and no longer than the first lease still has), or None
+        when none is running."""
+        running = [r for r in self.queue.all() if r.status == Status.RUNNING]
+        if not running:
+            return None
+        now = self.queue.clock()
+        left = min(((r.lease_until - now).total_seconds() for r in running if r.lease_until), default=0.0)
+        return min(max(left, 0.1), self.settings.worker.poll_seconds)
 
     def stop(self) -> None:
         """Ask `drain` to stop after the current job."""
@@ -406,9 +436,7 @@ class Worker:
             result = self._evaluate(job)
             self._publish(job, result)
         except JobStopped as e:
-            done = "after publishing (a new owner overwrites the same result)" if job.publishing \
-                else "nothing published"
-            joblog.add(f"stopped, {done}: {e}")
+            joblog.add(f"stopped, nothing published: {e}")
             joblog.flush(self.stores.private)
         except PublishFailed as e:
             # Leave it RUNNING and stop renewing: the lease runs out and the request is
@@ -564,7 +592,7 @@ class Worker:
         """What the result says about the submission: enough to rebuild its table row
         without the request."""
         sub = {"id": request.id, "kind": request.kind, "model": request.model, "submitter": request.submitter,
-               "submitted_at": request.submitted_at.isoformat(), "revision": request.revision,
+               "run": request.runs + 1, "submitted_at": request.submitted_at.isoformat(), "revision": request.revision,
                "precision": request.precision, "frames": request.frames, "thinking": request.thinking,
                "metadata": dict(request.metadata)}
         if request.predictions_sha256:
@@ -574,46 +602,86 @@ class Worker:
     # -- publish ------------------------------------------------------------------------
 
     def _publish(self, job: Job, result: "Result") -> None:
+        """Stage, finish, publish, in this order, so that the public table never shows a
+        row whose request is not FINISHED:
+
+        1. the result goes to the private store (`results/<id>.json`), where any worker
+           can find it again;
+        2. the request becomes FINISHED: a compare-and-swap that also proves we still own
+           it, so a cancel that came in first wins and nothing is published;
+        3. the result file and its table row go public in one step (`aggregate.publish`).
+
+        A crash or a store failure between 2 and 3 leaves a FINISHED request whose row is
+        not in the table yet: `publish_pending`, which every worker runs before it claims,
+        publishes it from the staged copy."""
         request = job.request
         job.begin_publish()
-        result_path = f"{request.id}.json"
-        results = self.stores.results
+        staged = staged_result_path(request.id)
         try:
-            previous = results.read(result_path)  # a rerun's old result, restored if we fail half-way
-            results.write(result_path, result.model_dump_json(indent=2).encode(),
-                          message=f"Result of {request.id} ({request.model})")
+            self.stores.private.write(staged, result.model_dump_json(indent=2).encode(),
+                                      message=f"Result of {request.id} (run {result.submission.get('run')})")
         except StoreError as e:
             raise PublishFailed(f"{type(e).__name__}: {e}") from e
-        job.log.add(f"wrote {result_path} to the {results.name} store")
-        try:
-            aggregate.upsert(results, result, request)
-        except StoreError as e:
-            self._roll_back(job, result_path, previous)
-            raise PublishFailed(f"{type(e).__name__}: {e}") from e
-        job.log.add(f"updated {aggregate.TABLE_PATH}")
-        job.log.add("finished")
+        job.log.add(f"staged the result as {staged} in the {self.stores.private.name} store")
         log_path = job.log.flush(self.stores.private)
         try:
-            self.queue.finish(request.id, self.worker_id, result_path, CODE_VERSION, log_path)
+            job.request = self.queue.finish(request.id, self.worker_id, aggregate.result_path(request.id),
+                                            CODE_VERSION, log_path)
         except LeaseLost as e:
-            # Cancelled or taken over in the last moment. The result is keyed by id, so a
-            # new owner overwrites the same file and row: still one result.
             raise JobStopped(f"lease lost while finishing: {e}") from None
         except StoreError as e:
             raise PublishFailed(f"could not mark the request FINISHED: {e}") from e
+        if self.settings.worker.hold_publish_seconds > 0:  # failure drill: a worker to kill right here
+            job.log.add(f"holding {self.settings.worker.hold_publish_seconds:g} s before publishing (failure drill)")
+            job.log.flush(self.stores.private)
+            time.sleep(self.settings.worker.hold_publish_seconds)
+        self._make_public(result, job.request, job.log.add)
+        job.log.add("finished")
+        job.log.flush(self.stores.private)
 
-
-    def _roll_back(self, job: Job, result_path: str, previous) -> None:
-        """Undo a result file whose table row could not be written, so that a result
-        is in both places or in neither (a rebuild must not resurrect it)."""
+    def _make_public(self, result: "Result", request: Request, note: Callable[[str], None]) -> bool:
         try:
-            if previous is None:
-                self.stores.results.delete(result_path, message=f"Roll back {result_path}")
-            else:
-                self.stores.results.write(result_path, previous.data, message=f"Roll back {result_path}")
-            job.log.add(f"rolled back {result_path}")
-        except Exception as e:  # noqa: BLE001 - the retry overwrites it anyway
-            job.log.add(f"could not roll back {result_path} ({e}); the retry will overwrite it")
+            path = aggregate.publish(self.stores.results, result, request)
+        except StoreError as e:
+            note(f"publishing {request.id} failed ({type(e).__name__}: {e}); the next poll of any worker "
+                 f"publishes it from the staged copy")
+            return False
+        note(f"published {path} and updated {aggregate.TABLE_PATH} with its row, in one step")
+        return True
+
+    def publish_pending(self) -> int:
+        """Publish the results of FINISHED requests whose row is not in the table (their
+        worker died, or a store failed, between finishing and publishing), from the staged
+        copies. Returns how many were published."""
+        finished = [r for r in self.queue.all() if r.status == Status.FINISHED and r.runs > 0]
+        if not finished:
+            return 0
+        runs = aggregate.published_runs(self.stores.results)
+        published = 0
+        for request in finished:
+            if request.id in runs and (runs[request.id] is None or runs[request.id] >= request.runs):
+                continue
+            try:
+                published += self._publish_staged(request)
+            except Exception:  # noqa: BLE001 - one bad copy must not stop the others
+                log.exception("could not publish the staged result of %s", request.id)
+        return published
+
+    def _publish_staged(self, request: Request) -> bool:
+        from evaluator.result import Result
+
+        found = self.stores.private.read(staged_result_path(request.id))
+        result = Result.model_validate_json(found.data) if found is not None else None
+        if result is None or result.submission.get("run") != request.runs:
+            log.warning("%s is FINISHED (run %d) but has no staged result of that run to publish",
+                        request.id, request.runs)
+            return False
+        return self._make_public(result, request, lambda line: log.info("%s: %s", request.id, line))
+
+
+def staged_result_path(submission_id: str) -> str:
+    """Where a result waits in the private store until it is public (and stays, as a copy)."""
+    return f"results/{submission_id}.json"
 
 
 # -- scheduling ---------------------------------------------------------------------------
@@ -650,7 +718,8 @@ def parser() -> argparse.ArgumentParser:
                     "the results. Stores, lease, poll interval and time limit come from the LEADERBOARD_* "
                     "environment variables (space_config/settings.py).")
     p.add_argument("--once", action="store_true",
-                   help="work until no request is pending, then exit (default: poll forever)")
+                   help="work until no request is pending or running (a request another worker runs is waited "
+                        "for, or taken over once its lease expires), then exit (default: poll forever)")
     p.add_argument("--worker-id", help="name shown on the requests it runs (default: <host>-<pid>-<random>)")
     return p
 
@@ -664,7 +733,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = get_settings()
     worker = Worker(open_stores(settings), settings, args.worker_id)
     if args.once:
-        count = worker.drain()
+        count = worker.drain(wait_for_others=True)
         log.info("worker %s: queue empty after %d request(s)", worker.worker_id, count)
     else:
         worker.serve()

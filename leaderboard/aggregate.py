@@ -3,12 +3,13 @@
 Every finished submission has its own Result JSON in the results store,
 `<submission id>.json`. The site does not scan those (one download per file, 429s
 on the Hub, a slow start): it reads ONE parquet file, `leaderboard.parquet`, with
-one flat row per result. The worker keeps it current with `upsert` after writing
-each result; `rebuild` recreates it from the result files (after a schema change,
-or by a maintainer who deleted a result).
+one flat row per result. The worker keeps it current with `publish`, which writes
+each result file together with its row; `rebuild` recreates it from the result files
+(after a schema change, or by a maintainer who deleted a result).
 
     row = result_row(result, request)      # a flat dict
-    upsert(stores.results, result, request)  # insert or replace that row (compare-and-swap)
+    publish(stores.results, result, request)  # <id>.json and its row, in one step
+    upsert(stores.results, result, request)  # insert or replace the row alone (compare-and-swap)
     frame = load_table(stores.results)     # pandas.DataFrame, one row per submission
     rebuild(stores.results)                # the table again, from every <id>.json
     build_table(results)                   # the same frame from Result objects, nothing written
@@ -17,7 +18,7 @@ Numbers are float64 columns, text and breakdowns string columns, `thinking` bool
 
 Columns (benchmark names as in evaluator.benchmarks):
     id, model, kind, submitter, revision, file_sha256, suite_id, judge_id, judge_kind,
-    runner, runner.<setting>..., created, code_version, thinking, precision, frames,
+    runner, runner.<setting>..., created, code_version, run, thinking, precision, frames,
     params, meta.<key>... (request metadata), average (the mean of the five
     `overall`s, only when all five exist), source ("verified": computed by our worker),
     <bench>.overall, <bench>.overall_ci_low, <bench>.overall_ci_high,
@@ -55,7 +56,7 @@ CONFLICT_RETRIES = 30  # on the Hub any commit to the results repo moves the ver
 
 # Columns every table has, in this order; benchmark columns follow.
 META_COLUMNS = [ID, "model", "kind", "submitter", "revision", "file_sha256", "suite_id", "judge_id",
-                "judge_kind", "runner", "created", "code_version", "thinking", "precision", "frames",
+                "judge_kind", "runner", "created", "code_version", "run", "thinking", "precision", "frames",
                 "params", "average", "source"]
 
 
@@ -116,6 +117,7 @@ def result_row(result: Result, request=None) -> dict[str, Any]:
         "runner": result.runner.get("name"),
         "created": result.created,
         "code_version": result.code_version,
+        "run": sub.get("run"),  # which run of the submission (reruns count up); None for baselines
         "thinking": bool(field("thinking", False)),
         "precision": field("precision"),
         "frames": field("frames"),
@@ -235,15 +237,18 @@ def table_updated_at(results_store: Store) -> datetime | None:
     return datetime.fromisoformat(stamp.decode()) if stamp else None
 
 
-def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], message: str) -> pa.Table:
+def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], message: str,
+          files: dict[str, bytes] | None = None) -> pa.Table:
     """Read the table, change it, compare-and-swap; on a conflict re-read and apply the
-    change again, so two workers publishing at once both keep their rows."""
+    change again, so two workers publishing at once both keep their rows. `files` are
+    written in the same step, before the table (a reader sees a row only once its
+    result file is there)."""
     for attempt in range(CONFLICT_RETRIES):
         found = results_store.read(TABLE_PATH)
         table = _stamped(change(_read_arrow(found.data) if found is not None else None))
         try:
-            results_store.write_if(TABLE_PATH, _to_parquet(table), found.version if found else None,
-                                   message=message)
+            results_store.write_files({**(files or {}), TABLE_PATH: _to_parquet(table)},
+                                      {TABLE_PATH: found.version if found else None}, message=message)
             return table
         except ConflictError:
             # jittered backoff: racing writers fall out of step instead of colliding again
@@ -252,11 +257,40 @@ def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], m
                         f"us {CONFLICT_RETRIES} times in a row; run `rebuild` or try again")
 
 
+def _upserted(row: dict[str, Any]) -> Callable[[pa.Table | None], pa.Table]:
+    return lambda old: _arrow([row]) if old is None else _merge(old, [row], {row[ID]})
+
+
 def upsert(results_store: Store, result: Result, request=None) -> None:
     """Insert the result's row, or replace the row with the same submission id."""
     row = result_row(result, request)
-    _swap(results_store, lambda old: _arrow([row]) if old is None else _merge(old, [row], {row[ID]}),
-                 f"Leaderboard table: upsert {row[ID]}")
+    _swap(results_store, _upserted(row), f"Leaderboard table: upsert {row[ID]}")
+
+
+def publish(results_store: Store, result: Result, request=None) -> str:
+    """Make a result public: its file `<id>.json` and its table row, written in one step
+    (one commit on the Hub), so no reader ever finds one without the other. Returns the
+    result file's path."""
+    row = result_row(result, request)
+    path = result_path(row[ID])
+    _swap(results_store, _upserted(row), f"Result of {row[ID]} ({row['model']}) and its table row",
+          {path: result.model_dump_json(indent=2).encode()})
+    return path
+
+
+def result_path(submission_id: str) -> str:
+    return f"{submission_id}.json"
+
+
+def published_runs(results_store: Store) -> dict[str, int | None]:
+    """Submission id -> the run (1, 2, ... for reruns) whose result is in the table; None
+    for rows without one (baselines, rows written before runs were recorded)."""
+    found = results_store.read(TABLE_PATH)
+    if found is None:
+        return {}
+    table = _read_arrow(found.data)
+    runs = table["run"].to_pylist() if "run" in table.column_names else [None] * len(table)
+    return {id: None if run is None else int(run) for id, run in zip(table[ID].to_pylist(), runs)}
 
 
 def read_results(results_store: Store) -> list[Result]:

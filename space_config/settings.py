@@ -58,6 +58,7 @@ class WorkerSettings:
     max_attempts: int = 3
     job_timeout_seconds: float = 6 * 3600.0
     hold_seconds: float = 0.0  # failure drills only: pause after claiming (a worker to kill mid-job)
+    hold_publish_seconds: float = 0.0  # failure drills only: pause between FINISHED and publishing
     # Model runners (model-ID requests). Set by the worker's operator, never by a submission.
     backend: str = "auto"  # "transformers", "vllm", or "auto" (vllm when installed with CUDA)
     max_new_tokens: int | None = None  # None: 1024, or 4096 for thinking models
@@ -131,6 +132,7 @@ def get_settings() -> Settings:
             max_attempts=int(_env("LEADERBOARD_MAX_ATTEMPTS", "3")),
             job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
             hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),
+            hold_publish_seconds=float(_env("LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS", "0")),
             backend=_env("LEADERBOARD_RUNNER_BACKEND", "auto"),
             max_new_tokens=_int_or_none(_env("LEADERBOARD_MAX_NEW_TOKENS", "")),
             batch_size=int(_env("LEADERBOARD_BATCH_SIZE", "8")),

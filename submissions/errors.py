@@ -16,6 +16,10 @@ class TransientStoreError(StoreError):
     """A store call failed for a reason that may pass (network, 5xx, 429): retry it."""
 
 
+class SubmissionUnconfirmed(StoreError):
+    """A submission's request may or may not have been stored: the store stopped answering."""
+
+
 class ConflictError(StoreError):
     """A compare-and-swap lost: someone wrote since the version we read. Re-read and retry."""
 

@@ -18,6 +18,7 @@ out back to PENDING with `attempt + 1`, or to FAILED(timeout) once it has used u
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -34,6 +35,8 @@ Clock = Callable[[], datetime]
 # A change decides, from the request as just read, the request to write, or None for
 # "nothing to do" (the read copy is returned unchanged). It may raise to refuse.
 Change = Callable[[Request], "Request | None"]
+# Moved by every admission (see Queue.admit); in a folder, so `all()` never reads it as a request.
+ADMISSION_LEDGER = "admission/ledger.json"
 
 
 class Queue:
@@ -50,13 +53,45 @@ class Queue:
     # ---- reading -------------------------------------------------------------------
 
     def add(self, request: Request) -> Request:
-        """Store a new request; create-only, so an id can never be overwritten."""
+        """Store a new request; create-only, so an id can never be overwritten. No rule is
+        checked: submissions go through `admit`."""
         try:
             self.store.write_if(request.path, request.to_bytes(), None,
                                 message=f"Add request {request.id} ({request.kind} {request.model})")
         except ConflictError:
             raise ConflictError(f"request {request.id} already exists in the {self.store.name} store") from None
         return request
+
+    def admit(self, request: Request, check: Callable[[list[Request]], None]) -> Request:
+        """Add `request` only if `check(requests)` (quotas, duplicates; it raises to refuse)
+        passes on the queue exactly as it is when the request goes in.
+
+        One compare-and-swap decides: the request is written together with the admission
+        ledger (`ADMISSION_LEDGER`, a counter every admission moves), on condition that
+        the ledger is still at the version read before the check. Two submitters checking
+        at once therefore cannot both be admitted on the same view: the second one's write
+        conflicts, and it checks again on a view that holds the first one's request.
+        (Workers and maintainers never touch the ledger: what they change only frees
+        slots, so a view older than theirs is the stricter one.)"""
+        for attempt in range(self.conflict_retries):
+            ledger = self.store.read(ADMISSION_LEDGER)  # before the view: the view is at least as new
+            requests = self.all()
+            mine = next((r for r in requests if r.id == request.id), None)
+            if mine is not None:
+                return mine  # an earlier try landed although its reply was lost
+            check(requests)
+            count = json.loads(ledger.data).get("admitted", 0) if ledger is not None else 0
+            entry = json.dumps({"admitted": count + 1, "last": request.id, "at": self.clock().isoformat()}).encode()
+            try:
+                self.store.write_files({request.path: request.to_bytes(), ADMISSION_LEDGER: entry},
+                                       {request.path: None, ADMISSION_LEDGER: ledger.version if ledger else None},
+                                       message=f"Add request {request.id} ({request.kind} {request.model})")
+                return request
+            except ConflictError:
+                time.sleep(random.uniform(0, self.backoff_seconds * 2 ** min(attempt, 6)))
+        raise ConflictError(f"could not add request {request.id} to the {self.store.name} store: other "
+                            f"submissions kept arriving at the same moment {self.conflict_retries} times in a "
+                            f"row; try again")
 
     def get(self, id: str) -> Request:
         found = self.store.read(_path(id))

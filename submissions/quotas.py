@@ -62,7 +62,7 @@ class Usage:
                 "frees_at": self.frees_at.isoformat() if self.frees_at else None}
 
 
-def _same_user(a: str, b: str) -> bool:
+def same_user(a: str, b: str) -> bool:
     return a.lower() == b.lower()  # Hub usernames are unique regardless of case
 
 
@@ -77,9 +77,9 @@ def quota_usage(requests: list[Request], submitter: str, model_org_name: str | N
     window = timedelta(days=quotas.window_days)
     recent = [r for r in requests if r.submitted_at > now - window and counts_against_quota(r)]
     usage = {
-        "per_user": _windowed("per_user", [r for r in recent if _same_user(r.submitter, submitter)],
+        "per_user": _windowed("per_user", [r for r in recent if same_user(r.submitter, submitter)],
                               quotas.per_user, window),
-        "pending": Usage("pending", sum(1 for r in requests if _same_user(r.submitter, submitter)
+        "pending": Usage("pending", sum(1 for r in requests if same_user(r.submitter, submitter)
                                         and r.status in (Status.PENDING, Status.RUNNING)),
                          quotas.pending_per_user, None),
     }

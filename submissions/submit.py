@@ -1,9 +1,11 @@
 """The submit service: what the Submit tab calls (design §2, §6, §8).
 
-    login -> validate -> duplicate? -> quota? -> store the upload -> PENDING request
+    login -> validate -> duplicate? quota? -> store the upload -> admit: PENDING request
 
-Every refusal raises `Refused(reason, message)` BEFORE anything is written, so a refused
-submission leaves no request, no file and no trace in anyone's quota. The submitter is
+Every refusal raises `Refused(reason, message)` before the request is written, so a
+refused submission leaves no request, no file and no trace in anyone's quota. The
+duplicate and quota rules are decided by `Queue.admit` in one compare-and-swap, so
+parallel submissions cannot all pass a check made before any of them was stored. The submitter is
 always the signed-in Hugging Face user (`Identity.from_oauth`); no form field can set it.
 
 Suites: `settings.suite` names the suite submissions are evaluated on; "demo" means the
@@ -14,16 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluator.records import Call
 from space_config.settings import Settings
-from submissions.errors import NotFoundError, Refused
+from submissions.errors import NotFoundError, Refused, SubmissionUnconfirmed
 from submissions.queue import Queue
-from submissions.quotas import check_quota, model_org, quota_usage
+from submissions.quotas import check_quota, model_org, quota_usage, same_user
 from submissions.requests import Request, new_id, utcnow
 from submissions.stores.base import Store
 from submissions.validation import (
@@ -37,6 +40,8 @@ from submissions.validation import (
 
 if TYPE_CHECKING:
     from submissions.stores import Stores
+
+log = logging.getLogger(__name__)
 
 MAX_NAME = 100
 DEMO_PREFIX = "demo-"
@@ -118,16 +123,28 @@ def read_calls(store: Store, suite_id: str) -> dict[str, Call]:
 # -- shared steps -------------------------------------------------------------------------------
 
 def _check_duplicate(candidate: Request, requests: list[Request]) -> None:
+    """Refuse what this submitter already submitted (any status). Only their own
+    requests are compared: someone else submitting the same file or model first must
+    neither block them nor be named to them."""
     key = candidate.dedup_key()
     for r in requests:
-        if r.dedup_key() == key:
-            what = ("This exact prediction file" if candidate.kind == "predictions" else
+        if same_user(r.submitter, candidate.submitter) and r.dedup_key() == key:
+            what = ("this exact prediction file" if candidate.kind == "predictions" else
                     f"'{candidate.model}' at commit {candidate.revision[:12]} with the same precision, frames "
                     f"and thinking settings")
             after = {"FAILED": " A maintainer can requeue it.", "CANCELLED": " A maintainer can requeue it.",
                      "FINISHED": " Its result is on the leaderboard."}.get(r.status.value, "")
-            raise Refused("duplicate", f"{what} was already submitted on suite {candidate.suite_id} "
-                                       f"(submission {r.id}, now {r.status.value}).{after}")
+            raise Refused("duplicate", f"You already submitted {what} on suite {candidate.suite_id} "
+                                       f"(your submission {r.id}, now {r.status.value}).{after}")
+
+
+def _rules(request: Request, settings: Settings, org: str | None) -> Callable[[list[Request]], None]:
+    """The admission rules for `request`, as one check over the queue (see Queue.admit)."""
+    def check(requests: list[Request]) -> None:
+        _check_duplicate(request, requests)
+        check_quota(requests, request.submitter, org, settings.quotas, utcnow())
+
+    return check
 
 
 def _display_name(name: str | None) -> str:
@@ -173,13 +190,12 @@ def submit_predictions(stores: Stores, settings: Settings, identity: Identity | 
                       predictions_sha256=sha256_file(file_path), metadata=extra,
                       max_attempts=settings.worker.max_attempts)
     request.predictions_path = f"predictions/{request.id}.jsonl"
-    existing = queue.all()
-    _check_duplicate(request, existing)
-    check_quota(existing, who.username, None, settings.quotas, utcnow())
+    rules = _rules(request, settings, None)
+    rules(queue.all())  # refuse early, before uploading; the decision itself is admit's
 
     stores.private.upload_file(request.predictions_path, file_path,
                                message=f"Predictions of submission {request.id}")
-    return _add(queue, request, stores)
+    return _admit(queue, request, rules, stores)
 
 
 def submit_model(stores: Stores, settings: Settings, identity: Identity | Any, form: Mapping[str, Any],
@@ -190,15 +206,11 @@ def submit_model(stores: Stores, settings: Settings, identity: Identity | Any, f
     suite_id = resolve_suite_id(stores, settings)
     model = validate_model(parsed, settings.model_rules, hub or HubClient(token=settings.hf_token))
 
-    queue = Queue(stores.requests)
     request = Request(id=new_id(), kind="model", submitter=who.username, suite_id=suite_id, model=model.model,
                       revision=model.sha, precision=model.precision, frames=parsed.frames,
                       thinking=parsed.thinking, metadata=parsed.metadata | _model_metadata(model),
                       max_attempts=settings.worker.max_attempts)
-    existing = queue.all()
-    _check_duplicate(request, existing)
-    check_quota(existing, who.username, model_org(model.model), settings.quotas, utcnow())
-    return _add(queue, request, stores)
+    return _admit(Queue(stores.requests), request, _rules(request, settings, model_org(model.model)), stores)
 
 
 def _model_metadata(model: ValidatedModel) -> dict[str, str]:
@@ -210,14 +222,36 @@ def _model_metadata(model: ValidatedModel) -> dict[str, str]:
     return found
 
 
-def _add(queue: Queue, request: Request, stores: Stores) -> Request:
+def _admit(queue: Queue, request: Request, rules: Callable[[list[Request]], None], stores: Stores) -> Request:
+    """Admit the request; on failure, remove its upload only once it is known that the
+    request was not stored (an upload without a request is an orphan nobody scores, a
+    request without its upload a submission that can only fail)."""
     try:
-        return queue.add(request)
-    except BaseException:
-        # An upload without its request would be an orphan nobody ever scores or cleans up.
-        if request.predictions_path:
-            stores.private.delete(request.predictions_path, message=f"Undo upload of {request.id}")
+        return queue.admit(request, rules)
+    except Refused:
+        _discard_upload(stores, request)  # a refusal comes before anything is written
         raise
+    except Exception as error:
+        try:
+            stored = queue.get(request.id)  # the outcome is unknown: look
+        except NotFoundError:
+            _discard_upload(stores, request)
+            raise error from None
+        except Exception:  # noqa: BLE001 - cannot tell: keep everything
+            raise SubmissionUnconfirmed(
+                f"The store stopped answering while your submission {request.id} was being queued, so we cannot "
+                f"tell whether it was. Nothing was deleted. Look under Queue → My submissions in a few minutes: "
+                f"if {request.id} is not there, submit again.") from error
+        log.warning("queueing %s reported %s, but the request is stored: it was queued", request.id, error)
+        return stored
+
+
+def _discard_upload(stores: Stores, request: Request) -> None:
+    if request.predictions_path:
+        try:
+            stores.private.delete(request.predictions_path, message=f"Undo upload of {request.id}")
+        except Exception:  # noqa: BLE001 - an orphan upload is harmless; the refusal is what matters
+            log.exception("could not remove the upload of refused submission %s", request.id)
 
 
 # -- for the Submit tab ---------------------------------------------------------------------------------

@@ -56,9 +56,7 @@ def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalize
                              {"id": baseline_id(name, suite_id), "kind": "baseline",
                               "model": f"Baseline: {name}", "submitter": "leaderboard"},
                              runner={"name": f"baseline:{name}", "seed": 0})
-        stores.results.write(f"{result.submission['id']}.json", result.model_dump_json(indent=2).encode(),
-                             message=f"Baseline {name} on {suite_id}")
-        aggregate.upsert(stores.results, result)
+        aggregate.publish(stores.results, result)
     return missing
 
 

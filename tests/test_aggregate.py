@@ -141,9 +141,9 @@ class RaceStore:
             self.barrier.wait()
         return found
 
-    def write_if(self, path, data, expected, message=""):
+    def write_files(self, files, expected=None, message=""):
         try:
-            return self.inner.write_if(path, data, expected, message)
+            return self.inner.write_files(files, expected, message)
         except ConflictError:
             with self.lock:
                 self.conflicts += 1
@@ -182,7 +182,7 @@ def test_upsert_gives_up_with_a_clear_message(store, demo_results, monkeypatch):
         def read(self, path):
             return store.read(path)
 
-        def write_if(self, path, data, expected, message=""):
+        def write_files(self, files, expected=None, message=""):
             raise ConflictError("someone wrote")
 
     monkeypatch.setattr(aggregate, "CONFLICT_RETRIES", 3)

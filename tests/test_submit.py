@@ -17,11 +17,11 @@ from test_validation import SHA, TAG_SHA, FakeHub, model_payload
 from evaluator.baselines import predictions
 from evaluator.predictions import write_predictions
 from space_config.settings import Quotas, get_settings
-from submissions.errors import ConflictError, NotFoundError, Refused
+from submissions.errors import ConflictError, NotFoundError, Refused, SubmissionUnconfirmed, TransientStoreError
 from submissions.queue import Queue
 from submissions.quotas import check_quota, counts_against_quota, quota_usage
 from submissions.requests import Failure, Reason, Request, Status, utcnow
-from submissions.stores import Stores
+from submissions.stores import RetryingStore, Stores
 from submissions.submit import (
     Identity,
     remaining_quota,
@@ -192,12 +192,23 @@ def test_a_duplicate_model_is_refused_in_any_status(stores, settings, hub, statu
     if status == Status.FAILED:
         moved.failure = Failure(reason=Reason.OUT_OF_MEMORY, message="CUDA out of memory")
     put(stores, moved)
-    # another user, another spelling of the id, and the commit itself rather than "main"
+    # the same user, another spelling of the id, and the commit itself rather than "main"
     with pytest.raises(Refused) as caught:
-        submit_model(stores, settings, BOB, {"model": "ACME/vid-7b", "revision": SHA}, hub)
+        submit_model(stores, settings, Identity("Alice"), {"model": "ACME/vid-7b", "revision": SHA}, hub)
     assert caught.value.reason == "duplicate"
     assert first.id in str(caught.value) and f"now {status.value}" in str(caught.value)
     assert len(stored_requests(stores)) == 1
+
+
+def test_duplicates_are_per_submitter_and_never_name_someone_elses(stores, settings, hub):
+    """Whoever submits a model first must not block its other users, nor be named to them."""
+    first = submit_model(stores, settings, ALICE, {"model": "acme/vid-7b"}, hub)
+    second = submit_model(stores, settings, BOB, {"model": "ACME/vid-7b", "revision": SHA}, hub)
+    assert second.submitter == "bob" and second.id != first.id
+    with pytest.raises(Refused) as caught:
+        submit_model(stores, settings, BOB, {"model": "acme/vid-7b"}, hub)
+    assert second.id in str(caught.value) and first.id not in str(caught.value)
+    assert len(stored_requests(stores)) == 2
 
 
 def test_a_different_setting_is_not_a_duplicate(stores, settings, hub):
@@ -249,11 +260,21 @@ def test_the_same_prediction_file_twice_is_a_duplicate_in_any_status(stores, set
     copy = tmp_path / "renamed.jsonl"
     copy.write_bytes(path.read_bytes())
     with pytest.raises(Refused) as caught:
-        submit_predictions(stores, settings, BOB, copy, "run 2")
-    assert caught.value.reason == "duplicate" and "This exact prediction file" in str(caught.value)
+        submit_predictions(stores, settings, ALICE, copy, "run 2")
+    assert caught.value.reason == "duplicate" and "this exact prediction file" in str(caught.value)
     assert len(stored_requests(stores)) == 1 and stores.private.list() == [first.predictions_path]
     other = preds_file(tmp_path, demo_suite[0], "other.jsonl", baseline="first-option")
-    assert submit_predictions(stores, settings, BOB, other, "run 3").status == Status.PENDING
+    assert submit_predictions(stores, settings, ALICE, other, "run 3").status == Status.PENDING
+
+
+def test_someone_elses_copy_of_a_file_is_not_a_duplicate(stores, settings, demo_suite, tmp_path):
+    path = preds_file(tmp_path, demo_suite[0])
+    first = submit_predictions(stores, settings, ALICE, path, "run 1")
+    theirs = submit_predictions(stores, settings, BOB, path, "copied run")
+    assert theirs.status == Status.PENDING and theirs.predictions_sha256 == first.predictions_sha256
+    with pytest.raises(Refused) as caught:
+        submit_predictions(stores, settings, BOB, path, "again")
+    assert theirs.id in str(caught.value) and first.id not in str(caught.value)
 
 
 def test_an_unknown_suite_is_refused_and_nothing_stored(stores, settings, demo_suite, tmp_path):
@@ -263,13 +284,63 @@ def test_an_unknown_suite_is_refused_and_nothing_stored(stores, settings, demo_s
 
 
 def test_a_failed_enqueue_leaves_no_orphan_upload(stores, settings, demo_suite, tmp_path, monkeypatch):
-    def refuse(self, request):
-        raise ConflictError("request already exists")
+    def refuse(self, request, check):
+        raise ConflictError("other submissions kept arriving")
 
-    monkeypatch.setattr(Queue, "add", refuse)
+    monkeypatch.setattr(Queue, "admit", refuse)
     with pytest.raises(ConflictError):
         submit_predictions(stores, settings, ALICE, preds_file(tmp_path, demo_suite[0]), "m")
-    assert stores.private.list() == []
+    assert stores.private.list() == []  # read back: no request, so the upload was not needed
+
+
+class OutageAfterCreate:
+    """A requests store whose multi-file write lands, then loses its reply; every call
+    after that fails too, for `down` more calls (a Hub outage right after a commit)."""
+
+    def __init__(self, inner, down: int):
+        self.inner, self.name, self.down = inner, inner.name, down
+        self.landed = False
+
+    def _outage(self):
+        if self.landed and self.down > 0:
+            self.down -= 1
+            raise TransientStoreError("503 Service Unavailable")
+
+    def write_files(self, files, expected=None, message=""):
+        self._outage()
+        self.inner.write_files(files, expected, message)
+        self.landed = True
+        raise TransientStoreError("the connection dropped after the commit was sent")
+
+    def read(self, path):
+        self._outage()
+        return self.inner.read(path)
+
+    def local_folder(self, prefix):
+        self._outage()
+        return self.inner.local_folder(prefix)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("down", [0, 1000])
+def test_a_create_that_landed_during_an_outage_keeps_its_upload(stores, settings, demo_suite, tmp_path, down):
+    """The request is stored but the reply is lost and the store stays down: nothing may be
+    deleted. Once it answers again, the submission is there with its file, and submitting
+    the same file again is refused as the user's own duplicate."""
+    requests = RetryingStore(OutageAfterCreate(stores.requests.inner, down), attempts=3, base_delay=0.001)
+    flaky = dataclasses.replace(stores, requests=requests)
+    path = preds_file(tmp_path, demo_suite[0])
+    if down:
+        with pytest.raises(SubmissionUnconfirmed, match="Nothing was deleted"):
+            submit_predictions(flaky, settings, ALICE, path, "m")
+    else:
+        assert submit_predictions(flaky, settings, ALICE, path, "m").status == Status.PENDING
+    [stored] = stored_requests(stores)
+    assert stores.private.read(stored.predictions_path).data == path.read_bytes()
+    with pytest.raises(Refused, match=stored.id):
+        submit_predictions(stores, settings, ALICE, path, "m again")
 
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 101, "two\nlines"])

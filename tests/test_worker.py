@@ -221,6 +221,106 @@ def test_killed_worker_job_finishes_on_another_worker(deployment, tmp_path, home
     assert list(load_table(stores.results)["id"]) == [request.id]
 
 
+class PublicState(threading.Thread):
+    """Reads the public state over and over while a drill runs, as a reader would: the
+    table first, then the result files and the requests. Records every row whose request
+    is not FINISHED and every row without its result file (baselines have no request)."""
+
+    def __init__(self, stores):
+        super().__init__(daemon=True)
+        self.stores = stores
+        self.halt = threading.Event()
+        self.polls = 0
+        self.violations: list[str] = []
+
+    def run(self):
+        while not self.halt.is_set():
+            table = load_table(self.stores.results)
+            rows = [i for i, kind in zip(table["id"], table["kind"]) if kind in ("predictions", "model")]
+            files = set(result_files(self.stores))
+            requests = {r.id: r for r in Queue(self.stores.requests).all()}
+            for row in rows:
+                if requests[row].status != Status.FINISHED:
+                    self.violations.append(f"row {row} while its request is {requests[row].status.value}")
+                if f"{row}.json" not in files:
+                    self.violations.append(f"row {row} without its result file")
+            self.polls += 1
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.halt.set()
+        self.join(timeout=30)
+
+
+def kill(process: subprocess.Popen) -> None:
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+
+def test_crash_drill_a_killed_once_worker_is_finished_by_the_next(deployment, tmp_path, home):
+    """SIGKILL a `--once` worker mid-job. Its log lines so far are kept; a second `--once`
+    worker runs what is pending, waits for the killed job's lease to run out rather than
+    exiting, takes it over and finishes it; no reader ever sees a half-published state."""
+    stores, suite = deployment
+    first, *others = [submit(stores, make_settings(), suite, tmp_path, seed=s) for s in (11, 12, 13)]
+    queue = Queue(stores.requests)
+    log_path = f"logs/{first.id}.log"
+
+    with PublicState(stores) as reader:
+        a = start_worker(home, "A", "--once", LEADERBOARD_WORKER_HOLD_SECONDS="60", LEADERBOARD_LEASE_SECONDS="3")
+        try:
+            # the lines are in the store while the job runs: appended at every renewal
+            wait_for(lambda: (found := stores.private.read(log_path)) and b"holding" in found.data,
+                     "worker A's log of the job it holds")
+            assert queue.get(first.id).status == Status.RUNNING and queue.get(first.id).worker_id == "A"
+            kill(a)
+        finally:
+            a.kill()
+        b = start_worker(home, "B", "--once", LEADERBOARD_LEASE_SECONDS="3", LEADERBOARD_POLL_SECONDS="0.2")
+        output = b.communicate(timeout=300)[0]
+    assert b.returncode == 0, output
+
+    requests = {r.id: r for r in queue.all()}
+    assert all(r.status == Status.FINISHED for r in requests.values()), [r.status for r in requests.values()]
+    taken_over = requests[first.id]
+    assert taken_over.worker_id == "B" and taken_over.attempt == 1 and taken_over.runs == 1
+    assert sorted(load_table(stores.results)["id"]) == sorted(requests)
+    log = stores.private.read(log_path).data.decode()
+    assert "on worker A" in log and "holding 60 s" in log and "on worker B" in log
+    assert reader.polls > 20 and not reader.violations, reader.violations[:5]
+
+
+def test_crash_drill_a_worker_killed_before_publishing(deployment, tmp_path, home):
+    """SIGKILL a worker after the request is FINISHED but before its result is public:
+    nothing is half-shown, and the next `--once` worker publishes it from the staged copy."""
+    stores, suite = deployment
+    request = submit(stores, make_settings(), suite, tmp_path, seed=14)
+    queue = Queue(stores.requests)
+
+    with PublicState(stores) as reader:
+        a = start_worker(home, "A", "--once", LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS="60")
+        try:
+            wait_for(lambda: (found := stores.private.read(f"logs/{request.id}.log"))
+                     and b"before publishing" in found.data, "worker A to finish and hold before publishing")
+            kill(a)
+        finally:
+            a.kill()
+        assert queue.get(request.id).status == Status.FINISHED
+        assert result_files(stores) == [] and request.id not in set(load_table(stores.results)["id"])
+        b = start_worker(home, "B", "--once")
+        output = b.communicate(timeout=300)[0]
+    assert b.returncode == 0, output
+    assert list(load_table(stores.results)["id"]) == [request.id] and result_files(stores) == [f"{request.id}.json"]
+    done = queue.get(request.id)
+    assert done.worker_id == "A" and done.runs == 1  # B ran nothing: it only published
+    assert reader.polls > 20 and not reader.violations, reader.violations[:5]
+
+
 # -- (4) failing uploads while publishing ----------------------------------------------------------
 
 class FlakyStore:
@@ -248,6 +348,11 @@ class FlakyStore:
         self._maybe_fail(path)
         return self.inner.write_if(path, data, expected, message)
 
+    def write_files(self, files, expected=None, message=""):
+        for path in files:
+            self._maybe_fail(path)
+        return self.inner.write_files(files, expected, message)
+
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
@@ -271,16 +376,39 @@ def test_failed_uploads_are_retried_and_nothing_is_duplicated(deployment, tmp_pa
 
 
 @pytest.mark.parametrize("failing", ["result", "table"])
-def test_publishing_that_keeps_failing_is_retried_later_not_finished(deployment, tmp_path, home, failing):
-    """Choice: a result the stores refuse (after their retries) is not our submitter's
-    fault, so the request is not failed: the worker stops renewing its lease, it goes
-    back to PENDING (attempt + 1) when the lease runs out, and a later attempt publishes it.
-    Until then nothing is visible: no result file, no table row."""
+def test_publishing_that_keeps_failing_is_done_by_the_next_poll(deployment, tmp_path, home, failing):
+    """Choice: the evaluation is done and the request FINISHED before anything is public
+    (so no reader ever sees a row whose request is not FINISHED). If the public results
+    store then refuses the result (after its retries), nothing is public yet; the next
+    poll of any worker publishes it from the staged copy, once."""
     stores, suite = deployment
     request = submit(stores, make_settings(), suite, tmp_path, seed=5)
     paths = [f"{request.id}.json"] if failing == "result" else [TABLE_PATH]
     broken = with_results(stores, RetryingStore(FlakyStore(LocalStore(home / "results", "results"), paths,
                                                            times=float("inf")), attempts=3, base_delay=0.001))
+
+    ran = Worker(broken, make_settings(), worker_id="w1").run_once()
+
+    assert ran.status == Status.FINISHED and ran.worker_id == "w1" and ran.runs == 1
+    assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
+    assert f"publishing {request.id} failed" in stores.private.read(f"logs/{request.id}.log").data.decode()
+    assert Worker(broken, make_settings()).publish_pending() == 0  # still refused: still nothing public
+
+    assert Worker(stores, make_settings(), worker_id="w2").publish_pending() == 1
+    assert result_files(stores) == [f"{request.id}.json"]
+    assert list(load_table(stores.results)["id"]) == [request.id]
+    assert Worker(stores, make_settings(), worker_id="w3").publish_pending() == 0  # once
+
+
+def test_a_result_that_cannot_be_staged_is_retried_later_not_finished(deployment, tmp_path, home):
+    """If the result cannot even be kept privately, the request stays RUNNING and the
+    worker stops renewing: it goes back to PENDING (attempt + 1) when the lease runs out,
+    and a later attempt publishes it. Nothing is public until then."""
+    stores, suite = deployment
+    request = submit(stores, make_settings(), suite, tmp_path, seed=5)
+    broken = dataclasses.replace(stores, private=RetryingStore(FlakyStore(
+        LocalStore(home / "private", "private"), [f"results/{request.id}.json"], times=float("inf")),
+        attempts=3, base_delay=0.001))
 
     ran = Worker(broken, make_settings(), worker_id="w1").run_once()
 

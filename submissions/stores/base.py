@@ -8,6 +8,8 @@ compare-and-swap every state change goes through:
     found = store.read("x.json")                      # Versioned(data, version) or None
     store.write_if("x.json", new, found.version)      # ConflictError if anyone wrote since
     store.write_if("y.json", data, None)              # create only; ConflictError if it exists
+    store.write_files({"r.json": a, "t.parquet": b},  # several files in one step, all or none,
+                      expected={"t.parquet": v})      # each `expected` entry checked as in write_if
 
 On the Hub the version is the repo's head commit and the swap is a commit with
 `parent_commit`; locally it is the file's content hash checked under a lock.
@@ -15,6 +17,7 @@ On the Hub the version is the repo's head commit and the swap is a commit with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -41,6 +44,14 @@ class Store(Protocol):
     def write_if(self, path: str, data: bytes, expected: str | None, message: str = "") -> str:
         """Compare-and-swap: write only if nothing changed since `expected` (None: only if
         the file does not exist). Raises ConflictError otherwise. Returns the new version."""
+
+    def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
+                    message: str = "") -> dict[str, str]:
+        """Write several files in one step (one commit on the Hub), only if every path in
+        `expected` is still at the version given (None: absent); ConflictError otherwise,
+        and then nothing is written. Files are installed in the order given, so a reader
+        that never locks sees the last one only after the others. Returns each written
+        path's new version."""
 
     def list(self, prefix: str = "") -> list[str]:
         """Paths of the files under `prefix`, sorted."""

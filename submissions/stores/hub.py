@@ -8,6 +8,7 @@
   commit to any other file of the repo also counts as a change: callers re-read and retry.
 - `write_if(path, data, None)` (create only) checks that the file is absent at the head
   and commits with `parent_commit=head`, so a file created in between is a conflict too.
+- `write_files` writes several files in one commit, under the same conditions.
 - huggingface_hub sends no commit when the bytes are already stored (it compares them
   with the head's, then returns the head). For `write_if` that would let a stale writer
   "succeed" (two writers read 5, both write 6), so when no commit was sent and the head
@@ -26,7 +27,7 @@ from __future__ import annotations
 import importlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, constants
 from huggingface_hub.errors import (
@@ -165,29 +166,51 @@ class HubStore:
 
     def write(self, path: str, data: bytes, message: str = "") -> str:
         path = clean_path(path, self.name)
-        return self._commit([CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)],
-                            message or f"Write {path}", f"write {path}")
+        return self.write_files({path: data}, message=message or f"Write {path}")[path]
 
     def write_if(self, path: str, data: bytes, expected: str | None, message: str = "") -> str:
         path = clean_path(path, self.name)
-        if expected is not None and not constants.REGEX_COMMIT_OID.fullmatch(expected):
-            raise StoreError(f"store {self.name!r} (dataset repo {self.repo_id}): version {expected!r} is not a "
-                             f"commit id; pass the version that read() of this store returned")
-        parent = expected
-        if expected is None:
-            parent = self._head()
-            with self._hub(f"check whether {path} exists"):
-                exists = self.api.file_exists(self.repo_id, path, repo_type=REPO_TYPE, revision=parent)
-            if exists:
-                raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} already exists; "
-                                    f"it was to be created only if absent")
-        operation = CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)
-        oid = self._commit([operation], message or f"Update {path}", f"write {path}", parent=parent)
-        # huggingface_hub marks an operation committed only when it sent the commit
-        if getattr(operation, "_is_committed", True) is False and oid != parent:
-            raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} changed since it was "
+        return self.write_files({path: data}, {path: expected}, message or f"Update {path}")[path]
+
+    def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
+                    message: str = "") -> dict[str, str]:
+        """One commit. Every version in `expected` must be the same head commit (what this
+        store's reads return); that head is the commit's parent, so the Hub refuses it if
+        anyone committed since. Paths expected absent are checked at that head."""
+        files = {clean_path(path, self.name): data for path, data in files.items()}
+        expected = {clean_path(path, self.name): version for path, version in (expected or {}).items()}
+        parent = self._parent(expected)
+        for path, version in expected.items():
+            if version is None:
+                with self._hub(f"check whether {path} exists"):
+                    exists = self.api.file_exists(self.repo_id, path, repo_type=REPO_TYPE, revision=parent)
+                if exists:
+                    raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} already "
+                                        f"exists; it was to be created only if absent")
+        operations = [CommitOperationAdd(path_in_repo=path, path_or_fileobj=data) for path, data in files.items()]
+        names = ", ".join(files)
+        oid = self._commit(operations, message or f"Update {names}", f"write {names}", parent=parent)
+        # huggingface_hub marks an operation committed only when it sent the commit; with
+        # nothing sent (same bytes already there) a stale writer must still lose
+        sent = any(getattr(operation, "_is_committed", True) for operation in operations)
+        if parent is not None and not sent and oid != parent:
+            raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {names} changed since "
                                 f"read (someone else wrote these same bytes); re-read and retry")
-        return oid
+        return {path: oid for path in files}
+
+    def _parent(self, expected: Mapping[str, str | None]) -> str | None:
+        """The parent commit a conditional write is based on (None: unconditional)."""
+        versions = {version for version in expected.values() if version is not None}
+        for version in versions:
+            if not constants.REGEX_COMMIT_OID.fullmatch(version):
+                raise StoreError(f"store {self.name!r} (dataset repo {self.repo_id}): version {version!r} is not "
+                                 f"a commit id; pass the version that read() of this store returned")
+        if len(versions) > 1:  # read at different heads: the older one is stale already
+            raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): the files were read at "
+                                f"different commits; re-read and retry")
+        if versions:
+            return versions.pop()
+        return self._head() if expected else None
 
     def list(self, prefix: str = "") -> list[str]:
         folder = clean_path(prefix, self.name, allow_root=True)

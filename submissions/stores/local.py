@@ -7,9 +7,11 @@ Every file lives at `root/<path>`. The store's own bookkeeping lives in `root/.s
   disk, then `os.replace`d over the target, so a reader sees the old file or the new one,
   never half of one, even if the writer is killed.
 - The version of a file is the sha256 of its bytes.
-- `write_if` compares and swaps under an exclusive `fcntl.flock` on `.store/lock`, which
-  every write and delete also takes: the check and the swap cannot interleave with
-  another writer, in this process or any other on the machine.
+- `write_if` and `write_files` compare and swap under an exclusive `fcntl.flock` on
+  `.store/lock`, which every write and delete also takes: the check and the swap cannot
+  interleave with another writer, in this process or any other on the machine. Several
+  files written together are installed one after another under that lock, in the
+  order given: a reader (who takes no lock) sees the last one only after the others.
 
 The swap is strict: a stale `expected` is a conflict even when the new bytes equal the
 stored ones (two writers that both read 5 and both write 6 must not both succeed).
@@ -25,7 +27,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from submissions.errors import ConflictError, NotFoundError, StoreError
 from submissions.stores.base import PUBLIC, Versioned
@@ -141,25 +143,32 @@ class LocalStore:
         return None if data is None else Versioned(data, content_version(data))
 
     def write(self, path: str, data: bytes, message: str = "") -> str:
-        target = self._file(path)
-        staged = self._stage(lambda handle: handle.write(data))
-        with self._locked():
-            self._install(staged, target)
-        return content_version(data)
+        return self.write_files({path: data}, message=message)[path]
 
     def write_if(self, path: str, data: bytes, expected: str | None, message: str = "") -> str:
-        target = self._file(path)
-        staged = self._stage(lambda handle: handle.write(data))
+        return self.write_files({path: data}, {path: expected}, message)[path]
+
+    def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
+                    message: str = "") -> dict[str, str]:
+        expected = dict(expected or {})
+        targets = {path: self._file(path) for path in files}
+        checked = {path: self._file(path) for path in expected}
+        staged: dict[str, Path] = {}
         try:
+            for path, data in files.items():
+                staged[path] = self._stage(lambda handle, data=data: handle.write(data))
             with self._locked():
-                current = self._current(target)
-                found = None if current is None else content_version(current)
-                if found != expected:
-                    raise ConflictError(_conflict_message(self.name, path, expected, found))
-                self._install(staged, target)
+                for path, target in checked.items():
+                    current = self._current(target)
+                    found = None if current is None else content_version(current)
+                    if found != expected[path]:
+                        raise ConflictError(_conflict_message(self.name, path, expected[path], found))
+                for path, target in targets.items():
+                    self._install(staged[path], target)
         finally:
-            staged.unlink(missing_ok=True)  # still there if nothing was installed
-        return content_version(data)
+            for leftover in staged.values():
+                leftover.unlink(missing_ok=True)  # still there if nothing was installed
+        return {path: content_version(data) for path, data in files.items()}
 
     def list(self, prefix: str = "") -> list[str]:
         folder = clean_path(prefix, self.name, allow_root=True)

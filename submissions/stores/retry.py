@@ -7,9 +7,10 @@ only the caller can do (the queue's read + write_if loop).
 
 One case needs care. A write can reach the server and still fail on the way back (a
 timeout, a 5xx after the commit landed). Its retry then meets a ConflictError caused by
-our own write. So when a `write_if` retry conflicts after an earlier transient failure,
-the file is read back: if it holds exactly the bytes we meant to write, the write did
-land and its version is returned; otherwise the conflict is real and is raised. This
+our own write. So when a `write_if` or `write_files` retry conflicts after an earlier
+transient failure, the files are read back: if they hold exactly the bytes we meant to
+write, the write did land and its versions are returned; otherwise the conflict is real
+and is raised. This
 assumes two writers never write identical bytes for different reasons: true of request
 records (they carry the worker id and timestamps), not of a bare counter.
 """
@@ -20,7 +21,7 @@ import logging
 import random
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Mapping, TypeVar
 
 from submissions.errors import ConflictError, TransientStoreError
 from submissions.stores.base import Store, Versioned
@@ -83,13 +84,29 @@ class RetryingStore:
 
     def write_if(self, path: str, data: bytes, expected: str | None, message: str = "") -> str:
         def landed() -> str | None:
+            versions = self._landed({path: data})
+            return versions[path] if versions else None
+
+        return self._call(f"write {path}", lambda: self.inner.write_if(path, data, expected, message), landed)
+
+    def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
+                    message: str = "") -> dict[str, str]:
+        return self._call(f"write {', '.join(files)}", lambda: self.inner.write_files(files, expected, message),
+                          lambda: self._landed(files))
+
+    def _landed(self, files: Mapping[str, bytes]) -> dict[str, str] | None:
+        """The versions of `files` if every one of them holds exactly our bytes (our own
+        earlier attempt landed), else None (including when the store cannot tell)."""
+        versions = {}
+        for path, data in files.items():
             try:
                 found = self.inner.read(path)
             except TransientStoreError:
                 return None  # cannot tell: report the conflict, the caller re-reads anyway
-            return found.version if found is not None and found.data == data else None
-
-        return self._call(f"write {path}", lambda: self.inner.write_if(path, data, expected, message), landed)
+            if found is None or found.data != data:
+                return None
+            versions[path] = found.version
+        return versions
 
     def list(self, prefix: str = "") -> list[str]:
         return self._call(f"list {prefix!r}", lambda: self.inner.list(prefix))
