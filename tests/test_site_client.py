@@ -299,3 +299,36 @@ def test_the_sweep_would_catch_a_leak(submitted, home):
     sample = min(hidden)
     assert contains_any(json.dumps({"data": [[f"x {sample} y"]]}), hidden)
     assert any(p in as_text({"data": [["a", submitted.log_lines[1]]]}) for p in submitted.private_texts())
+
+
+def test_parallel_submits_through_the_api_respect_the_pending_cap(tmp_path_factory):
+    """Eight different files sent at once to /submit_file of a running site, with a cap of two
+    waiting at once (no worker runs, so nothing frees a slot): exactly two are queued."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from submissions.queue import Queue
+    from submissions.stores import Stores
+
+    home = tmp_path_factory.mktemp("racing") / "home"
+    env = {"LEADERBOARD_QUOTA_PENDING": "2", "LEADERBOARD_EMBEDDED_WORKER": "0"}
+    with SiteServer(home, env=env) as site:
+        folder = tmp_path_factory.mktemp("racing-files")
+        paths = [write_baseline_predictions(home, folder / f"{name}.jsonl", name=name)
+                 for name in ("random", "first-option")]
+        # more different files: the random baseline's file with one more line dropped each time
+        lines = paths[0].read_text().splitlines(keepends=True)
+        for k in range(1, 7):
+            extra = folder / f"random-minus-{k}.jsonl"
+            extra.write_text("".join(lines[k:]))
+            paths.append(extra)
+
+        def send(path: Path) -> str:
+            client = Client(site.url, verbose=False)
+            return call(client, "/submit_file", file=handle_file(str(path)), name=f"Racer {path.stem}")[0]
+
+        with ThreadPoolExecutor(len(paths)) as pool:
+            messages = list(pool.map(send, paths))
+    submitted = [m for m in messages if "Submitted" in m]
+    assert len(submitted) == 2, messages
+    assert sum("waiting or running" in m for m in messages) == 6, messages
+    assert len(Queue(Stores.local(home).requests).all()) == 2
