@@ -1,6 +1,6 @@
 """`python -m evaluator`: maintainers' and submitters' tools. `--help` on each command.
 
-    demo-suite   build the deterministic demo suite (real video files, answer key apart)
+    demo-suite   build a demo suite (real video files, answer key apart, a fresh secret)
     import       build a suite from the benchmarks' official releases
     publish-suite upload a built suite to the stores (public part and answer key apart)
     template     write the call list a submitter must answer
@@ -23,7 +23,7 @@ from evaluator.errors import EvaluatorError
 def _cmd_demo_suite(args) -> None:
     from evaluator.demo import build_demo_suite
 
-    suite = build_demo_suite(args.out, seed=args.seed)
+    suite = build_demo_suite(args.out)
     print(f"demo suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
     for name, c in suite.manifest["benchmarks"].items():
         print(f"  {name:14s} {c['items']:4d} items  {c['calls']:4d} calls  {c['videos']:3d} videos")
@@ -31,14 +31,16 @@ def _cmd_demo_suite(args) -> None:
 
 def _cmd_import(args) -> None:
     from evaluator.benchmarks import BENCHMARKS
-    from evaluator.suite import build_suite
+    from evaluator.benchmarks.common import Secret
+    from evaluator.suite import build_suite, read_secret
     from space_config.settings import FrameBudgets
 
     releases = {name: getattr(args, name) for name in BENCHMARKS if getattr(args, name)}
     if not releases:
         raise EvaluatorError("give at least one release folder, e.g. --exact path/to/ExAct")
-    datasets = [BENCHMARKS[name].import_release(Path(path), seed=args.seed) for name, path in releases.items()]
-    suite = build_suite(args.out, args.name, args.version, datasets, FrameBudgets(), seed=args.seed)
+    secret = read_secret(args.secret_from) if args.secret_from else Secret.new()
+    datasets = [BENCHMARKS[name].import_release(Path(path), secret) for name, path in releases.items()]
+    suite = build_suite(args.out, args.name, args.version, datasets, FrameBudgets(), secret)
     print(f"suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
 
 
@@ -111,9 +113,8 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("demo-suite", help="build the deterministic demo suite")
+    s = sub.add_parser("demo-suite", help="build a demo suite, drawn from a fresh secret kept in its answer key")
     s.add_argument("--out", required=True, type=Path, help="folder to write suite/ and answers/ into")
-    s.add_argument("--seed", type=int, default=0)
     s.set_defaults(func=_cmd_demo_suite)
 
     s = sub.add_parser("import", help="build a suite from official releases")
@@ -122,7 +123,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, type=Path)
     s.add_argument("--name", default="official")
     s.add_argument("--version", default="v1")
-    s.add_argument("--seed", type=int, default=0, help="seed of the fixed option orders")
+    s.add_argument("--secret-from", type=Path, metavar="DIR",
+                   help="reuse the secret of an earlier build (its folder, or its answers/ folder), so option "
+                        "orders stay as they were; default: a fresh secret, kept in the new answer key only")
     s.set_defaults(func=_cmd_import)
 
     s = sub.add_parser("publish-suite", help="upload a built suite to the stores (answer key apart)")

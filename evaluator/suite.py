@@ -7,7 +7,7 @@
         videos/<id>.mp4
         <benchmark>/questions.jsonl
     <out>/answers/               private: the answers store, read only by workers
-        answers.json             which suite it belongs to
+        answers.json             which suite it belongs to, and the suite's secret
         hidden_calls.jsonl       calls that would reveal answers (Video SimpleQA sub-questions)
         <benchmark>/answers.jsonl
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import CODE_VERSION, benchmarks
+from evaluator.benchmarks.common import Secret
 from evaluator.errors import SuiteError
 from evaluator.records import SCHEMA_VERSION, BenchmarkData, Call, VideoMeta, from_dict, to_dict
 
@@ -115,9 +116,11 @@ def _materialise_videos(data: BenchmarkData, video_dir: Path, write_files: bool)
     return metas
 
 
-def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData], budgets,
-                write_videos: bool = True, seed: int = 0) -> Suite:
-    """Write a suite's public folder and answer key under `out`; returns the loaded suite."""
+def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData], budgets, secret: Secret,
+                write_videos: bool = True, generator: str | None = None) -> Suite:
+    """Write a suite's public folder and answer key under `out`; returns the loaded suite.
+    `secret` (what the datasets' arrangements were drawn from) goes into the answer key
+    only; `generator` fingerprints the demo generator that made the suite, if one did."""
     out = Path(out)
     public, private = out / SUITE_DIR, out / ANSWERS_DIR
     for folder in (public, private):
@@ -135,14 +138,14 @@ def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData
         metas = _materialise_videos(data, public / "videos", write_videos)
         videos.update(metas)
         calls = module.build_calls(data.questions, metas, budgets)
-        secret = module.hidden_calls(data.questions, data.answers, metas, budgets) \
+        worker_only = module.hidden_calls(data.questions, data.answers, metas, budgets) \
             if hasattr(module, "hidden_calls") else []
         all_calls += calls
-        hidden += secret
+        hidden += worker_only
         _write_jsonl(public / data.benchmark / "questions.jsonl", data.questions)
         _write_jsonl(private / data.benchmark / "answers.jsonl", data.answers)
         counts[data.benchmark] = {"items": len(data.questions), "calls": len(calls),
-                                  "worker_calls": len(secret), "videos": len(metas)}
+                                  "worker_calls": len(worker_only), "videos": len(metas)}
 
     _write_jsonl(public / "calls.jsonl", all_calls)
     _write_jsonl(public / "videos.jsonl", videos.values())
@@ -158,14 +161,15 @@ def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData
         "benchmarks": counts,
         "frame_budgets": asdict(budgets),
         "videos_included": write_videos,
-        "seed": seed,
         "code_version": CODE_VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+    if generator:
+        manifest["generator"] = generator
     (public / "suite.json").write_text(json.dumps(manifest, indent=2))
     (private / "answers.json").write_text(json.dumps(
         {"schema_version": SCHEMA_VERSION, "suite_id": suite_id,
-         "answers_sha256": content_hash(private)}, indent=2))
+         "answers_sha256": content_hash(private), "secret": secret.hex()}, indent=2))
     return load_suite(public)
 
 
@@ -202,6 +206,18 @@ def load_suite(path: Path) -> Suite:
     calls = [Call.from_json(r) for r in _read_jsonl(path / "calls.jsonl")]
     videos = {r["id"]: from_dict(VideoMeta, r) for r in _read_jsonl(path / "videos.jsonl")}
     return Suite(path, manifest, questions, calls, videos)
+
+
+def read_secret(path: Path) -> Secret:
+    """The secret of a built suite, from its answer-key folder (to rebuild it with the same
+    arrangements, e.g. after correcting a question)."""
+    path = Path(path)
+    if (path / ANSWERS_DIR / "answers.json").is_file():
+        path = path / ANSWERS_DIR
+    manifest = _manifest(path, "answers.json", "pass the answer-key folder of the suite")
+    if "secret" not in manifest:
+        raise SuiteError(f"{path / 'answers.json'}: no secret recorded (a suite built before suites had one)")
+    return Secret.from_hex(manifest["secret"])
 
 
 def load_answers(path: Path, suite: Suite) -> AnswerKey:

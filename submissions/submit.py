@@ -81,12 +81,19 @@ def published_suites(store: Store) -> list[str]:
                   and path.endswith("/suite.json"))
 
 
-def _created(store: Store, suite_id: str) -> str:
+def suite_manifest(store: Store, suite_id: str) -> dict:
+    """A published suite's suite.json ({} when it is missing or unreadable)."""
     found = store.read(f"{suite_id}/suite.json")
     try:
-        return str(json.loads(found.data).get("created", "")) if found else ""
+        return json.loads(found.data) if found else {}
     except ValueError:
-        return ""
+        return {}
+
+
+def newest(store: Store, suite_ids: list[str]) -> str:
+    """The most recently built of these suites (several demo suites exist once the demo
+    generator has changed: the newest is current)."""
+    return max(suite_ids, key=lambda s: (str(suite_manifest(store, s).get("created", "")), s))
 
 
 def resolve_suite_id(stores: Stores, settings: Settings) -> str:
@@ -99,8 +106,7 @@ def resolve_suite_id(stores: Stores, settings: Settings) -> str:
             raise NotFoundError(f"No demo suite in the {stores.suite.name} store: build and publish it first "
                                 f"(`python app.py` does on its first start), or set LEADERBOARD_SUITE to the id "
                                 f"of a published suite.")
-        # Several demo suites exist after the demo generator changed: the newest is current.
-        return max(demos, key=lambda s: (_created(stores.suite, s), s))
+        return newest(stores.suite, demos)
     if wanted not in published:
         known = ", ".join(published) or "none"
         raise NotFoundError(f"Suite '{wanted}' (LEADERBOARD_SUITE) is not in the {stores.suite.name} store "

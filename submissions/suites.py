@@ -14,7 +14,7 @@ from evaluator.scoring import make_result, score_responses
 from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite
 from leaderboard import aggregate
 from submissions.stores import Stores
-from submissions.submit import DEMO_PREFIX, published_suites
+from submissions.submit import DEMO_PREFIX, newest, published_suites, suite_manifest
 
 
 def publish_suite(stores: Stores, folder: Path) -> str:
@@ -30,14 +30,18 @@ def publish_suite(stores: Stores, folder: Path) -> str:
 
 
 def ensure_demo_suite(stores: Stores) -> str:
-    """The demo suite's id, building and publishing it when the store has none."""
-    from evaluator.demo import build_demo_suite
+    """The demo suite's id, building and publishing one (with a fresh secret) when the
+    store holds none made by the current demo generator."""
+    from evaluator.demo import build_demo_suite, demo_fingerprint
 
-    demos = [s for s in published_suites(stores.suite) if s.startswith(DEMO_PREFIX)]
+    current = demo_fingerprint()
+    made_now = [s for s in published_suites(stores.suite)
+                if s.startswith(DEMO_PREFIX) and suite_manifest(stores.suite, s).get("generator") == current]
+    if made_now:
+        return newest(stores.suite, made_now)
     with tempfile.TemporaryDirectory() as tmp:
-        built = build_demo_suite(Path(tmp)).id  # deterministic: same content, same id
-        if built not in demos:
-            publish_suite(stores, Path(tmp))
+        built = build_demo_suite(Path(tmp)).id
+        publish_suite(stores, Path(tmp))
     return built
 
 

@@ -13,13 +13,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from evaluator.benchmarks.common import Secret  # noqa: E402 - after the path is set
+
+# Suites built by tests are drawn from fixed secrets, so they are the same on every run
+# (a real build draws a fresh one; tests/test_attacker.py builds those).
+SECRET = Secret(b"tests: the fixed secret of the test suites")
+OTHER_SECRET = Secret(b"tests: another fixed secret, for different suites")
+
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory) -> Path:
     from evaluator.demo import build_demo_suite
 
     out = tmp_path_factory.mktemp("demo")
-    build_demo_suite(out)
+    build_demo_suite(out, SECRET)
     return out
 
 
@@ -36,7 +43,7 @@ def synthetic_dir(tmp_path_factory) -> Path:
     from evaluator.demo import synthetic_suite
 
     out = tmp_path_factory.mktemp("synthetic")
-    synthetic_suite(out, scale=0.5)
+    synthetic_suite(out, SECRET, scale=0.5)
     return out
 
 

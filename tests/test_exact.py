@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import OTHER_SECRET, SECRET
 
 from evaluator.benchmarks import exact
 from evaluator.errors import ImportReleaseError
@@ -37,7 +38,7 @@ def record(i, activity="basketball", is_ge=False):
 
 def test_import_official_layout(tmp_path):
     root = write_release(tmp_path, [record(0), record(1, "piano", True), record(2, "cpr")])
-    data = exact.import_release(root)
+    data = exact.import_release(root, SECRET)
     assert [q.domain for q in data.questions] == ["Sports", "Music", "Health"]
     assert [q.category for q in data.questions] == ["tips", "good_execution", "tips"]
     for q, a in zip(data.questions, data.answers):
@@ -48,14 +49,14 @@ def test_import_official_layout(tmp_path):
     assert all(path.endswith(".mp4") for path in data.video_files.values())
 
 
-def test_option_order_is_fixed_and_seeded(tmp_path):
+def test_option_order_is_fixed_and_drawn_from_the_secret(tmp_path):
     root = write_release(tmp_path, [record(i) for i in range(30)])
-    a = exact.import_release(root)
-    b = exact.import_release(root)
+    a = exact.import_release(root, SECRET)
+    b = exact.import_release(root, SECRET)
     assert [q.options for q in a.questions] == [q.options for q in b.questions]
     labels = [x.label for x in a.answers]
     assert len(set(labels)) > 1, "the gold option must not always sit at the same place"
-    c = exact.import_release(root, seed=1)
+    c = exact.import_release(root, OTHER_SECRET)
     assert [q.options for q in c.questions] != [q.options for q in a.questions]
 
 
@@ -69,16 +70,16 @@ def test_bad_fixture_names_file_line_and_field(tmp_path, change, message):
     records = [record(0), record(1) | change]
     root = write_release(tmp_path, records)
     with pytest.raises(ImportReleaseError) as info:
-        exact.import_release(root)
+        exact.import_release(root, SECRET)
     assert "metadata.jsonl:2" in str(info.value) and message in str(info.value)
 
 
 def test_missing_video_and_missing_metadata(tmp_path):
     with pytest.raises(ImportReleaseError, match="file not found"):
-        exact.import_release(tmp_path)
+        exact.import_release(tmp_path, SECRET)
     root = write_release(tmp_path / "r", [record(0)], videos=False)
     with pytest.raises(ImportReleaseError, match="video file .* not found"):
-        exact.import_release(root)
+        exact.import_release(root, SECRET)
 
 
 # Table 2 of the paper, as correct counts per domain (spec §7.1): the scorer must
@@ -99,7 +100,7 @@ def paper_size_items():
     for domain, n in DOMAIN_N.items():
         for i in range(n):
             q, a = exact._item(f"{domain}-{i}", f"v-{domain}-{i}", ACTIVITY_OF[domain], i % 2 == 0, "",
-                               "gold", ["w1", "w2", "w3", "w4"], 0)
+                               "gold", ["w1", "w2", "w3", "w4"], SECRET)
             questions.append(q)
             answers.append(a)
     return questions, answers

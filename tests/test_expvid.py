@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import OTHER_SECRET, SECRET
 
 from evaluator import baselines
 from evaluator.benchmarks import expvid
@@ -101,10 +102,10 @@ class RecordingJudge:
 # -- demo and calls -----------------------------------------------------------
 
 def test_demo_is_deterministic_and_covers_every_task_and_discipline():
-    data = expvid.demo()
-    assert [asdict(q) for q in data.questions] == [asdict(q) for q in expvid.demo().questions]
-    assert [asdict(a) for a in data.answers] == [asdict(a) for a in expvid.demo().answers]
-    assert [asdict(q) for q in data.questions] != [asdict(q) for q in expvid.demo(seed=1).questions]
+    data = expvid.demo(SECRET)
+    assert [asdict(q) for q in data.questions] == [asdict(q) for q in expvid.demo(SECRET).questions]
+    assert [asdict(a) for a in data.answers] == [asdict(a) for a in expvid.demo(SECRET).answers]
+    assert [asdict(q) for q in data.questions] != [asdict(q) for q in expvid.demo(OTHER_SECRET).questions]
     assert set(q.task for q in data.questions) == set(expvid.TASKS)
     assert set(q.discipline for q in data.questions) == set(expvid.DISCIPLINES)
     assert all(2 <= spec.seconds <= 6 for spec in data.video_specs.values())
@@ -122,7 +123,7 @@ def test_demo_is_deterministic_and_covers_every_task_and_discipline():
 
 
 def test_demo_paper_size():
-    data = expvid.demo(size=7800)
+    data = expvid.demo(SECRET, size=7800)
     assert len(data.questions) == 7800
     sources = {q.source: q.discipline for q in data.questions}
     assert len(sources) == 390
@@ -134,8 +135,8 @@ def test_demo_paper_size():
 
 
 def test_suite_calls_frames_formats_and_no_answers(tmp_path):
-    data = expvid.demo()
-    suite = build_suite(tmp_path, "demo", "t", [data], FrameBudgets(expvid_level3=40), write_videos=True)
+    data = expvid.demo(SECRET)
+    suite = build_suite(tmp_path, "demo", "t", [data], FrameBudgets(expvid_level3=40), SECRET, write_videos=True)
     key = load_answers(tmp_path, suite)
     calls = {c.item: c for c in suite.calls}
     gold = {a.id: a for a in key.answers["expvid"]}
@@ -160,7 +161,7 @@ def test_suite_calls_frames_formats_and_no_answers(tmp_path):
 
 
 def test_baselines_are_not_perfect(tmp_path):
-    suite = build_suite(tmp_path, "demo", "t", [expvid.demo(size=600)], FrameBudgets(), write_videos=False)
+    suite = build_suite(tmp_path, "demo", "t", [expvid.demo(SECRET, size=600)], FrameBudgets(), SECRET, write_videos=False)
     key = load_answers(tmp_path, suite)
     for name in ("random", "first-option"):
         preds = baselines.predictions(name, suite.calls)
@@ -171,7 +172,7 @@ def test_baselines_are_not_perfect(tmp_path):
 
 
 def test_perfect_answers_score_100_everywhere(tmp_path):
-    data = expvid.demo()
+    data = expvid.demo(SECRET)
     items = list(zip(data.questions, data.answers))
     result = score(items, {a.id: perfect_response(a) for a in data.answers})
     m = result.metrics
@@ -402,7 +403,7 @@ def release(root: Path, stems=None) -> Path:
 
 
 def test_import_reads_the_official_layout(tmp_path):
-    data = expvid.import_release(release(tmp_path))
+    data = expvid.import_release(release(tmp_path), SECRET)
     by_task = {}
     for q, a in zip(data.questions, data.answers):
         assert q.id == a.id and q.task == a.task
@@ -436,7 +437,7 @@ def test_import_reads_the_official_layout(tmp_path):
 
 
 def test_import_never_copies_the_narration(tmp_path):
-    data = expvid.import_release(release(tmp_path))
+    data = expvid.import_release(release(tmp_path), SECRET)
     metas = {v: VideoMeta(v, 10.0, 8.0, 80) for v in data.video_files}
     calls = expvid.build_calls(data.questions, metas, FrameBudgets())
     text = json.dumps([asdict(q) for q in data.questions] + [asdict(a) for a in data.answers]
@@ -453,7 +454,7 @@ def test_import_never_copies_the_narration(tmp_path):
 def test_import_accepts_hf_config_stems(tmp_path):
     stems = {"tools": "level1_tools", "video_verification": "level2_video_verification",
              "experimental_conclusion": "level3_experimental_conclusion", "materials": "Level1-Materials"}
-    data = expvid.import_release(release(tmp_path, stems))
+    data = expvid.import_release(release(tmp_path, stems), SECRET)
     assert set(q.task for q in data.questions) == set(expvid.TASKS)
 
 
@@ -502,24 +503,24 @@ def _break(root: Path, level: str, stem: str, line: int, change: dict | str) -> 
 def test_bad_records_name_file_line_and_field(tmp_path, level, stem, line, change, message):
     path = _break(release(tmp_path), level, stem, line, change)
     with pytest.raises(ImportReleaseError) as err:
-        expvid.import_release(tmp_path)
+        expvid.import_release(tmp_path, SECRET)
     assert f"{path}:{line}" in str(err.value) and message in str(err.value)
     assert NARRATION not in str(err.value)
 
 
 def test_bad_layouts(tmp_path):
     with pytest.raises(ImportReleaseError, match="no annotations"):
-        expvid.import_release(tmp_path)
+        expvid.import_release(tmp_path, SECRET)
     root = release(tmp_path / "a")
     write_jsonl(root / "annotations" / "level2" / "mystery_task.jsonl", [{"question": "?"}])
     with pytest.raises(ImportReleaseError, match=r"mystery_task\.jsonl: unknown task file"):
-        expvid.import_release(root)
+        expvid.import_release(root, SECRET)
     root = release(tmp_path / "b")
     write_jsonl(root / "annotations" / "level1" / "level1_tools.jsonl", [])
     with pytest.raises(ImportReleaseError, match="a second file for task 'tool'"):
-        expvid.import_release(root)
+        expvid.import_release(root, SECRET)
     root = release(tmp_path / "c")
     (root / "annotations" / "level3" / "scientific_discovery.jsonl").rename(
         root / "annotations" / "level1" / "scientific_discovery.jsonl")
     with pytest.raises(ImportReleaseError, match="level-3 task"):
-        expvid.import_release(root)
+        expvid.import_release(root, SECRET)

@@ -88,12 +88,12 @@ NORMALIZED_CASES = [
 def test_normalized_match_cases(task, gold, prediction, expected):
     judge = NormalizedMatchJudge()
     [judgement] = judge.judge([JudgeRequest(task, "question?", gold, prediction)])
-    assert judgement == Judgement(expected, "normalized-match@1", None)
+    assert judgement == Judgement(expected, "normalized-match@2", None)
 
 
 def test_normalized_match_identity_and_order():
     judge = NormalizedMatchJudge()
-    assert (judge.judge_id, judge.kind) == ("normalized-match@1", "normalized-match")
+    assert (judge.judge_id, judge.kind) == ("normalized-match@2", "normalized-match")
     reqs = [JudgeRequest(S, "q", "Paris", "Lyon"), JudgeRequest(S, "q", "Paris", "Paris"),
             JudgeRequest(B, "q", "x", "")]
     assert [j.label for j in judge.judge(reqs)] == [INCORRECT, CORRECT, INCORRECT]

@@ -8,6 +8,7 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import OTHER_SECRET, SECRET
 
 from evaluator.benchmarks import videommmu as vm
 from evaluator.errors import ImportReleaseError
@@ -186,12 +187,12 @@ def test_open_reply_without_answer_is_unparseable():
 # -- demo and calls -----------------------------------------------------------------
 
 def demo_suite(tmp_path, size=12, write_videos=False):
-    return build_suite(tmp_path, "demo", "t", [vm.demo(size=size)], FrameBudgets(), write_videos=write_videos)
+    return build_suite(tmp_path, "demo", "t", [vm.demo(SECRET, size=size)], FrameBudgets(), SECRET, write_videos=write_videos)
 
 
 def test_demo_covers_everything_and_is_deterministic():
-    data = vm.demo()
-    assert data == vm.demo() and data != vm.demo(seed=1)
+    data = vm.demo(SECRET)
+    assert data == vm.demo(SECRET) and data != vm.demo(OTHER_SECRET)
     qs = data.questions
     assert {q.discipline for q in qs} == set(vm.DISCIPLINES)
     by_video = {}
@@ -212,7 +213,7 @@ def test_demo_covers_everything_and_is_deterministic():
 
 
 def test_paper_size_demo():
-    data = vm.demo(size=300)
+    data = vm.demo(SECRET, size=300)
     assert len(data.questions) == 900
     videos = {}
     for q in data.questions:
@@ -252,7 +253,7 @@ def test_calls_and_last_frame(tmp_path):
 
 
 def test_no_answer_in_public_files(tmp_path):
-    data = vm.demo()
+    data = vm.demo(SECRET)
     demo_suite(tmp_path)
     public = "\n".join(p.read_text() for p in (tmp_path / "suite").rglob("*.jsonl"))
     assert '"gold"' not in public and '"labels": ["' not in (tmp_path / "suite" / "videommmu" / "questions.jsonl").read_text()
@@ -266,7 +267,7 @@ def test_last_frame_of_real_video_is_the_quiz_picture(tmp_path):
 
     from evaluator import synth
 
-    suite = build_suite(tmp_path, "demo", "t", [vm.demo(size=6)], FrameBudgets(videommmu=4), write_videos=True)
+    suite = build_suite(tmp_path, "demo", "t", [vm.demo(SECRET, size=6)], FrameBudgets(videommmu=4), SECRET, write_videos=True)
     for call in suite.calls:
         plan = call.frames[0]
         with av.open(str(suite.path / suite.videos[plan.video].file)) as container:
@@ -281,7 +282,7 @@ def test_last_frame_of_real_video_is_the_quiz_picture(tmp_path):
 def test_baselines_are_not_perfect(tmp_path):
     suite = demo_suite(tmp_path)
     qs = suite.questions["videommmu"]
-    answers = vm.demo().answers
+    answers = vm.demo(SECRET).answers
     first = [(c.id, c.labels[0] if c.labels else "1") for c in suite.calls]
     m = vm.score(qs, answers, responses(first), CTX).metrics
     assert 0 < m["overall"] < 50
@@ -294,7 +295,7 @@ def test_baselines_are_not_perfect(tmp_path):
 def test_paper_size_scoring_counts(tmp_path):
     suite = demo_suite(tmp_path, size=300)
     qs = suite.questions["videommmu"]
-    answers = vm.demo(size=300).answers
+    answers = vm.demo(SECRET, size=300).answers
     lines = [json.dumps({"id": c.id, "response": f"Let me think about {c.id} step by step. "
                          f"The lecture shows a table.\nFinal answer: {c.labels[1] if c.labels else '3.14'}"})
              for c in suite.calls]
@@ -356,7 +357,7 @@ def write_release(root, tracks=None, layout="hf", videos=True, question_only=Tru
 
 @pytest.mark.parametrize("layout", ["hf", "flat"])
 def test_import_official_layout(tmp_path, layout):
-    data = vm.import_release(write_release(tmp_path, layout=layout))
+    data = vm.import_release(write_release(tmp_path, layout=layout), SECRET)
     qs = {q.id: q for q in data.questions}
     key = {a.id: a for a in data.answers}
     assert len(qs) == 9 and {q.track for q in qs.values()} == set(vm.TRACKS)
@@ -378,7 +379,7 @@ def test_import_official_layout(tmp_path, layout):
 
 
 def test_imported_release_builds_calls(tmp_path):
-    data = vm.import_release(write_release(tmp_path / "r"))
+    data = vm.import_release(write_release(tmp_path / "r"), SECRET)
     from evaluator.records import VideoMeta
     metas = {v: VideoMeta(v, 2.0 if v.endswith("question-only") else 500.0, 25.0,
                           50 if v.endswith("question-only") else 12500) for v in data.video_files}
@@ -419,27 +420,27 @@ def bad(track, index, change=None, drop=None):
 def test_bad_fixture_names_file_row_and_field(tmp_path, tracks, where, message):
     write_release(tmp_path, tracks)
     with pytest.raises(ImportReleaseError) as info:
-        vm.import_release(tmp_path)
+        vm.import_release(tmp_path, SECRET)
     assert where in str(info.value) and message in str(info.value)
 
 
 def test_missing_files(tmp_path):
     with pytest.raises(ImportReleaseError, match="no parquet for track Perception"):
-        vm.import_release(tmp_path)
+        vm.import_release(tmp_path, SECRET)
     root = write_release(tmp_path / "a", {k: v for k, v in rows().items() if k != "comprehension"})
     with pytest.raises(ImportReleaseError, match="no parquet for track Comprehension"):
-        vm.import_release(root)
+        vm.import_release(root, SECRET)
     root = write_release(tmp_path / "b", videos=False)
     with pytest.raises(ImportReleaseError, match=r"Perception/test-00000-of-00001.parquet: row 1: "
                                                  r"video file 'validation_Accounting_13.mp4' not found"):
-        vm.import_release(root)
+        vm.import_release(root, SECRET)
     root = write_release(tmp_path / "c", question_only=False)
     with pytest.raises(ImportReleaseError, match=r"Adaptation/.*row 1: video file 'validation_Accounting_13_image.mp4'"):
-        vm.import_release(root)
+        vm.import_release(root, SECRET)
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "perception.parquet").write_bytes(b"not parquet")
     with pytest.raises(ImportReleaseError, match="perception.parquet: not a readable parquet file"):
-        vm.import_release(tmp_path / "d")
+        vm.import_release(tmp_path / "d", SECRET)
 
 
 def test_open_question_outside_adaptation_is_refused(tmp_path):
@@ -449,16 +450,16 @@ def test_open_question_outside_adaptation_is_refused(tmp_path):
     tracks["perception"][2]["question_type"] = "open"
     write_release(tmp_path, tracks)
     with pytest.raises(ImportReleaseError, match="row 3: field 'question_type'"):
-        vm.import_release(tmp_path)
+        vm.import_release(tmp_path, SECRET)
 
 
 def test_options_stored_as_list_text(tmp_path):
     tracks = rows()
     for r in tracks["perception"]:
         r["options"] = repr(list(r["options"]))
-    data = vm.import_release(write_release(tmp_path / "ok", tracks))
+    data = vm.import_release(write_release(tmp_path / "ok", tracks), SECRET)
     assert data.questions[0].options == [f"choice {i}" for i in range(10)]
     tracks["perception"][1]["options"] = "force A; force B"
     write_release(tmp_path / "bad", tracks)
     with pytest.raises(ImportReleaseError, match=r"row 2: field 'options' must be a list of strings"):
-        vm.import_release(tmp_path / "bad")
+        vm.import_release(tmp_path / "bad", SECRET)

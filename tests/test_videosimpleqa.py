@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import OTHER_SECRET, SECRET
 
 from evaluator.benchmarks import videosimpleqa as vsqa
 from evaluator.errors import ImportReleaseError
@@ -115,7 +116,7 @@ def test_f_identity_on_every_paper_row(model, co, inc, na, cga, f):
 
 
 def test_scorer_reproduces_o3_row_end_to_end():
-    data = vsqa.demo(size=1504)
+    data = vsqa.demo(SECRET, size=1504)
     n = len(data.questions)
     c, n_na = round(0.663 * n), round(0.001 * n)
     grades = ["C"] * c + ["N"] * n_na + ["I"] * (n - c - n_na)
@@ -129,7 +130,7 @@ def test_scorer_reproduces_o3_row_end_to_end():
 # -- hand-worked metrics --------------------------------------------------------
 
 def small_demo():
-    return vsqa.demo(size=10)
+    return vsqa.demo(SECRET, size=10)
 
 
 def test_hand_worked_counts_and_f():
@@ -193,7 +194,7 @@ def test_raw_text_answer_is_graded_when_there_is_no_json():
 # -- calibration -------------------------------------------------------------
 
 def test_ece_hand_worked():
-    data = vsqa.demo(size=5)
+    data = vsqa.demo(SECRET, size=5)
     # Bin 9: 95 right, 95 wrong -> |0.5 - 0.95| x 2 items; bin 3: 30 right -> 0.7; bin 0: 5 wrong -> 0.05.
     # The fifth item has no confidence: left out. ECE = (0.9 + 0.7 + 0.05) / 4 = 41.25 %.
     result = score(data, answer_as(data, ["C", "I", "C", "I", "C"], [95, 95, 30, 5, None]))
@@ -211,7 +212,7 @@ def test_ece_bin_edges():
 
 
 def test_confidence_from_record_wins_over_json():
-    data = vsqa.demo(size=2)
+    data = vsqa.demo(SECRET, size=2)
     ids = [vsqa.call_id(q.id) for q in data.questions]
     golds = [a.answer for a in data.answers]
     from_json = [Prediction(ids[0], reply(golds[0], 20)), Prediction(ids[1], reply(WRONG, 20))]
@@ -222,7 +223,7 @@ def test_confidence_from_record_wins_over_json():
 
 
 def test_out_of_range_confidence_is_left_out_of_calibration():
-    data = vsqa.demo(size=2)
+    data = vsqa.demo(SECRET, size=2)
     preds = [Prediction(vsqa.call_id(q.id), reply(a.answer, c))
              for q, a, c in zip(data.questions, data.answers, [150, 80])]
     assert score(data, preds).metrics["calibration_n"] == 1
@@ -307,20 +308,20 @@ def test_video_stats_one_row_per_video():
 # -- demo ------------------------------------------------------------------------
 
 def test_demo_covers_hops_categories_and_shared_videos():
-    data = vsqa.demo()
+    data = vsqa.demo(SECRET)
     assert {q.hops for q in data.questions} == {2, 3, 4}
     assert {q.category for q in data.questions} == set(vsqa.PRIMARY)
     assert len(data.video_specs) < len(data.questions)
     assert all(len(a.sub_questions) == q.hops for q, a in zip(data.questions, data.answers))
     assert all(a.answer == a.sub_questions[-1].answer for a in data.answers)
     assert all(s.seconds <= 5 for s in data.video_specs.values())
-    assert vsqa.demo() == vsqa.demo() and vsqa.demo(seed=1) != vsqa.demo()
+    assert vsqa.demo(SECRET) == vsqa.demo(SECRET) and vsqa.demo(OTHER_SECRET) != vsqa.demo(SECRET)
     # items on one video follow different chains: no video has the same question twice
     assert len({(q.video, q.question) for q in data.questions}) == len(data.questions)
 
 
 def test_demo_paper_size():
-    data = vsqa.demo(size=1504)
+    data = vsqa.demo(SECRET, size=1504)
     hops = [q.hops for q in data.questions]
     assert len(data.questions) == 1504 and len(data.video_specs) == 1079
     for k, n in vsqa.PAPER_HOPS.items():
@@ -333,8 +334,8 @@ def test_demo_paper_size():
 def test_baselines_are_not_perfect(tmp_path):
     from evaluator.baselines import predictions
 
-    suite = build_suite(tmp_path, "demo", "t", [vsqa.demo()], FrameBudgets(), write_videos=False)
-    data = vsqa.demo()
+    suite = build_suite(tmp_path, "demo", "t", [vsqa.demo(SECRET)], FrameBudgets(), SECRET, write_videos=False)
+    data = vsqa.demo(SECRET)
     for name in ("first-option", "random"):
         result = score(data, predictions(name, suite.calls))
         assert result.metrics["overall"] < 50
@@ -343,8 +344,8 @@ def test_baselines_are_not_perfect(tmp_path):
 # -- calls and the suite -----------------------------------------------------------
 
 def test_calls_and_hidden_calls(tmp_path):
-    data = vsqa.demo()
-    suite = build_suite(tmp_path, "demo", "t", [data], FrameBudgets(), write_videos=False)
+    data = vsqa.demo(SECRET)
+    suite = build_suite(tmp_path, "demo", "t", [data], FrameBudgets(), SECRET, write_videos=False)
     key = load_answers(tmp_path, suite)
     assert [c.id for c in suite.calls] == [vsqa.call_id(q.id) for q in data.questions]
     call = suite.calls[0]
@@ -361,8 +362,8 @@ def test_calls_and_hidden_calls(tmp_path):
 
 
 def test_no_answer_or_sub_question_in_public_files(tmp_path):
-    data = vsqa.demo()
-    build_suite(tmp_path, "demo", "t", [data], FrameBudgets(), write_videos=False)
+    data = vsqa.demo(SECRET)
+    build_suite(tmp_path, "demo", "t", [data], FrameBudgets(), SECRET, write_videos=False)
     public = "\n".join(p.read_text() for p in (tmp_path / "suite").rglob("*.json*"))
     for a in data.answers:
         assert json.dumps(a.answer)[1:-1] not in public  # the gold, as JSON would write it
@@ -410,7 +411,7 @@ def official_fixture(root: Path) -> Path:
 
 
 def test_import_official_layout(tmp_path):
-    data = vsqa.import_release(official_fixture(tmp_path))
+    data = vsqa.import_release(official_fixture(tmp_path), SECRET)
     q, a = data.questions, data.answers
     assert [x.id for x in q] == ["vsqa-00000", "vsqa-00001", "vsqa-00002", "vsqa-00003"]
     assert [x.hops for x in q] == [4, 2, 3, 4]
@@ -424,7 +425,7 @@ def test_import_official_layout(tmp_path):
 
 
 def test_import_empty_multi_hop_item_is_excluded_from_scoring(tmp_path):
-    data = vsqa.import_release(official_fixture(tmp_path))
+    data = vsqa.import_release(official_fixture(tmp_path), SECRET)
     # The fixture's videos are fake (the suite builder would probe them): plain metadata instead.
     videos = {v: VideoMeta(v, 4.0, 8.0, 32) for v in data.video_files}
     calls = vsqa.build_calls(data.questions, videos, FrameBudgets())
@@ -446,14 +447,14 @@ def test_import_item_with_empty_answer_has_no_question(tmp_path):
     item = release_item("2010-01-01", 2, "x")
     item["Multi_hop_Answer"] = " "
     write_release(tmp_path, [item, release_item("2010-01-02", 2, "y")])
-    data = vsqa.import_release(tmp_path)
+    data = vsqa.import_release(tmp_path, SECRET)
     assert [q.question for q in data.questions] == ["", "Multi-hop question of y?"]
     assert data.answers[0].sub_questions[1].answer == "answer 2 x"  # sub-questions kept
 
 
 def test_import_without_category_mapping(tmp_path):
     write_release(tmp_path, [release_item("2010-01-01", 2, "x")])
-    data = vsqa.import_release(tmp_path)
+    data = vsqa.import_release(tmp_path, SECRET)
     assert data.questions[0].category is None
     preds = answer_as(data, ["C"])
     assert "by_category" not in score(data, preds).metrics
@@ -462,13 +463,13 @@ def test_import_without_category_mapping(tmp_path):
 def test_import_mapping_as_object(tmp_path):
     write_release(tmp_path, [release_item("2010-01-01", 2, "x")],
                   {"2010-01-01|Multi-hop question of x?": {"category": "society and culture"}})
-    assert vsqa.import_release(tmp_path).questions[0].category == "SAC"
+    assert vsqa.import_release(tmp_path, SECRET).questions[0].category == "SAC"
 
 
 def bad(tmp_path: Path, items, mapping=None, videos=None) -> str:
     write_release(tmp_path, items, mapping, videos)
     with pytest.raises(ImportReleaseError) as e:
-        vsqa.import_release(tmp_path)
+        vsqa.import_release(tmp_path, SECRET)
     return str(e.value)
 
 
@@ -502,7 +503,7 @@ def test_import_bad_json_names_the_line(tmp_path):
     path = tmp_path / "data" / vsqa.RELEASE_FILE
     path.write_text(path.read_text().replace('"date": "2010-01-01",', '"date": "2010-01-01"'))
     with pytest.raises(ImportReleaseError, match=rf"{vsqa.RELEASE_FILE}:4: not valid JSON"):
-        vsqa.import_release(tmp_path)
+        vsqa.import_release(tmp_path, SECRET)
 
 
 def test_import_missing_video_and_bad_mapping(tmp_path):
@@ -520,7 +521,7 @@ def test_import_missing_video_and_bad_mapping(tmp_path):
 # -- speed -------------------------------------------------------------------------
 
 def test_paper_size_scoring_is_one_judge_batch(tmp_path):
-    data = vsqa.demo(size=1504)
+    data = vsqa.demo(SECRET, size=1504)
     preds = worker_predictions(data, {1: "C", 2: "I", 3: "N", 4: "C"}, main="I")
     judge = CountingJudge()
     result = score(data, preds, judge, worker_run=True)

@@ -4,8 +4,10 @@ Every benchmark module provides the same names:
 
     NAME, TITLE
     Question, Answer                 typed public record and hidden answer record
-    import_release(root, seed=0)     -> BenchmarkData, from the official release layout
-    demo(seed=0, ...)                -> BenchmarkData with synthetic video specs
+    import_release(root, secret)     -> BenchmarkData, from the official release layout
+    demo(secret, ...)                -> BenchmarkData with synthetic video specs
+                                     (`secret`: the suite's common.Secret; every arrangement
+                                     that depends on an answer is drawn from it)
     build_calls(questions, videos, budgets) -> list[Call]   the public call list
     hidden_calls(questions, answers, videos, budgets) -> list[Call]   (optional)
                                      calls only workers make (they would reveal answers)

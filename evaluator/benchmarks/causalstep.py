@@ -3,8 +3,9 @@
 Spec: shared/specs/causalstep.md. Each video is cut into ordered segments S1..SN.
 Every segment has a descriptive question (what S_i shows); every segment but the
 first has a causal question (how S_i follows from S_(i-1)). All questions are
-multiple choice, usually with 8 options, shown in one seeded order fixed per
-question and published in the suite (labels A, B, ...; fewer options, fewer letters).
+multiple choice, usually with 8 options, shown in one order fixed per question,
+drawn from the suite's secret and published in the suite (labels A, B, ...; fewer
+options, fewer letters).
 
 Release schema (CausalStep has no public release; this is the layout we read)
 -----------------------------------------------------------------------------
@@ -75,7 +76,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import find_video, read_jsonl, require, seeded_permutation
+from evaluator.benchmarks.common import Secret, find_video, read_jsonl, require
 from evaluator.errors import ImportReleaseError
 from evaluator.metrics import Tally, group_accuracy, ratio_pct, read_choice
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Context, FramePlan,
@@ -108,7 +109,7 @@ _CATEGORY_BY_KEY = {_category_key(c): c for c in CATEGORIES}
 @dataclass
 class MCQ:
     question: str
-    options: list[str]  # in the question's fixed seeded order
+    options: list[str]  # in the question's fixed secret order
 
     @property
     def labels(self) -> list[str]:
@@ -161,13 +162,13 @@ def call_id(item: str, segment: int, kind: str) -> str:
 
 # -- import -----------------------------------------------------------------
 
-def import_release(root: Path, seed: int = 0) -> BenchmarkData:
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the release layout documented in this module's docstring."""
     path, entries = _release_entries(Path(root))
     questions, answers, files, first_line = [], [], {}, {}
     for line, record in entries:
         where = f"{path}:{line}"
-        question, answer = _video_record(record, where, seed)
+        question, answer = _video_record(record, where, secret)
         if question.id in first_line:
             raise ImportReleaseError(f"{where}: field 'video_id': '{question.id}' is already used on "
                                      f"line {first_line[question.id]}")
@@ -220,7 +221,7 @@ def _json_array(path: Path) -> list[tuple[int, dict]]:
     return entries
 
 
-def _video_record(record: dict, where: str, seed: int) -> tuple[Question, Answer]:
+def _video_record(record: dict, where: str, secret: Secret) -> tuple[Question, Answer]:
     item = require(record, "video_id", str, where)
     if not _SAFE_ID.fullmatch(item):
         raise ImportReleaseError(f"{where}: field 'video_id' may hold only letters, digits, '.', '_' and '-'")
@@ -234,12 +235,12 @@ def _video_record(record: dict, where: str, seed: int) -> tuple[Question, Answer
         if not isinstance(seg, dict):
             raise ImportReleaseError(f"{here}: expected a JSON object")
         start, end = _span(seg, here, segments[-1].end if segments else None)
-        desc, gold = _mcq(require(seg, "descriptive", dict, here), f"{here}.descriptive", f"{item}:s{i}:desc", seed)
+        desc, gold = _mcq(require(seg, "descriptive", dict, here), f"{here}.descriptive", f"{item}:s{i}:desc", secret)
         causal, cgold = None, None
         if i == 1 and seg.get("causal") is not None:
             raise ImportReleaseError(f"{here}: field 'causal': the first segment has no causal question")
         if i > 1:
-            causal, cgold = _mcq(require(seg, "causal", dict, here), f"{here}.causal", f"{item}:s{i}:causal", seed)
+            causal, cgold = _mcq(require(seg, "causal", dict, here), f"{here}.causal", f"{item}:s{i}:causal", secret)
         segments.append(Segment(i, start, end, desc, causal))
         desc_gold.append(gold)
         causal_gold.append(cgold)
@@ -264,8 +265,8 @@ def _span(seg: dict, where: str, previous_end: float | None) -> tuple[float, flo
     return float(start), float(end)
 
 
-def _mcq(record: dict, where: str, key: str, seed: int) -> tuple[MCQ, str]:
-    """The question with its options in the fixed seeded order, and the gold label."""
+def _mcq(record: dict, where: str, key: str, secret: Secret) -> tuple[MCQ, str]:
+    """The question with its options in the fixed secret order, and the gold label."""
     text = require(record, "question", str, where)
     options = require(record, "options", list, where)
     if not 2 <= len(options) <= MAX_OPTIONS or not all(isinstance(o, str) and o.strip() for o in options):
@@ -274,8 +275,13 @@ def _mcq(record: dict, where: str, key: str, seed: int) -> tuple[MCQ, str]:
     if len(set(options)) != len(options):
         raise ImportReleaseError(f"{where}: field 'options' lists the same text twice")
     gold = _gold_index(require(record, "answer", (int, str), where), options, where)
-    order = seeded_permutation(f"{NAME}:{key}", len(options), seed)
-    return MCQ(text, [options[k] for k in order]), prompts.letters(len(options))[order.index(gold)]
+    return _ordered(text, options, gold, f"{NAME}:{key}", secret)
+
+
+def _ordered(question: str, options: list[str], gold: int, key: str, secret: Secret) -> tuple[MCQ, str]:
+    """The options in the question's secret order, and the gold's label there."""
+    order = secret.permutation(f"{key}:order", len(options))
+    return MCQ(question, [options[k] for k in order]), prompts.letters(len(options))[order.index(gold)]
 
 
 def _gold_index(answer: int | str, options: list[str], where: str) -> int:
@@ -297,15 +303,17 @@ _THINGS = ["the ball", "a box", "the door", "a rope", "the lamp", "a ladder", "t
 SEGMENT_SECONDS = 1.0  # demo segments: one second (8 frames at the demo's 8 fps)
 
 
-def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
+def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
     """Synthetic videos of one-second segments, one scene each.
 
     Default: 12 videos (2 per category, 2-5 segments each). `size` = a number of
     videos with the paper's segment statistics: 8.76 segments per video on average,
-    min 2, max 51 (size=100 gives the paper's 100 videos and 876 segments).
+    min 2, max 51 (size=100 gives the paper's 100 videos and 876 segments). Option
+    texts come from one stream of the secret, which of them is right from another.
     """
-    rng = random.Random(f"{NAME}-demo:{seed}")
-    lengths = [2 + k % 4 for k in range(12)] if size is None else _paper_lengths(rng, size)
+    texts = secret.rng(f"{NAME}-demo:texts")
+    golds = secret.rng(f"{NAME}-demo:golds")
+    lengths = [2 + k % 4 for k in range(12)] if size is None else _paper_lengths(texts, size)
     questions, answers, specs = [], [], {}
     for k, n in enumerate(lengths):
         item = f"demo-{k:03d}"
@@ -313,11 +321,11 @@ def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
         segments, desc_gold, causal_gold = [], [], []
         for i in range(1, n + 1):
             few = (k + i) % 7 == 3  # some questions have fewer options: labels must follow
-            desc, gold = _demo_mcq(rng, f"{item}:s{i}:desc", seed, f"What does the {actor} do in this part?",
-                                   f"The {actor} {{}}.", 6 if few else 8)
+            desc, gold = _demo_mcq(texts, golds, secret, f"{item}:s{i}:desc",
+                                   f"What does the {actor} do in this part?", f"The {actor} {{}}.", 6 if few else 8)
             causal, cgold = None, None
             if i > 1:
-                causal, cgold = _demo_mcq(rng, f"{item}:s{i}:causal", seed,
+                causal, cgold = _demo_mcq(texts, golds, secret, f"{item}:s{i}:causal",
                                           f"Why does what the {actor} does here follow from the part before?",
                                           f"Because just before, the {actor} {{}}.", 8)
             start = (i - 1) * SEGMENT_SECONDS
@@ -331,11 +339,10 @@ def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
     return BenchmarkData(NAME, questions, answers, videos={}, video_specs=specs)
 
 
-def _demo_mcq(rng: random.Random, key: str, seed: int, question: str, pattern: str, n: int) -> tuple[MCQ, str]:
-    events = rng.sample([f"{a} {t}" for a in _ACTIONS for t in _THINGS], n)
-    pool = [pattern.format(e) for e in events]  # pool[0] is the right one before shuffling
-    order = seeded_permutation(f"{NAME}:{key}", n, seed)
-    return MCQ(question, [pool[j] for j in order]), prompts.letters(n)[order.index(0)]
+def _demo_mcq(texts: random.Random, golds: random.Random, secret: Secret, key: str, question: str,
+              pattern: str, n: int) -> tuple[MCQ, str]:
+    events = texts.sample([f"{a} {t}" for a in _ACTIONS for t in _THINGS], n)
+    return _ordered(question, [pattern.format(e) for e in events], golds.randrange(n), f"{NAME}:{key}", secret)
 
 
 def _paper_lengths(rng: random.Random, videos: int) -> list[int]:

@@ -1,11 +1,14 @@
-"""Helpers shared by the importers: reading release files with errors that name the
-file and line, and seeded option orders."""
+"""Helpers shared by the importers and demos: reading release files with errors that
+name the file and line, and the suite's secret, from which every arrangement that
+depends on an answer is drawn."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import random
+import secrets
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -39,12 +42,44 @@ def require(record: dict, key: str, kind: type | tuple, where: str) -> Any:
     return value
 
 
-def seeded_permutation(key: str, n: int, seed: int = 0) -> list[int]:
-    """A fixed permutation of range(n) for one item: the same for every model and run."""
-    digest = hashlib.sha256(f"{seed}:{key}".encode()).digest()
-    order = list(range(n))
-    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
-    return order
+class Secret:
+    """A suite's secret: 32 random bytes made when the suite is built (import or demo),
+    kept only in its private answer key (`answers.json`), never published.
+
+    Every arrangement that depends on an answer (an option order, which text is the
+    gold, where a cut falls) is drawn from it, each purpose from its own stream
+    (HMAC-SHA256 of the purpose), so that public ids, code and files tell nothing:
+    with a public seed, anyone could rerun the same shuffle and read the gold off it."""
+
+    def __init__(self, key: bytes):
+        if len(key) < 16:
+            raise ValueError("a suite secret needs at least 16 bytes")
+        self._key = bytes(key)
+
+    @classmethod
+    def new(cls) -> Secret:
+        return cls(secrets.token_bytes(32))
+
+    @classmethod
+    def from_hex(cls, text: str) -> Secret:
+        return cls(bytes.fromhex(text))
+
+    def hex(self) -> str:
+        return self._key.hex()
+
+    def __repr__(self) -> str:
+        return "Secret(<hidden>)"  # never in a log or a traceback
+
+    def rng(self, purpose: str) -> random.Random:
+        """An independent random stream for one purpose ("exact:item-7:order", ...)."""
+        digest = hmac.new(self._key, purpose.encode(), hashlib.sha256).digest()
+        return random.Random(int.from_bytes(digest, "big"))
+
+    def permutation(self, purpose: str, n: int) -> list[int]:
+        """A fixed permutation of range(n): the same for every model and run of the suite."""
+        order = list(range(n))
+        self.rng(purpose).shuffle(order)
+        return order
 
 
 def find_video(root: Path, name: str, where: str) -> Path:

@@ -1,19 +1,18 @@
 """ExAct: pick the expert coach's feedback on a short clip of a skilled activity.
 
 Spec: shared/specs/exact.md. Five options per item (the coach's comment and four
-distractors), options shown in one seeded order fixed per item and published in
-the suite. Scores: micro accuracy over all items, over Good Execution and Tips
+distractors), shown in one order fixed per item, drawn from the suite's secret
+(so the order, published in the suite, says nothing about where the comment is). Scores: micro accuracy over all items, over Good Execution and Tips
 items, by domain (6) and by activity (11).
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator import frames, prompts
-from evaluator.benchmarks.common import find_video, read_jsonl, require, seeded_permutation
+from evaluator.benchmarks.common import Secret, find_video, read_jsonl, require
 from evaluator.errors import ImportReleaseError
 from evaluator.metrics import Tally, group_accuracy, per_video_stats, ratio_pct, read_choice
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Responses,
@@ -44,7 +43,7 @@ class Question:
     domain: str
     category: str  # "good_execution" or "tips" (public: it is in the release's file names)
     task_name: str
-    options: list[str]  # in the item's fixed seeded order, labelled 1-5
+    options: list[str]  # in the item's fixed secret order, labelled 1-5
     schema_version: int = SCHEMA_VERSION
 
 
@@ -60,9 +59,9 @@ def call_id(item: str) -> str:
 
 
 def _item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth: str,
-          distractors: list[str], seed: int) -> tuple[Question, Answer]:
+          distractors: list[str], secret: Secret) -> tuple[Question, Answer]:
     pool = [truth, *distractors]
-    order = seeded_permutation(f"exact:{item_id}", len(pool), seed)
+    order = secret.permutation(f"exact:{item_id}:order", len(pool))
     options = [pool[i] for i in order]
     label = LABELS[order.index(0)]
     domain = ACTIVITY_DOMAIN[activity.lower()]
@@ -70,7 +69,7 @@ def _item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth
     return question, Answer(item_id, label)
 
 
-def import_release(root: Path, seed: int = 0) -> BenchmarkData:
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: metadata.jsonl (one object per item) and one .mp4 per item."""
     meta = root / "metadata.jsonl"
     if not meta.is_file() and (root / "data" / "metadata.jsonl").is_file():
@@ -90,7 +89,7 @@ def import_release(root: Path, seed: int = 0) -> BenchmarkData:
         video_id = f"exact-{len(questions):05d}"  # opaque: file names carry take names
         q, a = _item(item_id, video_id, activity, bool(require(rec, "is_ge", bool, where)),
                      str(rec.get("task_name", "")), require(rec, "groundTruth", str, where),
-                     negatives, seed)
+                     negatives, secret)
         questions.append(q)
         answers.append(a)
         files[video_id] = str(find_video(meta.parent, file_name, where))
@@ -107,10 +106,13 @@ _BODY = ["elbow", "wrist", "knee", "shoulder", "grip", "stance", "posture", "rhy
 _VERB = ["keeps", "extends", "relaxes", "bends", "tightens", "lifts", "drops", "steadies"]
 
 
-def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
+def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
     """Synthetic items covering all 11 activities, 6 domains and both categories
-    (2 per activity by default; `size` items for scale tests)."""
-    rng = random.Random(f"exact-demo:{seed}")
+    (2 per activity by default; `size` items for scale tests). Statements come from
+    one stream of the secret, which of them is the coach's from another."""
+    texts = secret.rng("exact-demo:texts")
+    golds = secret.rng("exact-demo:golds")
+    pairs = [(verb, part) for verb in _VERB for part in _BODY]
     per_activity = 2 if size is None else -(-size // len(_DEMO_ACTIVITIES))
     questions, answers, specs = [], [], {}
     for k in range(per_activity):
@@ -120,10 +122,10 @@ def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
             n = len(questions)
             item_id = f"exact-demo-{n:04d}"
             video_id = f"exact-{n:05d}"
-            statements = [f"The participant {rng.choice(_VERB)} the {rng.choice(_BODY)} "
-                          f"during {activity} drill {i + 1}." for i in range(5)]
-            q, a = _item(item_id, video_id, activity, k % 2 == 0, f"{activity} drill", statements[0],
-                         statements[1:], seed)
+            statements = [f"The participant {verb} the {part} during the {activity} drill."
+                          for verb, part in texts.sample(pairs, 5)]
+            truth = statements.pop(golds.randrange(5))
+            q, a = _item(item_id, video_id, activity, k % 2 == 0, f"{activity} drill", truth, statements, secret)
             questions.append(q)
             answers.append(a)
             specs[video_id] = VideoSpec(seconds=2.0 + (n % 3))

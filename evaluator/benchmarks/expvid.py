@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import read_jsonl, require
+from evaluator.benchmarks.common import Secret, read_jsonl, require
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.base import CORRECT, UNPARSEABLE, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number, read_with
@@ -350,10 +350,10 @@ def _import_record(rec: dict, task: str, item_id: str, video: str, source: str, 
     return q, a
 
 
-def import_release(root: Path, seed: int = 0) -> BenchmarkData:
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: annotations/level{1,2,3}/<task>.jsonl (one file per
     task) and videos/level_{1,2,3}/. Released option orders are kept as they are
-    (spec §9.13), so `seed` is unused."""
+    (spec §9.13), so `secret` is not needed here."""
     root = Path(root)
     files = sorted((root / "annotations").glob("level*/*.jsonl"))
     if not files:
@@ -456,17 +456,18 @@ def _spread(counts: dict[str, int]) -> list[str]:
     return [t for _, _, t in sorted(slots)]
 
 
-def _mcq(rng: random.Random, truth: str, distractors: list[str]) -> tuple[list[str], str]:
-    """Four options with the truth at a random place (so "always A" is not a strategy)."""
+def _mcq(golds: random.Random, truth: str, distractors: list[str]) -> tuple[list[str], str]:
+    """Four options with the truth at a secret place (so "always A" is not a strategy)."""
     options = [truth, *distractors[:3]]
-    rng.shuffle(options)
+    golds.shuffle(options)
     return options, prompts.letters(4)[options.index(truth)]
 
 
-def _quantity_options(rng: random.Random) -> tuple[str, list[str], str]:
-    kind, verb, unit = rng.choice(_QUANTITIES)
-    values = rng.sample(range(2, 60), 4)  # same order of magnitude, as the paper's distractors
-    options, label = _mcq(rng, f"{values[0]} {unit}", [f"{v} {unit}" for v in values[1:]])
+def _quantity_options(texts: random.Random, golds: random.Random) -> tuple[str, list[str], str]:
+    kind, verb, unit = texts.choice(_QUANTITIES)
+    values = [f"{v} {unit}" for v in texts.sample(range(2, 60), 4)]  # one order of magnitude, as the paper's
+    truth = values.pop(golds.randrange(4))
+    options, label = _mcq(golds, truth, values)
     return f"What {kind} {verb} in this step?", options, label
 
 
@@ -481,27 +482,28 @@ class _Source:
     full_video: str | None = None
 
 
-def _demo_source(rng: random.Random, index: int) -> _Source:
+def _demo_source(texts: random.Random, index: int) -> _Source:
     # Distinct steps with no numbering in their text, so ordering options cannot be
     # sorted by reading alone.
-    pairs = rng.sample([(v, o) for v in _STEP_VERBS for o in _STEP_OBJECTS], rng.randint(10, 16))
+    pairs = texts.sample([(v, o) for v in _STEP_VERBS for o in _STEP_OBJECTS], texts.randint(10, 16))
     steps = [f"{verb} {obj}" for verb, obj in pairs]
     discipline = DISCIPLINES[index % len(DISCIPLINES)]
-    title = f"A {rng.choice(['Simple', 'Rapid', 'Robust', 'Low-Cost'])} Protocol for " \
-            f"{rng.choice(_TITLE_TOPICS)} in {discipline}"
+    title = f"A {texts.choice(['Simple', 'Rapid', 'Robust', 'Low-Cost'])} Protocol for " \
+            f"{texts.choice(_TITLE_TOPICS)} in {discipline}"
     return _Source(f"expvid-src-{index:04d}", discipline, title, steps)
 
 
-def _demo_level1(rng: random.Random, task: str) -> tuple[str, list[str], str]:
+def _demo_level1(texts: random.Random, golds: random.Random, task: str) -> tuple[str, list[str], str]:
     if task == "quantity":
-        return _quantity_options(rng)
+        return _quantity_options(texts, golds)
     pool, stem = {
         "tool": (_TOOLS, "Which tool is used in this step of the experiment?"),
         "material": (_MATERIALS, "Which material is handled in this step of the experiment?"),
         "operation": (_OPERATIONS, "What is the researcher doing in this clip?"),
     }[task]
-    truth, *others = rng.sample(pool, 4)
-    options, label = _mcq(rng, truth, others)
+    shown = texts.sample(pool, 4)
+    truth = shown.pop(golds.randrange(4))
+    options, label = _mcq(golds, truth, shown)
     return stem, options, label
 
 
@@ -511,57 +513,63 @@ def _run(rng: random.Random, source: _Source, length: int) -> tuple[int, int]:
     return start, start + length
 
 
-def _demo_level2(rng: random.Random, task: str, source: _Source, q: Question, a: Answer) -> float:
-    """Fills a level-2 item's question and answer; returns its clip length in seconds."""
+def _demo_level2(texts: random.Random, golds: random.Random, task: str, source: _Source, q: Question,
+                 a: Answer) -> float:
+    """Fills a level-2 item's question and answer; returns its clip length in seconds.
+    What the prompt shows comes from `texts`; what the answer is, from `golds`."""
     full = f"Full Step List:\n{numbered(source.steps)}"
     if task == "ordering":
-        start, end = _run(rng, source, rng.randint(3, 4))
+        # The true order is a secret permutation, not the order of the full step list
+        # that other items of the same experiment print (that would give it away).
+        start, end = _run(texts, source, texts.randint(3, 4))
         shown = source.steps[start:end]
-        orders = [list(range(len(shown)))]
+        orders: list[list[int]] = []
         while len(orders) < 4:
-            order = rng.sample(range(len(shown)), len(shown))
+            order = golds.sample(range(len(shown)), len(shown))
             if order not in orders:
                 orders.append(order)
         options = [numbered([shown[i] for i in order]) for order in orders]
-        q.options, a.label = _mcq(rng, options[0], options[1:])
+        q.options, a.label = _mcq(golds, options[0], options[1:])
         q.labels = prompts.letters(4)
         q.question = question_block("In which order are the steps carried out in the video?")
     elif task == "generation":
-        start, end = _run(rng, source, rng.randint(2, 4))
+        start, end = _run(golds, source, golds.randint(2, 4))
         a.steps = list(range(start + 1, end + 1))
         q.step_count = len(source.steps)
         q.question = question_block("Using the full step list of the experiment, give the numbers "
                                     f"of the steps shown in the video.\n\n{full}")
     elif task == "verification":
-        start, end = _run(rng, source, rng.randint(5, 7))  # more than 4 steps: letters past D
+        start, end = _run(texts, source, texts.randint(5, 7))  # more than 4 steps: letters past D
         k = end - start
         q.labels, q.options = prompts.letters(k), [str(i) for i in range(1, k + 1)]
-        a.label = q.labels[rng.randrange(k - 1)]  # never the segment's final step
+        a.label = q.labels[golds.randrange(k - 1)]  # never the segment's final step (as released)
         q.question = question_block(
             "The video should show every step of the list below, but one was cut out. Which step "
             f"is not performed in the video?\n\nStep List:\n{numbered(source.steps[start:end])}")
     else:  # prediction: at least 3 steps shown before the one to predict
-        start, end = _run(rng, source, rng.randint(3, 5) + 1)
+        start, end = _run(golds, source, golds.randint(3, 5) + 1)
         a.step = end  # the run's last step (1-based number `end`) is the one cut off
         q.step_count = len(source.steps)
         q.question = question_block("Using the full step list of the experiment, which step comes "
                                     f"right after the end of this video?\n\n{full}")
-    return float(rng.randint(4, 5))
+    return float(texts.randint(4, 5))
 
 
-def _demo_level3(rng: random.Random, task: str, source: _Source, q: Question, a: Answer) -> None:
-    blanks = rng.randint(2, 4)
-    a.fillers = rng.sample(_FILLERS, blanks)
+def _demo_level3(texts: random.Random, golds: random.Random, task: str, source: _Source, q: Question,
+                 a: Answer) -> None:
+    blanks = texts.randint(2, 4)
+    a.fillers = golds.sample(_FILLERS, blanks)
     q.blanks = blanks
     q.question = question_block(_STATEMENTS[task][blanks], title=source.title, discipline=source.discipline)
 
 
-def demo(seed: int = 0, size: int = 60) -> BenchmarkData:
-    """A deterministic synthetic ExpVid: all 13 disciplines and all 10 tasks, tiny
-    clips (2-6 s). `size` items (7,800 for a paper-size suite over 390 experiments)."""
-    rng = random.Random(f"expvid-demo:{seed}")
+def demo(secret: Secret, size: int = 60) -> BenchmarkData:
+    """A synthetic ExpVid drawn from the suite's secret: all 13 disciplines and all 10
+    tasks, tiny clips (2-6 s). `size` items (7,800 for a paper-size suite over 390
+    experiments). Public texts come from one stream of the secret, answers from another."""
+    texts, golds = secret.rng("expvid-demo:texts"), secret.rng("expvid-demo:golds")
     tasks = _spread(_allocate(size))
-    sources = [_demo_source(rng, i) for i in range(max(len(DISCIPLINES), round(len(tasks) / ITEMS_PER_SOURCE)))]
+    sources = [_demo_source(texts, i) for i in range(max(len(DISCIPLINES), round(len(tasks) / ITEMS_PER_SOURCE)))]
     questions, answers, specs = [], [], {}
     for n, task in enumerate(tasks):
         source = sources[n % len(sources)]
@@ -569,14 +577,14 @@ def demo(seed: int = 0, size: int = 60) -> BenchmarkData:
         q = Question(item_id, "", source.id, TASK_LEVEL[task], task, source.discipline, "")
         a = Answer(item_id, task)
         if q.level == 1:
-            stem, q.options, a.label = _demo_level1(rng, task)
+            stem, q.options, a.label = _demo_level1(texts, golds, task)
             q.labels, q.question = prompts.letters(4), question_block(stem)
-            q.video, seconds, scenes = f"expvid-{len(specs):05d}", float(rng.randint(2, 3)), 1
+            q.video, seconds, scenes = f"expvid-{len(specs):05d}", float(texts.randint(2, 3)), 1
         elif q.level == 2:
-            seconds = _demo_level2(rng, task, source, q, a)
+            seconds = _demo_level2(texts, golds, task, source, q, a)
             q.video, scenes = f"expvid-{len(specs):05d}", 3
         else:
-            _demo_level3(rng, task, source, q, a)
+            _demo_level3(texts, golds, task, source, q, a)
             source.full_video = source.full_video or f"expvid-{len(specs):05d}"
             q.video, seconds, scenes = source.full_video, 6.0, 4
         specs.setdefault(q.video, VideoSpec(seconds=seconds, scenes=scenes))

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import require
+from evaluator.benchmarks.common import Secret, require
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.normalized import normalize_text
 from evaluator.metrics import Tally, group_accuracy, per_video_stats, ratio_pct, read_choice
@@ -309,10 +309,10 @@ def _find(index: dict[str, Path], name: str, root: Path, where: str) -> str:
     return str(index[name])
 
 
-def import_release(root: Path, seed: int = 0) -> BenchmarkData:
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official HF release: per-track parquet files, <id>.mp4 lecture videos in the
     discipline folders (or videos/) and question_only/<id>_image.mp4 stills. Options keep
-    their released order (golds are letters), so `seed` is unused."""
+    their released order (golds are letters), so `secret` is not needed here."""
     root = Path(root)
     index = _video_index(root)
     questions, answers, files, seen = [], [], {}, {}
@@ -363,29 +363,31 @@ def _demo_open(k: int) -> str | None:
     return {2: "number", 9: "number", 5: "text"}.get(k % 15)
 
 
-def _demo_item(rng: random.Random, track: str, k: int, subject: str, mcq_count: int
+def _demo_item(texts: random.Random, golds: random.Random, track: str, k: int, subject: str, mcq_count: int
                ) -> tuple[str, list[str], str]:
-    """(question text, options, gold) of one synthetic item."""
+    """(question text, options, gold) of one synthetic item: texts from `texts`, the
+    gold from `golds`."""
     topic = _TOPICS[(k + TRACKS.index(track)) % len(_TOPICS)]
     name = subject.replace("_", " ").lower()
     if track == "adaptation" and _demo_open(k) == "number":
         return (f"<image 1> Using the {name} method, what value do you get for the case shown?",
-                [], f"{rng.uniform(1, 900):.2f}")
+                [], f"{golds.uniform(1, 900):.2f}")
     if track == "adaptation" and _demo_open(k) == "text":
         return (f"<image 1> Which {name} concept explains the case shown?",
-                [], rng.choice(_PHRASES))
+                [], golds.choice(_PHRASES))
     count = _OPTION_COUNTS[mcq_count % len(_OPTION_COUNTS)]
-    options = [f"{name} claim {k}-{track[0]}{i} ({rng.randint(100, 999)})" for i in range(count)]
+    options = [f"{name} claim {k}-{track[0]}{i} ({texts.randint(100, 999)})" for i in range(count)]
     stem = {"perception": f"According to the {name} lecture, which matches {topic}?",
             "comprehension": f"Which statement explains {topic} in the {name} lecture?",
             "adaptation": f"<image 1> For the {name} case shown, which statement holds?"}[track]
-    return stem, options, prompts.letters(count)[rng.randrange(count)]
+    return stem, options, prompts.letters(count)[golds.randrange(count)]
 
 
-def demo(seed: int = 0, size: int = 12) -> BenchmarkData:
+def demo(secret: Secret, size: int = 12) -> BenchmarkData:
     """`size` synthetic lecture videos (12: two per discipline, more in Engineering),
-    each with one item per track; size=300 is the paper's 900-item layout."""
-    rng = random.Random(f"videommmu-demo:{seed}")
+    each with one item per track; size=300 is the paper's 900-item layout. Drawn from
+    the suite's secret: texts from one stream, golds from another."""
+    texts, golds = secret.rng("videommmu-demo:texts"), secret.rng("videommmu-demo:golds")
     questions, answers, specs = [], [], {}
     mcq_count = 0
     for k, discipline in enumerate(_disciplines_for(size)):
@@ -394,10 +396,10 @@ def demo(seed: int = 0, size: int = 12) -> BenchmarkData:
         source_id = f"{_PREFIXES[k % len(_PREFIXES)]}_{subject}_{k + 1}"
         video = f"{NAME}-{source_id}"
         # the question-only still must show the same quiz card as the lecture's last frame
-        card_seed = 1000 * seed + k
+        card_seed = texts.randrange(2**31)
         specs[video] = VideoSpec(seconds=3.0 + k % 3, scenes=2, final_card=True, seed=card_seed)
         for track in TRACKS:
-            text, options, gold = _demo_item(rng, track, k, subject, mcq_count)
+            text, options, gold = _demo_item(texts, golds, track, k, subject, mcq_count)
             kind = MCQ if options else OPEN
             mcq_count += kind == MCQ
             qo_video = f"{video}-question-only" if track == "adaptation" else None
@@ -451,6 +453,10 @@ def _same_number(value: float, gold: float) -> bool:
     return abs(gold) >= LARGE_NUMBER and abs(value - gold) < RELATIVE_TOLERANCE * abs(gold)
 
 
+# A phrase answer may carry a few more words than the gold ("the concept is negative
+# feedback"), not a list of candidates, and no alternative.
+EXTRA_WORDS = 6
+_ALTERNATIVES = frozenset({"or", "either", "nor"})
 _ANSWER_MARK = re.compile(r"answer\s*(?:is\b|[:：=])", re.I)
 _DECORATION = " \t*_#>`'\"“”:："
 
@@ -474,8 +480,11 @@ def final_answer(response: str) -> str:
 
 def _open_correct(pred: Prediction | None, answer: Answer, tally: Tally) -> bool:
     """Open-ended: the reply's final number equals a numeric gold (`_same_number`), or its
-    final answer contains a gold phrase (normalised, whole words). A reply giving neither
-    a number (numeric gold) nor any final answer (phrase gold) is unparseable."""
+    final answer contains a gold phrase (normalised, whole words), as the official scorer
+    does, but only a final answer that is short (at most the gold's words + EXTRA_WORDS)
+    and offers no alternative ("or"): a list of candidate phrases is not an answer. A
+    reply giving neither a number (numeric gold) nor any final answer (phrase gold) is
+    unparseable."""
     tally.used += 1
     if pred is None:
         tally.missing += 1
@@ -487,8 +496,13 @@ def _open_correct(pred: Prediction | None, answer: Answer, tally: Tally) -> bool
         return False
     if number is not None and any(_same_number(number, v) for v in answer.values):
         return True
-    padded = f" {text} "
-    return any(f" {t} " in padded for t in answer.texts)
+    return any(_names_phrase(text, t) for t in answer.texts)
+
+
+def _names_phrase(text: str, phrase: str) -> bool:
+    words, wanted = text.split(), phrase.split()
+    return (f" {phrase} " in f" {text} " and len(words) <= len(wanted) + EXTRA_WORDS
+            and not (_ALTERNATIVES & set(words)) - set(wanted))
 
 
 def _correct(q: Question, answer: Answer, pred: Prediction | None, tally: Tally) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import find_video
+from evaluator.benchmarks.common import Secret, find_video
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats
@@ -233,12 +233,12 @@ def _find_release_file(root: Path) -> Path:
     raise ImportReleaseError(f"{root}: no {RELEASE_FILE} here or under data/")
 
 
-def import_release(root: Path, seed: int = 0) -> BenchmarkData:
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: VideoSimpleQA.json (a list of items), videos/<date>.mp4,
     and, when present, category_mapping.json (next to the JSON or in `root`).
 
     Item ids are JSON indices; video ids are opaque, numbered by first appearance.
-    `seed` is unused: there are no options to shuffle.
+    `secret` is not needed: there are no options to shuffle.
     """
     root = Path(root)
     path = _find_release_file(root)
@@ -372,12 +372,13 @@ def _schedule(weights: dict, count: int, first: list) -> list:
     return out
 
 
-def demo(seed: int = 0, size: int | None = None) -> BenchmarkData:
+def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
     """Synthetic items: hops 2, 3 and 4, all four primary categories, several items
     per video. `size` items (default 16); at size 1504 the hop, category and video
-    counts follow the paper (928/469/107 hops, 1,079 videos)."""
+    counts follow the paper (928/469/107 hops, 1,079 videos). Every answer is drawn
+    from the suite's secret (nothing public depends on that stream)."""
     size = 16 if size is None else max(1, size)
-    rng = random.Random(f"videosimpleqa-demo:{seed}")
+    rng = secret.rng("videosimpleqa-demo:answers")
     n_videos = max(1, min(size, round(size * PAPER_VIDEOS / 1504)))
     video_category = _schedule(PAPER_CATEGORIES, n_videos, list(PRIMARY))
     entities = [_fake_answer(_THEMES[c][0].kind, rng) for c in video_category]

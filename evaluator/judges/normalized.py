@@ -114,6 +114,14 @@ def _numbers(folded: str) -> list[_Number]:
     return out
 
 
+def _same_order(value: Decimal, gold: Decimal) -> bool:
+    """Within a factor of ten of the gold: a rival answer rather than context (a day of
+    the month beside a year). Zero is of the order of zero only."""
+    if gold == 0 or value == 0:
+        return gold == value
+    return abs(gold) / 10 <= abs(value) <= abs(gold) * 10
+
+
 @dataclass(frozen=True)
 class _Gold:
     text: str  # normalised text
@@ -154,34 +162,50 @@ class NormalizedMatchJudge:
        - a bound ("more than 100", "at least", "over", "between", "<", "100+",
          "1990s") is vague: NOT_ATTEMPTED (simpleqa) / INCORRECT (blank);
        - a match is CORRECT, hedges included ("about 1994"), unless other numbers
-         are offered as alternatives ("1994 or 1995", "1994/95", "1994-1995";
-         also, unavoidably, the date "1994-07-08"): INCORRECT;
+         are offered as alternatives: joined by "or"/"either", a slash or a dash
+         ("1994 or 1995", "1994/95", "1994-1995"; also, unavoidably, the date
+         "1994-07-08"), or any other number within a factor of ten of the gold
+         ("1994, 1995", a list of every year): INCORRECT. Numbers of another order
+         ("June 6, 1944" for 1944) are context, not alternatives;
        - no match: an approximate wrong number ("around 1990") or a refusal is
          NOT_ATTEMPTED (simpleqa); any other number, or no number, is INCORRECT.
     5. Text gold: CORRECT if the normalised prediction contains all the gold's
-       words as one contiguous phrase, is short (at most gold words + 6) and adds
-       no negation or alternative ("not paris", "paris or lyon" are not CORRECT). Otherwise a refusal or hedge ("I don't
+       words as one contiguous phrase, is short (at most gold words + 6; for a
+       blank, gold words + 2, so that a string of candidate words is not an
+       answer) and adds no negation or alternative ("not paris", "paris or lyon"
+       are not CORRECT). A blank's prediction longer than that is INCORRECT whatever
+       the gold, numbers included. Otherwise a refusal or hedge ("I don't
        know", "cannot determine", "not sure", "unable to", "no information",
        "unknown", "N/A", ...) is NOT_ATTEMPTED (simpleqa), and the rest is INCORRECT.
     6. For task "blank" NOT_ATTEMPTED never occurs: it becomes INCORRECT (binary score).
     An empty gold (a data error) grades INCORRECT; scorers should exclude such items.
     """
 
-    judge_id = "normalized-match@1"
+    judge_id = "normalized-match@2"
     kind = "normalized-match"
 
     # How many words a prediction may add around the gold phrase and still count.
     extra_words = 6
+    blank_extra_words = 2  # a blank is filled by a few words; more is a list of guesses
 
     def judge(self, requests: Sequence[JudgeRequest]) -> list[Judgement]:
         return [Judgement(self.grade(r.task, r.gold, r.prediction), self.judge_id) for r in requests]
 
     def grade(self, task: str, gold: str, prediction: str) -> str:
         """The label for one (gold, prediction) pair; the question is not used."""
-        label = self._grade(gold, prediction)
-        return INCORRECT if (label == NOT_ATTEMPTED and task == "blank") else label
+        if task == "blank":
+            label = self._grade_blank(gold, prediction)
+            return INCORRECT if label == NOT_ATTEMPTED else label
+        return self._grade(gold, prediction, self.extra_words)
 
-    def _grade(self, gold_text: str, prediction: str) -> str:
+    def _grade_blank(self, gold_text: str, prediction: str) -> str:
+        """A blank holds a few words: anything longer (numbers included) is a list of guesses."""
+        length = len(_drop_articles(_tokens(_fold(prediction))).split())
+        if length > len(_analyse_gold(gold_text).text.split()) + self.blank_extra_words:
+            return INCORRECT
+        return self._grade(gold_text, prediction, self.blank_extra_words)
+
+    def _grade(self, gold_text: str, prediction: str, extra_words: int) -> str:
         if not prediction or prediction.isspace():
             return NOT_ATTEMPTED
         gold = _analyse_gold(gold_text)
@@ -194,7 +218,7 @@ class NormalizedMatchJudge:
             return CORRECT
         if gold.number is not None:
             return self._grade_number(gold.number, folded, words)
-        return self._grade_text(gold.text, pred, words)
+        return self._grade_text(gold.text, pred, words, extra_words)
 
     def _grade_number(self, gold: _Number, folded: str, words: list[str]) -> str:
         numbers = _numbers(folded)
@@ -205,17 +229,18 @@ class NormalizedMatchJudge:
         if _BOUND.search(folded):
             return NOT_ATTEMPTED
         if matched:
-            several = len({n.value for n in numbers}) > 1
-            return INCORRECT if several and _ALTERNATIVE.search(folded) else CORRECT
+            others = {n.value for n in numbers if abs(n.value - gold.value) >= half_step}
+            offered = bool(others) and _ALTERNATIVE.search(folded)
+            return INCORRECT if offered or any(_same_order(n, gold.value) for n in others) else CORRECT
         if _APPROX.search(folded) or _REFUSAL.search(" ".join(words)):
             return NOT_ATTEMPTED
         return INCORRECT
 
-    def _grade_text(self, gold: str, pred: str, words: list[str]) -> str:
+    def _grade_text(self, gold: str, pred: str, words: list[str], extra_words: int) -> str:
         pred_words = pred.split()
         gold_words = gold.split()
         if (
-            len(pred_words) <= len(gold_words) + self.extra_words
+            len(pred_words) <= len(gold_words) + extra_words
             and f" {gold} " in f" {pred} "
             and not _NEGATION_OR_ALTERNATIVE.intersection(pred_words).difference(gold_words)
         ):
