@@ -22,8 +22,9 @@ from evaluator.errors import EvaluatorError
 
 def _cmd_demo_suite(args) -> None:
     from evaluator.demo import build_demo_suite
+    from evaluator.suite import read_secret
 
-    suite = build_demo_suite(args.out)
+    suite = build_demo_suite(args.out, read_secret(args.secret_from) if args.secret_from else None)
     print(f"demo suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
     for name, c in suite.manifest["benchmarks"].items():
         print(f"  {name:14s} {c['items']:4d} items  {c['calls']:4d} calls  {c['videos']:3d} videos")
@@ -115,6 +116,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("demo-suite", help="build a demo suite, drawn from a fresh secret kept in its answer key")
     s.add_argument("--out", required=True, type=Path, help="folder to write suite/ and answers/ into")
+    _secret_from_argument(s)
     s.set_defaults(func=_cmd_demo_suite)
 
     s = sub.add_parser("import", help="build a suite from official releases")
@@ -123,9 +125,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, type=Path)
     s.add_argument("--name", default="official")
     s.add_argument("--version", default="v1")
-    s.add_argument("--secret-from", type=Path, metavar="DIR",
-                   help="reuse the secret of an earlier build (its folder, or its answers/ folder), so option "
-                        "orders stay as they were; default: a fresh secret, kept in the new answer key only")
+    _secret_from_argument(s)
     s.set_defaults(func=_cmd_import)
 
     s = sub.add_parser("publish-suite", help="upload a built suite to the stores (answer key apart)")
@@ -165,6 +165,12 @@ def parser() -> argparse.ArgumentParser:
     add_queue_commands(sub)  # queue list|show|requeue|rerun|cancel|priority
     add_deploy_commands(sub)  # create-repos
     return p
+
+
+def _secret_from_argument(parser) -> None:
+    parser.add_argument("--secret-from", type=Path, metavar="DIR",
+                        help="reuse the secret of an earlier build (its folder, or its answers/ folder), so option "
+                             "orders stay as they were; default: a fresh secret, kept in the new answer key only")
 
 
 def main(argv: list[str] | None = None) -> int:

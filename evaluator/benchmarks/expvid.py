@@ -422,7 +422,7 @@ _STEP_OBJECTS = ["the sample", "the buffer", "the cell pellet", "the tissue sect
                  "the slide", "the vial", "the embryo", "the electrode"]
 _FILLERS = ["2,4-D", "auxin", "calcium signalling", "apoptosis", "fluorescence", "photoredox catalysis",
             "room temperature", "72 hours", "higher yield", "memory consolidation",
-            "phosphodiesterase", "copper", "dopamine", "biofilm formation", "gene expression",
+            "phosphodiesterase", "zinc chelation", "dopamine", "biofilm formation", "gene expression",
             "neuronal activity", "cell migration", "oxidative stress"]
 _STATEMENTS = {
     "analysis": {
