@@ -11,6 +11,8 @@ from typing import Callable
 
 import numpy as np
 
+from evaluator.records import round_half_up
+
 
 def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.ndarray],
              samples: int = 1000, seed: int = 0, level: float = 0.95) -> list[float] | None:
@@ -26,4 +28,4 @@ def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.nd
         return None
     tail = (1.0 - level) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
-    return [round(float(low), 2), round(float(high), 2)]
+    return [round_half_up(float(low)), round_half_up(float(high))]

@@ -7,7 +7,9 @@ file, read by the site, is validated with pydantic in `evaluator/result.py`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -161,11 +163,31 @@ class BenchmarkScore:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def pct(numerator: float, denominator: float) -> float | None:
-    """A percentage rounded to 2 decimals, None when there is nothing to divide by."""
+def _exact(x: float | int | Fraction) -> Fraction:
+    # a float as it is written (0.54375, not its binary neighbour 0.543749999...)
+    return Fraction(repr(float(x))) if isinstance(x, float) else Fraction(x)
+
+
+def round_half_up(value: float | int | Fraction, places: int = 2) -> float:
+    """`value` rounded half away from zero on its exact value: 54.375 -> 54.38, 44.375 -> 44.38.
+    (Python's round() rounds the binary float, ties to even, so such ties go either way.)"""
+    scaled = abs(_exact(value)) * 10**places
+    whole = math.floor(scaled + Fraction(1, 2))
+    return math.copysign(whole / 10**places, value) if whole else 0.0
+
+
+def ratio(numerator: float, denominator: float, scale: int = 1) -> float | None:
+    """scale × numerator / denominator, exact, rounded half-up to 2 decimals; None when
+    there is nothing to divide by."""
     if not denominator:
         return None
-    return round(100.0 * numerator / denominator, 2)
+    return round_half_up(_exact(numerator) * scale / _exact(denominator))
+
+
+def pct(numerator: float, denominator: float) -> float | None:
+    """A percentage of the exact ratio, rounded half-up to 2 decimals; None when there is
+    nothing to divide by."""
+    return ratio(numerator, denominator, 100)
 
 
 @dataclass(frozen=True)

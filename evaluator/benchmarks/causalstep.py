@@ -80,7 +80,7 @@ from evaluator.benchmarks.common import Secret, find_video, read_jsonl, require
 from evaluator.errors import ImportReleaseError
 from evaluator.metrics import Tally, group_accuracy, ratio_pct, read_choice
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Context, FramePlan,
-                               Prediction, Responses, ScoringContext, VideoMeta, VideoSpec, from_dict, pct)
+                               Prediction, Responses, ScoringContext, VideoMeta, VideoSpec, from_dict, pct, ratio)
 
 NAME = "causalstep"
 TITLE = "CausalStep"
@@ -567,10 +567,10 @@ def _summary(runs: list[VideoRun]) -> dict:
     return {
         "ws_norm": pct(sum(r.score for r in runs), sum(r.max_score for r in runs)),
         "csr": pct(sum(r.wrong == 0 for r in runs), v),
-        "amcl": round(sum(r.max_chain for r in runs) / v, 2),
+        "amcl": ratio(sum(r.max_chain for r in runs), v),
         "mcl": max(r.max_chain for r in runs),
-        "rf": round(sum(r.wrong for r in runs) / v, 2),
-        "ws": round(sum(r.score for r in runs) / v, 2),
+        "rf": ratio(sum(r.wrong for r in runs), v),
+        "ws": ratio(sum(r.score for r in runs), v),
         "dua": pct(sum(r.desc_correct for r in runs), sum(r.segments for r in runs)),
         "icra": pct(sum(r.causal_correct for r in runs), sum(r.segments - 1 for r in runs)),
     }

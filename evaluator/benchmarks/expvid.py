@@ -30,7 +30,7 @@ from evaluator.errors import ImportReleaseError
 from evaluator.judges.base import CORRECT, UNPARSEABLE, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number, read_with
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Prediction,
-                               Responses, ScoringContext, VideoMeta, VideoSpec, pct)
+                               Responses, ScoringContext, VideoMeta, VideoSpec, pct, round_half_up)
 
 NAME = "expvid"
 TITLE = "ExpVid"
@@ -690,7 +690,7 @@ def _level_scores(sums: np.ndarray) -> dict[str, float | None]:
     sums = np.asarray(sums, dtype=np.float64)
     present = tuple(lv for lv in (1, 2, 3) if sums[2 * lv - 1] > 0)
     out = {f"level{lv}": pct(float(sums[2 * lv - 2]), float(sums[2 * lv - 1])) for lv in (1, 2, 3)}
-    out["overall"] = round(float(overall_from_levels(present)(sums[None])[0]), 2) if present else None
+    out["overall"] = round_half_up(float(overall_from_levels(present)(sums[None])[0])) if present else None
     return out
 
 

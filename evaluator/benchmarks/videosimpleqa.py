@@ -35,7 +35,7 @@ from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED, JudgeReques
 from evaluator.metrics import Tally, per_video_stats
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, FramePlan,
                                Prediction, Responses, ScoringContext, VideoMeta, VideoSpec, from_dict,
-                               pct)
+                               pct, round_half_up)
 
 NAME = "videosimpleqa"
 TITLE = "Video SimpleQA"
@@ -559,7 +559,7 @@ def expected_calibration_error(confidences: list[float | None],
     count = np.bincount(bins, minlength=ECE_BINS)
     conf_sum = np.bincount(bins, conf, minlength=ECE_BINS)
     right_sum = np.bincount(bins, right, minlength=ECE_BINS)
-    ece = round(float(100.0 * np.abs(right_sum - conf_sum).sum() / len(pairs)), 2)
+    ece = round_half_up(float(100.0 * np.abs(right_sum - conf_sum).sum() / len(pairs)))
     rows = [{"bin": f"{10 * b}-{10 * (b + 1)}", "n": int(count[b]), "accuracy": pct(right_sum[b], count[b]),
              "confidence": pct(conf_sum[b], count[b])} for b in range(ECE_BINS) if count[b]]
     return ece, len(pairs), rows
