@@ -10,7 +10,14 @@ was put into the prompt; such a call may appear once per distinct context.
 
 Every problem is reported with its line number; the file is refused as a whole if
 any line is bad, so a submission is never scored on a silently partial file.
-Messages quote ids and field names, never answers (the validator has none).
+Messages quote ids and field names, never answers (the validator has none); what
+they quote from the file is clipped and has its control characters written as
+escapes, so a quoted value stays on one line.
+
+Stricter than Python's `json`: NaN and Infinity (not JSON), integer literals longer
+than any valid field needs, a key twice in one object, nesting Python cannot read,
+and strings that cannot be UTF-8 (an escaped lone surrogate) are each a problem of
+their line, never an exception from the parser.
 """
 
 from __future__ import annotations
@@ -23,10 +30,69 @@ from evaluator.records import Call, Prediction, Responses
 
 MAX_PROBLEMS = 50
 FIELDS = ("id", "response", "confidence", "context")
+TEXT_FIELDS = ("id", "response", "context")
+# No valid field holds a long integer (confidence is 0-100); refusing long literals
+# early also keeps Python's own int-string limit (4300 digits) out of the way.
+MAX_INT_DIGITS = 100
+
+
+class _Unreadable(ValueError):
+    """A line that is JSON-shaped but that this format refuses (raised from the parser's hooks)."""
 
 
 def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """`text` quoted in a message: clipped, control and other unprintable characters
+    (newlines, NUL, lone surrogates) as escapes, so the message stays readable and on one line."""
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for ch in text)
+
+
+def _no_constant(name: str) -> float:
+    raise _Unreadable(f"{name} is not a JSON number; 'confidence' must be a number from 0 to 100")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Unreadable(f"a number with {len(digits.lstrip('-'))} digits; 'confidence' must be a number "
+                          f"from 0 to 100")
+    return int(digits)
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    seen: dict[str, object] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Unreadable(f"field '{_clip(key)}' appears twice in one object; give it once")
+        seen[key] = value
+    return seen
+
+
+def _load(line: str) -> tuple[object, str | None]:
+    """The line's JSON value, or why it cannot be read (never an exception)."""
+    try:
+        return json.loads(line, parse_constant=_no_constant, parse_int=_bounded_int,
+                          object_pairs_hook=_unique_keys), None
+    except json.JSONDecodeError as e:
+        hint = "; put one JSON object on each line" if e.msg == "Extra data" else ""
+        return None, f"not valid JSON: {e.msg} (column {e.colno}){hint}"
+    except _Unreadable as e:
+        return None, str(e)
+    except RecursionError:
+        return None, 'nested too deeply to read; expected a flat JSON object like {"id": "...", "response": "..."}'
+
+
+def _not_utf8(record: dict) -> str | None:
+    """The first text field holding a lone surrogate escape (\\ud800), which UTF-8 cannot encode."""
+    for field in TEXT_FIELDS:
+        value = record.get(field)
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as e:
+                return (f"'{field}' holds {_clip(value[e.start])}, half of a surrogate pair, which is not "
+                        f"valid Unicode text; write the character itself")
+    return None
 
 
 def _check(record: object, calls: dict[str, Call]) -> tuple[Prediction | None, str | None]:
@@ -39,6 +105,9 @@ def _check(record: object, calls: dict[str, Call]) -> tuple[Prediction | None, s
     call_id = record.get("id")
     if not isinstance(call_id, str):
         return None, "'id' must be a string" if "id" in record else "missing 'id'"
+    bad_text = _not_utf8(record)
+    if bad_text:
+        return None, bad_text
     call = calls.get(call_id)
     if call is None:
         return None, f"unknown call id '{_clip(call_id)}' (not in this suite's call list)"
@@ -51,14 +120,14 @@ def _check(record: object, calls: dict[str, Call]) -> tuple[Prediction | None, s
         if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
             return None, f"'confidence' must be a number from 0 to 100, not {type(confidence).__name__}"
         if not 0 <= confidence <= 100:
-            return None, f"'confidence' must be from 0 to 100, not {confidence}"
+            return None, f"'confidence' must be from 0 to 100, not {_clip(str(confidence), 30)}"
     context = record.get("context")
     if call.context is None:
         if context is not None:
-            return None, f"'context' is only for calls answered in context; '{call_id}' is not one"
+            return None, f"'context' is only for calls answered in context; '{_clip(call_id)}' is not one"
     else:
         if not isinstance(context, str):
-            return None, (f"'{call_id}' is answered in context: add \"context\": the label of your model's "
+            return None, (f"'{_clip(call_id)}' is answered in context: add \"context\": the label of your model's "
                           f"own answer to {' or '.join(call.context.after)}")
         if context not in call.context.choices:
             return None, (f"'context' must be one of {', '.join(call.context.choices)}, "
@@ -82,14 +151,12 @@ def parse_predictions(data: bytes, calls: dict[str, Call], name: str = "predicti
     by_id: dict[str, Prediction] = {}
     by_context: dict[tuple[str, str], Prediction] = {}
     first_seen: dict[tuple[str, str | None], int] = {}
-    loads = json.loads
     for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            record = loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(Problem(n, f"not valid JSON: {e.msg} (column {e.colno})"))
+        record, unreadable = _load(line)
+        if unreadable is not None:
+            problems.append(Problem(n, unreadable))
         else:
             pred, problem = _check(record, calls)
             if problem is not None:
@@ -110,7 +177,8 @@ def parse_predictions(data: bytes, calls: dict[str, Call], name: str = "predicti
     if problems:
         raise PredictionFileError(name, problems)
     if not by_id and not by_context:
-        raise PredictionFileError(name, [Problem(0, "no predictions in the file")])
+        raise PredictionFileError(name, [Problem(0, "the file holds no predictions: expected one JSON object "
+                                                    "per line")])
     return Responses(by_id, by_context)
 
 

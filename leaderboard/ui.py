@@ -36,7 +36,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import views
+from leaderboard import markup, views
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -119,7 +119,7 @@ def current_user(profile: Any, settings: Settings) -> str | None:
 
 def _warn(message: str) -> None:
     try:
-        gr.Warning(message)
+        gr.Warning(markup.escape(message))  # a toast renders HTML; the message may quote user input
     except Exception:  # noqa: BLE001 - outside an event (tests) there is no page to warn
         log.warning("%s", message)
 
@@ -147,10 +147,17 @@ def failsafe(outputs: int = 1):
 
 
 def status(message: str, ok: bool) -> str:
-    """A status line; a multi-line message (problems by line) goes in a text block."""
-    first, _, rest = message.strip().partition("\n")
-    text = f"{'✅' if ok else '❌'} {first}"
-    return f"{text}\n```text\n{rest}\n```" if rest.strip() else text
+    """A status from plain text, which may quote the submitter's file or form: every line
+    escaped (leaderboard.markup), the first as the status line, the others (problems by
+    line) as one list. No code block: a quoted fence could close it."""
+    first, *rest = [line.strip().removeprefix("- ") for line in message.splitlines() if line.strip()] or [""]
+    text = f"{'✅' if ok else '❌'} {markup.escape(first)}"
+    return text + "\n\n" + "\n".join(f"- {markup.escape(line)}" for line in rest) if rest else text
+
+
+def done(markdown: str) -> str:
+    """A success status from the site's own Markdown (anything quoted in it already escaped)."""
+    return f"✅ {markdown}"
 
 
 def datatypes(frame: pd.DataFrame) -> list[str]:
@@ -432,9 +439,9 @@ class Handlers:
     def signed_in(self, profile: gr.OAuthProfile | None) -> str:
         user = current_user(profile, self.settings)
         if user and profile is None:
-            return f"Signed in as **{user}** (local development: LEADERBOARD_DEV_USER)."
+            return f"Signed in as **{markup.escape(user)}** (local development: LEADERBOARD_DEV_USER)."
         if user:
-            return f"Signed in as **{user}**."
+            return f"Signed in as **{markup.escape(user)}**."
         if on_space():
             return "Not signed in. Use **Sign in with Hugging Face** to submit."
         return ("Not signed in. Signing in with Hugging Face works on the Space; to submit on a local copy, "
@@ -480,7 +487,7 @@ class Handlers:
         text = f"{count} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit."
         if missing:
             text += f" {missing} calls have no prediction: they will score as unanswered."
-        return status(text, ok=True)
+        return done(text)
 
     def _submitted(self, request) -> str:
         if self.scheduler is not None:
@@ -491,8 +498,8 @@ class Handlers:
             except Exception:  # it will look at its next poll anyway
                 log.exception("could not wake the embedded worker")
         self.queue.requests(fresh=True)
-        return status(f"Submitted: `{request.id}` ({request.model}) is queued as PENDING on suite "
-                      f"`{request.suite_id}`. Follow it under Queue → My submissions.", ok=True)
+        return done(f"Submitted: `{request.id}` ({markup.escape(request.model)}) is queued as PENDING on suite "
+                    f"`{request.suite_id}`. Follow it under Queue → My submissions.")
 
     def _submit(self, profile, do: Callable[[Identity], Any]) -> tuple[str, str]:
         user = current_user(profile, self.settings)
@@ -695,7 +702,8 @@ def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                                               placeholder="e.g. 32", elem_id="model-frames")
                     model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
                 send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
-        result = gr.Markdown(elem_id="submit-status")
+        # No math: KaTeX would read "$$" in a quoted value, escaped or not.
+        result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
     # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
     upload.upload(h.check_file, [upload], result, api_name="check_file", concurrency_limit=2)
     upload.clear(lambda: "", None, result, api_visibility="private")
