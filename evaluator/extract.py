@@ -437,7 +437,7 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         # "answer is a cup" no.
         if not (wrapped or delim):
             return _MISS, False
-    elif not wrapped and ltok == "I" and c0 in "'’":
+    elif not wrapped and ltok == "I" and c0 and c0 in "'’":
         return _MISS, False  # "I'm", "I'd", "I've": the pronoun
     elif not wrapped and ltok in "AI" and _is_article(t, end, ltok):
         if ltok == "I":
@@ -450,7 +450,8 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         tok2 = am.group(1)
         lab2 = lab.get(tok2)
         if lab2 is not None and lab2 != label:
-            if not (tok2 in "AI" and _is_article(t, am.end(), tok2)):
+            # Mid-sentence, a capital "A" after "B and" is a label, not the article.
+            if not (tok2 == "I" and _is_article(t, am.end(), tok2)):
                 return None, False
     return label, article
 
@@ -503,7 +504,8 @@ _CONNECT = (
     r"(?:\s+(?:likely|probably|clearly|therefore|thus|then|indeed|definitely|most\s+likely))?"
     r"\s*(?:\*\*|__)?\s*[:：]?"
 )
-_M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?\s*" + _CONNECT, re.I)
+# ["']? : a JSON key, {"answer": "B"}.
+_M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
 _M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
 _OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
@@ -517,6 +519,8 @@ _M_GO = re.compile(r"go(?:ing)?\s+with" + _VERB_TAIL, re.I)
 _M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?", re.I)
 _M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
 _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
+# Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
+_M_ITS = re.compile(r"(?:it['’]s|it\s+is|say)\b\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
 # A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
@@ -540,7 +544,7 @@ _M_INTL = re.compile(
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
-    r"|statement|guess|actually|correct|right|best|accurate|appropriate|plausible|suitable"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|correct|right|best|accurate|appropriate|plausible|suitable"
     r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
@@ -560,6 +564,8 @@ _PRE_MARKERS = {
     "statement": (_M_STATEMENT, False),
     "guess": (_M_GUESS, False),
     "actually": (_M_ACTUALLY, True),
+    "it is": (_M_ITS, True),  # also "it's" (see _scan_markers_from)
+    "say": (_M_ITS, True),
 }
 for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
@@ -647,6 +653,8 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
         kw = m.group()
         if kw.startswith("go"):
             kw = "go"
+        elif kw.startswith("it"):
+            kw = "it is"
         pre = _PRE_MARKERS.get(kw)
         if pre is not None:
             rx, strict = pre
@@ -726,6 +734,29 @@ def _negated(low: str, start: int, end: int) -> bool:
     return _NEG_AFTER_RE.match(low, end) is not None
 
 
+def _sentence_start(t: str, pos: int) -> bool:
+    """True if only spacing/markup separates ``pos`` from a sentence start."""
+    i = pos - 1
+    while i >= 0 and t[i] in " \t*_\"'“‘(":
+        i -= 1
+    return i < 0 or t[i] in ".!?:;\n"
+
+
+# "Both B and I describe it": two labels given together, whatever the words after.
+_BOTH_RE = re.compile(
+    r"\b(?i:both)\s+(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?"
+    r"\s*(?:,|&|(?i:and))\s*(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?![\w'’])"
+)
+
+
+def _both(t: str, lab: dict) -> bool:
+    for m in _BOTH_RE.finditer(t):
+        a, b = lab.get(m.group(1).upper()), lab.get(m.group(2).upper())
+        if a is not None and b is not None and a != b:
+            return True
+    return False
+
+
 def _mentions(t: str, low: str, lab: dict):
     """The single label mentioned in a strong form anywhere, else _MISS.
 
@@ -752,13 +783,15 @@ def _mentions(t: str, low: str, lab: dict):
         lb = lab.get(tok)
         if lb is None:
             continue
-        if tok in "AI" and _is_article(t, m.end(), tok):
-            continue  # article / pronoun in running text
+        if tok in "AI" and _is_article(t, m.end(), tok) and (tok == "I" or _sentence_start(t, st)):
+            continue  # article / pronoun in running text ("and A describe": a label)
         if _negated(low, st, m.end()):
             continue
         seen.add(lb)
         if len(seen) > 1:
             return _MISS
+    if seen and "both" in low and _both(t, lab):
+        return _MISS
     return seen.pop() if seen else _MISS
 
 
