@@ -520,7 +520,7 @@ _M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?", re.I)
 _M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
 _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
 # Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
-_M_ITS = re.compile(r"(?:it['’]s|it\s+is|say)\b\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
+_M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
 # A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
@@ -544,7 +544,7 @@ _M_INTL = re.compile(
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
-    r"|statement|guess|actually|it['’]s|it\s+is|say|correct|right|best|accurate|appropriate|plausible|suitable"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|correct|right|best|accurate|appropriate|plausible|suitable"
     r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
@@ -565,6 +565,7 @@ _PRE_MARKERS = {
     "guess": (_M_GUESS, False),
     "actually": (_M_ACTUALLY, True),
     "it is": (_M_ITS, True),  # also "it's" (see _scan_markers_from)
+    "probably": (_M_ITS, True),
     "say": (_M_ITS, True),
 }
 for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",

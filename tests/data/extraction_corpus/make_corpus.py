@@ -230,6 +230,42 @@ def _templates(bench: str):
         ("two_labels", None, lambda L, T, M, U, r, g: f"{L} and {M} are both correct."),
         ("two_labels", None, lambda L, T, M, U, r, g: f"Both {L} and {M} describe what happens."),
         ("two_labels", None, lambda L, T, M, U, r, g: f"The answer is {L} or {M}."),
+        # more realistic mixtures
+        ("explanation_first", "L",
+         lambda L, T, M, U, r, g: f"A quick look at the frames: {r}. I am confident the answer is {L}."),
+        ("explanation_first", "L",
+         lambda L, T, M, U, r, g: f"{word} {M} can be eliminated because it {g.choice(OTHER_REASONS)}.\n\n"
+                                  f"Therefore, the correct {word.lower()} is {L}."),
+        ("markdown", "L", lambda L, T, M, U, r, g: f"**Reasoning:** {r}.\n\n**Answer:** {L}. {T}"),
+        ("markdown", "L", lambda L, T, M, U, r, g: f"> {r.capitalize()}.\n\n**{L}**"),
+        ("latex", "L", lambda L, T, M, U, r, g: f"We compare {M} and {L}: {r}.\n\n\\[\\boxed{{{L}}}\\]"),
+        ("json", "L", lambda L, T, M, U, r, g: f"```\n{{\"answer\": \"({L})\"}}\n```"),
+        ("think_closed", "L",
+         lambda L, T, M, U, r, g: f"<think>\nFirst I thought {M}, since \"{U}\" sounds close. But {r}.\n"
+                                  f"</think>\n\nFinal answer: {L}"),
+        ("think_truncated", None,
+         lambda L, T, M, U, r, g: f"<think>\nThe question asks which option matches. {word} {L}: \"{T}\"."
+                                  f" {word} {M}: \"{U}\". The correct one should be {L}"),
+        ("hedge", "L", lambda L, T, M, U, r, g: f"Probably {L}."),
+        ("hedge", "L", lambda L, T, M, U, r, g: f"I believe the answer is {L}, though the frames are blurry."),
+        ("refusal", None, lambda L, T, M, U, r, g: "I cannot determine the answer because the video is not "
+                                                   "available to me."),
+        ("refusal", None, lambda L, T, M, U, r, g: "None of the options match what is shown in the video."),
+        ("option_text", "L", lambda L, T, M, U, r, g: f"**{T}**"),
+        ("label_shape", "L", lambda L, T, M, U, r, g: f"[{L}]"),
+        ("label_shape", "L", lambda L, T, M, U, r, g: f"{L}: {T}"),
+        ("other_language", "L", lambda L, T, M, U, r, g: f"最终答案：{L}"),
+        ("other_language", "L", lambda L, T, M, U, r, g: f"正解は{L}です。"),
+        ("other_language", "L", lambda L, T, M, U, r, g: f"La respuesta correcta es la {L}."),
+        ("other_language", "L", lambda L, T, M, U, r, g: f"La bonne réponse est ({L})."),
+        ("other_language", "L", lambda L, T, M, U, r, g: f"Die richtige Antwort ist {L}."),
+        ("other_language", "L", lambda L, T, M, U, r, g: f"정답은 {L}입니다."),
+        ("lowercase", "L", lambda L, T, M, U, r, g: f"i think the answer is {L.lower()})"),
+        ("self_correction", "L",
+         lambda L, T, M, U, r, g: f"Answer: {M}\n\nCorrection: looking at the last frames again, the answer is {L}."),
+        ("note_after", "L", lambda L, T, M, U, r, g: f"**Answer: {L}**\n\nNote: {M} is a common distractor here."),
+        ("two_labels", None, lambda L, T, M, U, r, g: f"Both options {L} and {M} are correct."),
+        ("two_labels", None, lambda L, T, M, U, r, g: f"({L}) and ({M})"),
     ]
     return t
 
