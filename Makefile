@@ -45,6 +45,7 @@ test: $(STAMP) browser
 	$(PY) -m pytest -q tests
 
 bench: $(STAMP) browser
+	$(PY) bench/extraction_corpus.py
 	$(PY) bench/score_speed.py
 	$(PY) bench/pipeline_speed.py
 	$(PY) bench/video_speed.py

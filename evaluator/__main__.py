@@ -96,7 +96,8 @@ def _cmd_score(args) -> None:
 
         judge = CachedJudge(judge, JudgementCache(args.judge_cache or settings.judge_cache))
     options = ScoringOptions(causalstep_restart=args.causalstep_restart or settings.causalstep_restart,
-                             causalstep_points=args.causalstep_points or settings.causalstep_points)
+                             causalstep_points=args.causalstep_points or settings.causalstep_points,
+                             grade_truncated_reasoning=settings.grade_truncated_reasoning)
     result = score_file(suite, key, Path(args.predictions), judge, options, settings.max_prediction_bytes,
                         worker_run=args.worker_run, bootstrap_samples=settings.bootstrap_samples)
     result.write(Path(args.out))

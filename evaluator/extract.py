@@ -6,7 +6,7 @@ option before settling on one, ``<think>`` blocks, or the option *text* instead
 of its label.  Every extractor here follows the same order of trust:
 
 1. drop the reasoning block (``strip_reasoning``); if nothing is left, use the
-   text inside it instead (a truncated reasoning model still often concluded);
+   text inside a closed block, but never a cut-off one (no final answer);
    a ``<answer>...</answer>`` tag, when present, is the answer;
 2. the last ``\\boxed{}`` / ``\\fbox{}``;
 3. the LAST explicit answer marker ("answer is", "Answer:", "I choose", ...);
@@ -37,6 +37,8 @@ from typing import Sequence
 
 __all__ = [
     "strip_reasoning",
+    "reasoning_cut_off",
+    "read_cut_off_reasoning",
     "last_boxed",
     "extract_choice",
     "extract_number",
@@ -131,12 +133,38 @@ def strip_reasoning(text: str) -> str:
     return out.strip()
 
 
+def reasoning_cut_off(text) -> bool:
+    """True if ``text`` is only an unclosed reasoning trace: an opening tag, no
+    closing tag, and nothing before it, i.e. the model ran out of tokens
+    before giving a final answer.
+
+    Such a response has no final answer: a guess half-way through a trace
+    ("I think the answer might be C") is not one, so extractors read nothing
+    from it.  ``read_cut_off_reasoning`` restores reading it (a scoring
+    option, off by default)."""
+    if not text or not isinstance(text, str) or ("<" not in text and "◁" not in text):
+        return False
+    if strip_reasoning(text):
+        return False
+    low = _lower(text)
+    return _last_close(low) < 0 and _first_open(low) >= 0
+
+
+def read_cut_off_reasoning(text):
+    """``text`` with the tags of a cut-off trace removed, so the extractors read
+    the trace as if it were the answer; any other text unchanged."""
+    if reasoning_cut_off(text):
+        return _ALL_TAGS_RE.sub(" ", text).strip()
+    return text
+
+
 def _prep(text) -> tuple[str, str]:
     """Answer part of a response and its lower-cased twin.
 
-    Reasoning is stripped; if that leaves nothing, the reasoning itself is
-    used (a model cut off mid-thought often already stated its answer).  A
-    ``<answer>`` tag (Video-R1 and other RL-tuned models) wins when present.
+    Reasoning is stripped; if that leaves nothing, a closed reasoning block
+    is used ("<think>... so B.</think>" with nothing after), but never a
+    cut-off one (``reasoning_cut_off``: no final answer).  A ``<answer>`` tag
+    (Video-R1 and other RL-tuned models) wins when present.
     """
     if not text:
         return "", ""
@@ -144,6 +172,8 @@ def _prep(text) -> tuple[str, str]:
         text = str(text)
     t = strip_reasoning(text)
     if not t:
+        if reasoning_cut_off(text):
+            return "", ""  # no final answer: the trace is not read (see reasoning_cut_off)
         t = _ALL_TAGS_RE.sub(" ", text).strip()
         if not t:
             return "", ""
@@ -342,20 +372,20 @@ _LEAD_RE = re.compile(
     r"""[\s*_#>`'"“”‘’:：=\-–—]{0,40}
         (?:\\\(|\\\[|\$\$?)?\s*
         (?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?
-        (?:(?i:the\s+)?(?i:option|choice|letter)\b\s*[:：\#]?\s*)?
-        (?P<o>[\(\[])?\s*
+        (?:(?i:the\s+)?(?i:option|choice|letter|statement)\b\s*[:：\#]?\s*|选项|選項)?
+        (?P<o>[\(\[（])?\s*
         (?P<l>[A-Za-z]|[0-9]{1,2})(?![A-Za-z0-9])
-        (?:\s*(?P<c>[\)\]]))?
+        (?:\s*(?P<c>[\)\]）]))?
     """,
     re.X,
 )
 # Words after which a capital "A"/"I" is an option label rather than the
 # article/pronoun: "A or B", "A is wrong", "I and J" vs "A man", "I think".
 _A_LABEL_NEXT = frozenset(
-    "or and nor is was seems looks vs because since as would could might can does "
+    "or and nor is was are were both seems seem looks look vs because since as would could might can does "
     "fits matches best correct describes shows appears also only isn't doesn't".split()
 )
-_I_LABEL_NEXT = frozenset("or and nor is vs seems fits matches appears".split())
+_I_LABEL_NEXT = frozenset("or and nor is are were both vs seems fits matches appears".split())
 
 
 _NEXT_WORD_RE = re.compile(r" ([a-z][a-z'’]{0,12})")
@@ -370,7 +400,7 @@ def _is_article(t: str, end: int, tok: str) -> bool:
 
 
 # Characters that end a label token cleanly ("B.", "B)", "**B**", "B:").
-_DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’")
+_DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’，。；：！？、）】」』")
 # "A or B", "(A) and (C)", "B/C", "B, D": two different labels given.
 _AMBIG_RE = re.compile(
     r"\s*(?:,|/|&|\bor\b|\band\b)\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])"
@@ -407,6 +437,8 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         # "answer is a cup" no.
         if not (wrapped or delim):
             return _MISS, False
+    elif not wrapped and ltok == "I" and c0 and c0 in "'’":
+        return _MISS, False  # "I'm", "I'd", "I've": the pronoun
     elif not wrapped and ltok in "AI" and _is_article(t, end, ltok):
         if ltok == "I":
             return _MISS, False  # pronoun: "Answer: I think ..."
@@ -418,7 +450,8 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         tok2 = am.group(1)
         lab2 = lab.get(tok2)
         if lab2 is not None and lab2 != label:
-            if not (tok2 in "AI" and _is_article(t, am.end(), tok2)):
+            # Mid-sentence, a capital "A" after "B and" is a label, not the article.
+            if not (tok2 == "I" and _is_article(t, am.end(), tok2)):
                 return None, False
     return label, article
 
@@ -471,7 +504,8 @@ _CONNECT = (
     r"(?:\s+(?:likely|probably|clearly|therefore|thus|then|indeed|definitely|most\s+likely))?"
     r"\s*(?:\*\*|__)?\s*[:：]?"
 )
-_M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?\s*" + _CONNECT, re.I)
+# ["']? : a JSON key, {"answer": "B"}.
+_M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
 _M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
 _OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
@@ -483,13 +517,36 @@ _M_SELECT = re.compile(r"selection" + _OPT_CONNECT + r"|select(?:ed)?" + _VERB_T
 _M_PICK = re.compile(r"pick(?:ed)?" + _VERB_TAIL, re.I)
 _M_GO = re.compile(r"go(?:ing)?\s+with" + _VERB_TAIL, re.I)
 _M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?", re.I)
+_M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
+_M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
+# Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
+_M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
+# A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
+_M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
+# Answer markers in other languages, each anchored at its keyword: Chinese
+# (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
+# (정답은), Spanish, French, Portuguese, Italian, German, Russian.
+_M_INTL = re.compile(
+    r"""(?:(?:答案|答え|正解|정답)\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)\s*(?:选项|選項)?
+        |(?:选择|選擇|选|選)(?![项項])\s*[了:：]?\s*(?:选项|選項)?
+        |(?:respuesta|r[ée]ponse|antwort|resposta|risposta|ответ)
+           (?:\s+(?:correcta|correcte|correta|corretta|richtige|final|finale|правильный))?
+           \s*(?:\b(?:es|est|ist|lautet|é|è)\b|[:：]|[—–-](?=\s))
+           \s*(?:(?:la|le|die|a|l['’])\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
+        |opci[óo]n\s+(?:correcta\s+)?es\s+(?:la\s+)?
+        |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
+        )""",
+    re.X | re.I,
+)
 
 # Every marker keyword, found in ONE regex pass over the (lower-cased) text;
 # each hit is then confirmed with an anchored regex at its position.  The
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
-    r"|correct|right|best|accurate|appropriate|plausible|suitable)"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|correct|right|best|accurate|appropriate|plausible|suitable"
+    r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
+    r"|elijo|escojo|choisis|w[äa]hle)"
 )
 # keyword -> (confirming regex, strict label parsing) for markers that come
 # BEFORE the label.  "answer" also covers "Final Answer" (see _scan_markers).
@@ -504,7 +561,17 @@ _PRE_MARKERS = {
     "thus": (_M_THEREFORE, True),
     "hence": (_M_THEREFORE, True),
     "so": (_M_THEREFORE, True),  # strict: "so D." yes, "so A man ..." no
+    "statement": (_M_STATEMENT, False),
+    "guess": (_M_GUESS, False),
+    "actually": (_M_ACTUALLY, True),
+    "it is": (_M_ITS, True),  # also "it's" (see _scan_markers_from)
+    "probably": (_M_ITS, True),
+    "say": (_M_ITS, True),
 }
+for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",
+            "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
+            "wähle", "wahle"):
+    _PRE_MARKERS[_kw] = (_M_INTL, False)
 # After a verdict keyword: end of sentence or a word that keeps it a verdict
 # ("B is correct because", "the best answer"), not "the correct distractor".
 _POST_AFTER_RE = re.compile(
@@ -515,7 +582,7 @@ _POST_AFTER_RE = re.compile(
 # the label comes BEFORE the keyword, so this is searched in a short window
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
-    r"""(?<![\w'’])(?P<w>(?i:option|choice)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
+    r"""(?<![\w'’])(?P<w>(?i:option|choice|statement)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
         (?:\s+(?P<is>(?i:is|was|seems|appears))\s+(?i:to\s+be\s+)?(?i:the\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
@@ -540,19 +607,55 @@ def _choice_from_markers(t: str, low: str, lab: dict, opts):
     lo = n - _TAIL if n > _TAIL + 100 else 0
     r = _scan_markers(t, low, lab, opts, lo, n)
     if r is _MISS and lo:
-        # +12 so a keyword straddling the boundary is still seen once.
-        r = _scan_markers(t, low, lab, opts, 0, min(n, lo + 12), lo)
+        r = _scan_markers(t, low, lab, opts, 0, n)
     return r
 
 
-def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int, below: int | None = None):
+# A note or aside after the answer: "Answer: B\nNote: C is also plausible."
+_NOTE_RE = re.compile(r"(?<![\w])(?:note|n\.b\.|p\.s\.|nota|remarque|anmerkung|注意|注|备注)\s*[:：]")
+
+
+def _choice_before_note(t: str, low: str, lab: dict, opts):
+    """The answer committed before the first note, if a marker gives one there:
+    what a note says about other options is commentary, not the answer."""
+    m = _NOTE_RE.search(low)
+    if m is None or m.start() == 0:
+        return _MISS
+    p = m.start()
+    return _choice_from_markers(t[:p], low[:p], lab, opts)
+
+
+_ALSO_RE = re.compile(r"\balso\b|\btoo\b|\bas\s+well\b")
+_STRONG_VERDICTS = frozenset(("correct", "right"))
+
+
+def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
+    """Choice of the last marker in low[start:end] that names one (or _MISS).
+
+    A verdict given "also" ("C is also plausible") adds to an answer rather
+    than giving one: it is skipped, and if it is a strong one ("C is also
+    correct") naming another label than the answer found, the response is
+    ambiguous."""
+    also = None
+    r = _scan_markers_from(t, low, lab, opts, start, end)
+    while isinstance(r, tuple):  # an "also" verdict: (label, strong, position)
+        label, strong, p = r
+        if strong and also is None:
+            also = label
+        r = _scan_markers_from(t, low, lab, opts, start, p)
+    if also is not None and r is not _MISS and r != also:
+        return None
+    return r
+
+
+def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
     for m in reversed(list(_KW_RE.finditer(low, start, end))):
         p = m.start()
-        if below is not None and p >= below:
-            continue  # already examined by the tail pass
         kw = m.group()
         if kw.startswith("go"):
             kw = "go"
+        elif kw.startswith("it"):
+            kw = "it is"
         pre = _PRE_MARKERS.get(kw)
         if pre is not None:
             rx, strict = pre
@@ -579,25 +682,27 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int, below
         # Lowercase "a is correct" / pronoun "I" is running text unless marked up.
         if (ltok.islower() or ltok == "I") and not (pm.group("w") or pm.group("o")):
             continue
+        if _ALSO_RE.search(low, pm.start(), p) or _ALSO_RE.match(low, p + len(kw) + 1):
+            return label, kw in _STRONG_VERDICTS, pm.start()
         return label
     return _MISS
 
 
 _SHORT_RE = re.compile(
     r"""[\s*_#`'"“”(\[]{0,10}
-        (?:(?i:the\s+)?(?i:answer|option|choice|letter)\s*[:：]?\s*)?
+        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement)\s*[:：]?\s*|选项|選項)?
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
     re.X,
 )
 _ENUM_LINE_RE = re.compile(
-    r"^[ \t*_#>\-]*(?:(?i:option|choice)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d))", re.M
+    r"^[ \t*_#>\-]*(?:(?i:option|choice|statement)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d))", re.M
 )
 # Strong label mentions, as separate simple patterns: each starts with a
 # literal or a plain character class, which the regex engine scans for
 # quickly (one combined alternation with lookbehinds was ~4x slower).
 _PAREN_MENTION_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")  # (B)
 _BOLD_MENTION_RE = re.compile(r"\*\*\(?([A-Za-z]|[0-9]{1,2})[\).:]?\*\*")  # **B**
-_WORD_MENTION_RE = re.compile(r"(?:option|choice)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")  # option b (on low)
+_WORD_MENTION_RE = re.compile(r"(?:option|choice|statement)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")  # option b (on low)
 _CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
 
 
@@ -630,6 +735,29 @@ def _negated(low: str, start: int, end: int) -> bool:
     return _NEG_AFTER_RE.match(low, end) is not None
 
 
+def _sentence_start(t: str, pos: int) -> bool:
+    """True if only spacing/markup separates ``pos`` from a sentence start."""
+    i = pos - 1
+    while i >= 0 and t[i] in " \t*_\"'“‘(":
+        i -= 1
+    return i < 0 or t[i] in ".!?:;\n"
+
+
+# "Both B and I describe it": two labels given together, whatever the words after.
+_BOTH_RE = re.compile(
+    r"\b(?i:both)\s+(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?"
+    r"\s*(?:,|&|(?i:and))\s*(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?![\w'’])"
+)
+
+
+def _both(t: str, lab: dict) -> bool:
+    for m in _BOTH_RE.finditer(t):
+        a, b = lab.get(m.group(1).upper()), lab.get(m.group(2).upper())
+        if a is not None and b is not None and a != b:
+            return True
+    return False
+
+
 def _mentions(t: str, low: str, lab: dict):
     """The single label mentioned in a strong form anywhere, else _MISS.
 
@@ -656,13 +784,15 @@ def _mentions(t: str, low: str, lab: dict):
         lb = lab.get(tok)
         if lb is None:
             continue
-        if tok in "AI" and _is_article(t, m.end(), tok):
-            continue  # article / pronoun in running text
+        if tok in "AI" and _is_article(t, m.end(), tok) and (tok == "I" or _sentence_start(t, st)):
+            continue  # article / pronoun in running text ("and A describe": a label)
         if _negated(low, st, m.end()):
             continue
         seen.add(lb)
         if len(seen) > 1:
             return _MISS
+    if seen and "both" in low and _both(t, lab):
+        return _MISS
     return seen.pop() if seen else _MISS
 
 
@@ -710,6 +840,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
                 if r is not _MISS:
                     return r
 
+    if "not" in low or "注" in low or "n.b" in low or "p.s" in low:
+        r = _choice_before_note(t, low, lab, opts)
+        if r is not _MISS:
+            return r
     r = _choice_from_markers(t, low, lab, opts)
     if r is not _MISS:
         return r

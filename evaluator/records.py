@@ -196,6 +196,9 @@ class ScoringOptions:
 
     causalstep_restart: str = "prose"
     causalstep_points: str = "algo"
+    # Read a reasoning trace cut off before its final answer (an unclosed <think>) as
+    # the answer; off: such a response has no final answer and is unparseable.
+    grade_truncated_reasoning: bool = False
 
     def __post_init__(self) -> None:
         if self.causalstep_restart not in ("prose", "algo"):

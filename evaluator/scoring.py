@@ -7,19 +7,22 @@
 
 A benchmark with no prediction at all is left out of `scores` (not attempted);
 within an attempted benchmark, missing calls score as unanswered and are counted.
+Responses that are only a reasoning trace cut off before a final answer are
+unparseable (and also counted apart, `no_final_answer`) unless
+ScoringOptions.grade_truncated_reasoning reads the trace.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluator import CODE_VERSION, benchmarks, bootstrap
+from evaluator import CODE_VERSION, benchmarks, bootstrap, extract
 from evaluator.predictions import read_predictions
-from evaluator.records import Responses, ScoringContext, ScoringOptions
+from evaluator.records import Prediction, Responses, ScoringContext, ScoringOptions
 from evaluator.result import Result
 from evaluator.suite import AnswerKey, Suite
 
@@ -29,6 +32,25 @@ def answered_per_benchmark(suite: Suite, key: AnswerKey, responses: Responses) -
     bench_of.update({c.id: c.benchmark for c in key.hidden_calls})
     ids = set(responses.by_id) | {cid for cid, _ in responses.by_context}
     return Counter(bench_of[i] for i in ids if i in bench_of)
+
+
+def without_final_answer(suite: Suite, key: AnswerKey, responses: Responses) -> Counter:
+    """Per benchmark, responses that are only a reasoning trace cut off before any
+    final answer (extract.reasoning_cut_off); counted apart as `no_final_answer`."""
+    bench_of = {c.id: c.benchmark for c in suite.calls}
+    bench_of.update({c.id: c.benchmark for c in key.hidden_calls})
+    preds = list(responses.by_id.values()) + list(responses.by_context.values())
+    return Counter(bench_of[p.id] for p in preds if p.id in bench_of and extract.reasoning_cut_off(p.response))
+
+
+def reading_cut_off_reasoning(responses: Responses) -> Responses:
+    """Responses whose cut-off reasoning traces are read as answers
+    (ScoringOptions.grade_truncated_reasoning)."""
+    def read(p: Prediction) -> Prediction:
+        text = extract.read_cut_off_reasoning(p.response)
+        return p if text is p.response else replace(p, response=text)
+    return Responses({k: read(p) for k, p in responses.by_id.items()},
+                     {k: read(p) for k, p in responses.by_context.items()})
 
 
 def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
@@ -41,6 +63,9 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
     progress there, and may raise to stop the job)."""
     ctx = ScoringContext(judge=judge, options=options or ScoringOptions(), worker_run=worker_run)
     answered = answered_per_benchmark(suite, key, responses)
+    cut_off = without_final_answer(suite, key, responses)
+    if ctx.options.grade_truncated_reasoning:
+        responses = reading_cut_off_reasoning(responses)
     calls_per_benchmark = Counter(c.benchmark for c in suite.calls)
     scores: dict[str, dict[str, Any]] = {}
     counts: dict[str, dict[str, Any]] = {}
@@ -57,7 +82,7 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
                                                      samples=bootstrap_samples, seed=seed)
         scores[name] = metrics
         counts[name] = {"calls": calls_per_benchmark[name], "answered": answered[name],
-                        "attempted": True, **result.counts}
+                        "attempted": True, **result.counts, "no_final_answer": cut_off[name]}
         if on_benchmark is not None:
             on_benchmark(name, counts[name])
     return scores, counts

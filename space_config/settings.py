@@ -87,6 +87,7 @@ class Settings:
     bootstrap_samples: int
     max_prediction_bytes: int
     judge_cache: Path  # sqlite file of LLM judgements, raw outputs included
+    grade_truncated_reasoning: bool = False  # read a cut-off <think> trace as the answer (ScoringOptions)
     store: str = "local"  # "local" (folders under home) or "hub" (dataset repos)
     hub_owner: str | None = None  # user or org owning the five dataset repos
     hub_prefix: str = "video-reasoning-leaderboard"
@@ -146,6 +147,7 @@ def get_settings() -> Settings:
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),
         causalstep_restart=_env("LEADERBOARD_CAUSALSTEP_RESTART", "prose"),
         causalstep_points=_env("LEADERBOARD_CAUSALSTEP_POINTS", "algo"),
+        grade_truncated_reasoning=_env("LEADERBOARD_GRADE_TRUNCATED_REASONING", "0") == "1",
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
         max_prediction_bytes=int(_env("LEADERBOARD_MAX_PREDICTION_BYTES", str(64 * 1024 * 1024))),
         judge_cache=Path(_env("LEADERBOARD_JUDGE_CACHE",

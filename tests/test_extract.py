@@ -15,6 +15,8 @@ from evaluator.extract import (
     extract_number,
     extract_short_answer,
     last_boxed,
+    read_cut_off_reasoning,
+    reasoning_cut_off,
     strip_reasoning,
 )
 
@@ -105,7 +107,7 @@ CHOICE_LETTER_CASES = [
     (_R1_THINK + "The person picks up a knife.\n\n**Answer: B**", "B"),
     (_R1_THINK + "\\boxed{B}", "B"),
     ("<think>The ball is red in every frame, so option A is wrong... the answer is C.</think>", "C"),
-    ("<think>\nA or D? The clock shows 3:15, so D.\n", "D"),  # truncated, unclosed think
+    ("<think>\nA or D? The clock shows 3:15, so D.\n", None),  # cut off: no final answer
     ("<think></think>\n\nA", "A"),
     ("<thinking>Checking frames 1-8... B is ruled out.</thinking>\nAnswer: E", "E"),
     ("◁think▷The man is on a bicycle, not a car. C says bicycle.◁/think▷C", "C"),
@@ -294,7 +296,7 @@ CHOICE_DIGIT_CASES = [
         "3",
     ),
     ("<think>Probably 1... no, he loses the ball. It's 4.</think>\nAnswer: 4", "4"),
-    ("<think>\nThe ball goes out, then a throw-in is taken. The answer is 5.\n", "5"),
+    ("<think>\nThe ball goes out, then a throw-in is taken. The answer is 5.\n", None),  # cut off
     ("<think>Option 2 vs option 4. He passes back to the keeper.</think>\\boxed{2}", "2"),
     ("The answer is 3.5", None),  # a number, not a label
     ("Answer: 6", None),  # out of range
@@ -424,7 +426,7 @@ NUMBER_CASES = [
         65.0,
     ),
     ("<think>Counting: 1, 2, 3, 4, 5, 6. So six.</think>\n\\boxed{6}", 6.0),
-    ("<think>\nThe needle points at 7.5 on the scale, so the answer is 7.5 N.\n", 7.5),
+    ("<think>\nThe needle points at 7.5 on the scale, so the answer is 7.5 N.\n", None),  # cut off
     ("<think>3 + 4 = 7</think>", 7.0),
     ("The answer is 12, not 15 as one might think.", 12.0),
     ("The reading on the gauge is 2.4 bar (about 35 psi).\n\nAnswer: 2.4", 2.4),
@@ -518,7 +520,7 @@ INT_LIST_CASES = [
         [2, 3],
     ),
     ("<think>Steps 1, 2 are not shown. Steps 3 and 4 are.</think>\n\\boxed{3, 4}", [3, 4]),
-    ("<think>\nI see steps 5, 6 and 7 in the clip, so the answer is 5, 6, 7.\n", [5, 6, 7]),
+    ("<think>\nI see steps 5, 6 and 7 in the clip, so the answer is 5, 6, 7.\n", None),  # cut off
     ("The steps performed between 0:15 and 1:20 are 9, 10 and 11.", [9, 10, 11]),
     ("Steps 2, 4, 6 (from 00:10 to 00:45)", [2, 4, 6]),
     ("Step 3 (at 0:30)", [3]),
@@ -606,7 +608,7 @@ BLANK_CASES = [
         ["screwdriver", "hinge"],
     ),
     ("<think>Blank 1 is probably 'north'. Blank 2 'south'.</think>\n\\boxed{north, south}", 2, ["north", "south"]),
-    ("<think>\nSo the answers are: ethanol, yeast\n", 2, ["ethanol", "yeast"]),
+    ("<think>\nSo the answers are: ethanol, yeast\n", 2, None),  # cut off
     ("Here are the answers:\n1. Newton\n2. Joule\n\nLet me know if you need more help!", 2, ["Newton", "Joule"]),
     ("1) acid\n2) base", 2, ["acid", "base"]),
     ("1. 2,4-D\n2. glyphosate", 2, ["2,4-D", "glyphosate"]),
@@ -694,7 +696,7 @@ SHORT_ANSWER_CASES = [
         'Bridge.\n</think>\n\n{"answer": "Tower Bridge", "confidence_score": 93}',
         ("Tower Bridge", 93.0),
     ),
-    ('<think>\nIt is Berlin. {"answer": "Berlin", "confidence_score": 70}\n', ("Berlin", 70.0)),
+    ('<think>\nIt is Berlin. {"answer": "Berlin", "confidence_score": 70}\n', ("", None)),  # cut off
     ('{"answer": "He said \\"hello\\"", "confidence_score": 50}', ('He said "hello"', 50.0)),
     ('{"answer": "St. Peter\'s Basilica", "confidence_score": 81}', ("St. Peter's Basilica", 81.0)),
     ('{"answer": "São Paulo", "confidence_score": 66}', ("São Paulo", 66.0)),
@@ -717,7 +719,7 @@ SHORT_ANSWER_CASES = [
     ("  'Paris'  ", ("Paris", None)),
     ("The Eiffel Tower", ("The Eiffel Tower", None)),
     ("<think>Paris or Lyon? Paris.</think>\nParis", ("Paris", None)),
-    ("<think>\nI believe it's Paris\n", ("I believe it's Paris", None)),
+    ("<think>\nI believe it's Paris\n", ("", None)),  # cut off
     ("I cannot determine this from the video.", ("I cannot determine this from the video.", None)),
     ("", ("", None)),
     ("   ", ("", None)),
@@ -898,3 +900,116 @@ def test_skipped_blank_keeps_its_place():
     assert extract_blanks("\\boxed{sodium; ; 37 degrees}", 3) == ["sodium", "", "37 degrees"]
     assert extract_blanks("sodium, , 37 degrees", 3) == ["sodium", "", "37 degrees"]
     assert extract_blanks("\\boxed{sodium; chloride;}", 2) == ["sodium", "chloride"]
+
+
+# ---------------------------------------------------------------------------
+# Cut-off reasoning: no final answer unless the scoring option reads the trace
+# ---------------------------------------------------------------------------
+
+CUT_OFF_READ_CASES = [
+    (lambda t: extract_choice(t, LETTERS5), "<think>\nA or D? The clock shows 3:15, so D.\n", "D"),
+    (lambda t: extract_choice(t, DIGITS5), "<think>\nThe ball goes out. The answer is 5.\n", "5"),
+    (extract_number, "<think>\nThe needle points at 7.5 on the scale, so the answer is 7.5 N.\n", 7.5),
+    (extract_int_list, "<think>\nI see steps 5, 6 and 7, so the answer is 5, 6, 7.\n", [5, 6, 7]),
+    (extract_short_answer, '<think>\nIt is Berlin. {"answer": "Berlin", "confidence_score": 70}\n',
+     ("Berlin", 70.0)),
+    (lambda t: extract_choice(t, LETTERS5), "<think>I think the answer might be C", "C"),
+]
+
+
+@pytest.mark.parametrize("extractor,response,expected", CUT_OFF_READ_CASES)
+def test_cut_off_reasoning_is_no_answer_unless_read(extractor, response, expected):
+    assert reasoning_cut_off(response)
+    assert extractor(response) in (None, ("", None))
+    assert extractor(read_cut_off_reasoning(response)) == expected
+
+
+@pytest.mark.parametrize("response", [
+    "<think>x</think>B", "B <think>unfinished", "The answer is B.", "", "<think>a</think>",
+])
+def test_not_cut_off(response):
+    assert not reasoning_cut_off(response)
+    assert read_cut_off_reasoning(response) == response
+
+
+def test_closed_reasoning_with_nothing_after_is_still_read():
+    # The model finished thinking; only the cut-off case has no final answer.
+    assert extract_choice("<think>The cup is blue, so B.</think>", LETTERS5) == "B"
+
+
+# ---------------------------------------------------------------------------
+# Words that look like labels, notes after the answer, two labels, statements,
+# other languages
+# ---------------------------------------------------------------------------
+
+LETTERS10 = list("ABCDEFGHIJ")
+
+WORDS_NOT_LABELS_CASES = [
+    ("I'm fairly sure it's C.", "C"),
+    ("I'm not sure.", None),
+    ("I'm sorry, but I can't view videos.", None),
+    ("I’d say C.", "C"),
+    ("I've watched it twice: H.", "H"),
+    ("I can't tell from these frames.", None),
+    ("Answer: B Note: C is also plausible.", "B"),
+    ("The answer is B.\n\nNote: option C is also correct in some readings.", "B"),
+    ("Answer: D\nP.S. A could also work if the clip were longer.", "D"),
+    ("B is correct. C is also correct.", None),
+    ("G and A are both correct.", None),
+    ("Both G and A are correct.", None),
+    ("A and I are both right.", None),
+    ("I is correct.", "I"),  # "is", not "am": the label
+    ("(I) is correct.", "I"),
+    ("The answer is I.", "I"),
+    ("B... wait, actually C.", "C"),
+    ("My guess is F.", "F"),
+]
+
+
+@pytest.mark.parametrize("response,expected", WORDS_NOT_LABELS_CASES)
+def test_choice_words_notes_and_pairs(response, expected):
+    assert extract_choice(response, LETTERS10) == expected
+
+
+STATEMENT_CASES = [
+    ("Statement 2", "2"),
+    ("Statement 4.", "4"),
+    ("The correct statement is Statement 2.", "2"),
+    ("The coach's feedback is statement 3.", "3"),
+    ("Statement 5 is correct.", "5"),
+    ("**Statement 1**", "1"),
+    ("Option (3)", "3"),
+]
+
+
+@pytest.mark.parametrize("response,expected", STATEMENT_CASES)
+def test_choice_statement_numbers(response, expected):
+    assert extract_choice(response, DIGITS5) == expected
+
+
+OTHER_LANGUAGE_CASES = [
+    ("答案是B", "B"),
+    ("答案：C", "C"),
+    ("我选择B", "B"),
+    ("正确答案是D。", "D"),
+    ("根据视频，选A，因为他拿起了杯子。", "A"),
+    ("选项B", "B"),
+    ("答案是选项E", "E"),
+    ("答えはBです。", "B"),
+    ("正解：C", "C"),
+    ("정답은 D입니다.", "D"),
+    ("La respuesta es B.", "B"),
+    ("La respuesta correcta es la C.", "C"),
+    ("La réponse est D.", "D"),
+    ("La bonne réponse est (A).", "A"),
+    ("Die Antwort ist B.", "B"),
+    ("Die richtige Antwort ist E.", "E"),
+    ("A resposta correta é C.", "C"),
+    ("La risposta è D.", "D"),
+    ("Ответ: B", "B"),
+]
+
+
+@pytest.mark.parametrize("response,expected", OTHER_LANGUAGE_CASES)
+def test_choice_other_languages(response, expected):
+    assert extract_choice(response, LETTERS5) == expected

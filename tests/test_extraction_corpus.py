@@ -1,0 +1,64 @@
+"""extract_choice over the committed corpus of realistic multiple-choice responses
+(tests/data/extraction_corpus/, made by make_corpus.py there).
+
+A wrong option is worse than an unscored response: the corpus must give 0 wrong
+options per benchmark (a "no answer" response read as a label counts as wrong),
+while responses read as None are counted and kept rare.
+"""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluator.extract import extract_choice
+
+CORPUS = Path(__file__).resolve().parent / "data" / "extraction_corpus"
+BENCHMARKS = ("exact", "videommmu", "expvid", "causalstep")
+MAX_UNSCORED = 0.05
+
+
+def load(bench: str) -> list[dict]:
+    with open(CORPUS / f"{bench}.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def outcomes(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(wrong, unscored) rows."""
+    wrong, unscored = [], []
+    for row in rows:
+        got = extract_choice(row["text"], row["labels"], row["options"])
+        if got != row["intended"]:
+            (unscored if got is None else wrong).append(row | {"got": got})
+    return wrong, unscored
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS)
+def test_no_wrong_option(bench):
+    rows = load(bench)
+    assert len(rows) >= 1000
+    wrong, unscored = outcomes(rows)
+    shown = "\n".join(f"{r['kind']}: {r['text'][:120]!r} -> {r['got']} (intended {r['intended']})"
+                      for r in wrong[:10])
+    assert not wrong, f"{len(wrong)} wrong options:\n{shown}"
+    assert len(unscored) / len(rows) <= MAX_UNSCORED
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS)
+def test_corpus_covers_answers_and_no_answers(bench):
+    rows = load(bench)
+    kinds = {r["kind"] for r in rows}
+    assert {"think_truncated", "refusal", "other_language", "self_correction", "option_text"} <= kinds
+    assert any(r["intended"] is None for r in rows) and any(r["intended"] for r in rows)
+    # Labels past D wherever the benchmark has them.
+    if bench != "exact":
+        assert any(r["intended"] and r["intended"] > "D" for r in rows)
+
+
+def test_committed_corpus_is_what_the_generator_makes():
+    spec = importlib.util.spec_from_file_location("make_corpus", CORPUS / "make_corpus.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    for bench in BENCHMARKS:
+        assert gen.generate(bench) == load(bench), f"regenerate {bench}.jsonl with make_corpus.py"
