@@ -5,6 +5,9 @@ Backends of the contract suite:
 - "hub-fake": HubStore over an in-memory stand-in for HfApi (no network). It checks the
   HubStore's own logic (head commits as versions, parent_commit, create-only, prefixes);
   the stand-in raises huggingface_hub's real error types, built from real HTTP responses.
+- "hub-standin": HubStore through the real HfApi, over HTTP, against tests/hub_standin.py
+  (a local server speaking the Hub's API): the client's requests, headers and error
+  parsing are exercised for real, without the network.
 - "hub": HubStore against the real Hugging Face Hub, in a temporary private dataset repo
   created for the session and deleted at its end; only when HF_TOKEN and
   LEADERBOARD_TEST_OWNER are set.
@@ -208,7 +211,7 @@ def real_hub():
             api.delete_repo(repo_id, repo_type="dataset", missing_ok=True)
 
 
-@pytest.fixture(params=["local", "hub-fake", "hub"])
+@pytest.fixture(params=["local", "hub-fake", "hub-standin", "hub"])
 def backend(request, tmp_path, monkeypatch):
     """(store, base): a store, and a folder name unique to this test (the real Hub repo is
     shared by the whole session, so every test works under its own folder)."""
@@ -217,6 +220,8 @@ def backend(request, tmp_path, monkeypatch):
         return LocalStore(tmp_path / "store", "requests"), base
     if request.param == "hub-fake":
         return HubStore("o/r", "requests", None, api=FakeHubApi(tmp_path), cache_dir=tmp_path / "cache"), base
+    if request.param == "hub-standin":
+        return request.getfixturevalue("hub_standin").stores("o", cache_dir=tmp_path / "cache").requests.inner, base
     api, repo_id = request.getfixturevalue("real_hub")
     from huggingface_hub import constants
 
