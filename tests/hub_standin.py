@@ -169,8 +169,7 @@ class HubStandin:
     # -- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> HubStandin:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
@@ -269,6 +268,7 @@ class HubStandin:
                 self.counts["rate_limited"] += 1
             reply = Reply.error(e)
         if fault is not None:
+            self.counts["lost_reply"] += 1
             return reply, fault.lose
         return reply, None
 
@@ -501,6 +501,11 @@ def _range_start(header: str | None, size: int) -> int:
 
 def _raise(error: Exception):
     raise error
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops the SYNs of many processes connecting at once (1 s retries)
 
 
 def _handler_for(standin: HubStandin) -> type[BaseHTTPRequestHandler]:
