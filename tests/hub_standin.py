@@ -53,7 +53,6 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 CONFLICT_MESSAGE = "A commit has happened since. Please refresh and try again."
 GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
-COMMIT_SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 def blob_sha(data: bytes) -> str:
@@ -227,18 +226,20 @@ class HubStandin:
         with self._lock:
             self._limits[resource] = RateLimit(quota, window_seconds)
 
+    # for assertions: the state, read directly (no request, no quota)
+
     def head(self, repo_id: str) -> str:
         with self._lock:
-            return self._repo(repo_id, None).head
+            return self._repo(repo_id, self.token).head
 
     def files(self, repo_id: str, revision: str = "main") -> dict[str, bytes]:
         with self._lock:
-            return dict(self._repo(repo_id, None).at(revision).tree)
+            return dict(self._repo(repo_id, self.token).at(revision).tree)
 
     def history(self, repo_id: str) -> list[Commit]:
         """The commits of main, newest first."""
         with self._lock:
-            repo = self._repo(repo_id, None)
+            repo = self._repo(repo_id, self.token)
             out, sha = [], repo.head
             while sha is not None:
                 out.append(repo.commits[sha])
@@ -254,7 +255,7 @@ class HubStandin:
             self.counts[kind] += 1
             fault = self._take_fault(kind)
         if fault is not None and fault.lose is None:
-            self.counts["injected"] += 1
+            self._count("injected")
             headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
             return Reply.error(HubError(fault.status, f"injected failure ({fault.status})", headers=headers)), None
         try:
@@ -265,12 +266,16 @@ class HubStandin:
             reply = handler(request)
         except HubError as e:
             if e.status == 429:
-                self.counts["rate_limited"] += 1
+                self._count("rate_limited")
             reply = Reply.error(e)
         if fault is not None:
-            self.counts["lost_reply"] += 1
+            self._count("lost_reply")
             return reply, fault.lose
         return reply, None
+
+    def _count(self, kind: str) -> None:
+        with self._lock:  # handler threads count at once; Counter's += is not atomic
+            self.counts[kind] += 1
 
     def _take_fault(self, kind: str) -> Fault | None:
         for fault in self._faults:
@@ -341,7 +346,7 @@ class HubStandin:
         url = f"{self.endpoint}/datasets/{repo_id}"
         with self._lock:
             if repo_id in self.repos:
-                raise HubError(409, "You already created this dataset repo", headers={})
+                raise HubError(409, "You already created this dataset repo")
             repo = self.repos[repo_id] = Repo(repo_id, payload.get("visibility") == "private")
             self._new_commit(repo, {".gitattributes": GITATTRIBUTES}, "initial commit")
         return Reply.json({"url": url, "name": repo_id})
