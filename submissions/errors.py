@@ -13,7 +13,12 @@ class StoreError(SubmissionError):
 
 
 class TransientStoreError(StoreError):
-    """A store call failed for a reason that may pass (network, 5xx, 429): retry it."""
+    """A store call failed for a reason that may pass (network, 5xx, 429): retry it.
+    `retry_after`: seconds the server asked us to wait first (its Retry-After), if it did."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class SubmissionUnconfirmed(StoreError):

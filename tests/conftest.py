@@ -61,3 +61,19 @@ def run_cli(*args: str, cwd: Path = ROOT):
 
     return subprocess.run([sys.executable, "-m", "evaluator", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=600)
+
+
+@pytest.fixture
+def hub_standin(monkeypatch):
+    """A fresh Hub stand-in (tests/hub_standin.py) for one test, with huggingface_hub
+    allowed online (this session sets HF_HUB_OFFLINE=1) and Xet off for its duration."""
+    from huggingface_hub import constants
+    from hub_standin import HubStandin
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+    standin = HubStandin().start()
+    try:
+        yield standin
+    finally:
+        standin.stop()

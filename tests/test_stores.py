@@ -5,6 +5,9 @@ Backends of the contract suite:
 - "hub-fake": HubStore over an in-memory stand-in for HfApi (no network). It checks the
   HubStore's own logic (head commits as versions, parent_commit, create-only, prefixes);
   the stand-in raises huggingface_hub's real error types, built from real HTTP responses.
+- "hub-standin": HubStore through the real HfApi, over HTTP, against tests/hub_standin.py
+  (a local server speaking the Hub's API): the client's requests, headers and error
+  parsing are exercised for real, without the network.
 - "hub": HubStore against the real Hugging Face Hub, in a temporary private dataset repo
   created for the session and deleted at its end; only when HF_TOKEN and
   LEADERBOARD_TEST_OWNER are set.
@@ -27,6 +30,7 @@ import os
 import socket
 import stat
 import threading
+import time
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -208,7 +212,7 @@ def real_hub():
             api.delete_repo(repo_id, repo_type="dataset", missing_ok=True)
 
 
-@pytest.fixture(params=["local", "hub-fake", "hub"])
+@pytest.fixture(params=["local", "hub-fake", "hub-standin", "hub"])
 def backend(request, tmp_path, monkeypatch):
     """(store, base): a store, and a folder name unique to this test (the real Hub repo is
     shared by the whole session, so every test works under its own folder)."""
@@ -217,6 +221,8 @@ def backend(request, tmp_path, monkeypatch):
         return LocalStore(tmp_path / "store", "requests"), base
     if request.param == "hub-fake":
         return HubStore("o/r", "requests", None, api=FakeHubApi(tmp_path), cache_dir=tmp_path / "cache"), base
+    if request.param == "hub-standin":
+        return request.getfixturevalue("hub_standin").stores("o", cache_dir=tmp_path / "cache").requests.inner, base
     api, repo_id = request.getfixturevalue("real_hub")
     from huggingface_hub import constants
 
@@ -708,6 +714,144 @@ def test_offline_mode_is_a_clear_error_not_a_retry(tmp_path, monkeypatch):
     with pytest.raises(StoreError, match="HF_HUB_OFFLINE") as caught:
         store.read("q.json")
     assert not isinstance(caught.value, TransientStoreError)
+
+
+# ---- over HTTP, against the Hub stand-in (tests/hub_standin.py) ----------------------------------
+
+@pytest.fixture
+def standin_store(hub_standin, tmp_path):
+    """(stand-in, HubStore of its "me/lb-requests" repo, another client's HubStore of the same repo)."""
+    hub_standin.stores("me", cache_dir=tmp_path / "one")
+    repo_id = f"me/{hub_standin.prefix}-requests"
+    one, other = (HubStore(repo_id, "requests", hub_standin.token, api=hub_standin.api(), cache_dir=tmp_path / name)
+                  for name in ("one", "other"))
+    return hub_standin, one, other
+
+
+def test_standin_refuses_a_stale_parent_commit_with_the_hubs_412(standin_store):
+    from huggingface_hub.errors import HfHubHTTPError
+
+    from hub_standin import CONFLICT_MESSAGE
+
+    standin, one, other = standin_store
+    seen = one.write("q.json", b"1")
+    other.write("q.json", b"2")  # another client commits in between
+    commits = standin.counts["commit"]
+    with pytest.raises(ConflictError, match="412") as caught:
+        one.write_if("q.json", b"3", seen)
+    assert standin.counts["commit"] == commits + 1  # sent, and refused by the server
+    cause = caught.value.__cause__
+    assert isinstance(cause, HfHubHTTPError) and cause.server_message == CONFLICT_MESSAGE
+    assert one.read("q.json").data == b"2"
+
+
+def test_standin_serialises_racing_commits_on_one_parent(standin_store):
+    standin, one, _ = standin_store
+    parent = one.write("n.txt", b"0")
+    barrier, outcomes = threading.Barrier(8), []
+
+    def race(i):
+        barrier.wait()
+        try:
+            one.write_if("n.txt", str(i + 1).encode(), parent)
+            outcomes.append("won")
+        except ConflictError:
+            outcomes.append("lost")
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["lost"] * 7 + ["won"]
+    history = standin.history(one.repo_id)
+    assert history[1].sha == parent  # exactly one commit on top of the parent
+    assert one.read("n.txt").version == history[0].sha
+
+
+def test_standin_rate_limit_is_a_429_with_retry_after_and_the_store_waits_for_it(standin_store):
+    standin, one, _ = standin_store
+    one.write("q.json", b"1")
+    standin.rate_limit(quota=1, window_seconds=1)  # one "api" request per second per token
+    sleeps = []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        time.sleep(seconds)
+
+    store = RetryingStore(one, attempts=4, base_delay=0.01, sleep=sleep)
+    assert store.read("q.json").data == b"1"  # uses the second's one request
+    assert store.read("q.json").data == b"1"  # refused with 429, then retried once the window has passed
+    assert standin.counts["rate_limited"] >= 1
+    assert sleeps and sleeps[0] >= 1.0  # the Retry-After, not the 0.01 s backoff
+
+
+def test_standin_long_rate_limit_fails_fast_naming_the_wait(standin_store):
+    standin, one, _ = standin_store
+    standin.rate_limit(quota=0, window_seconds=300)
+    sleeps = []
+    with pytest.raises(TransientStoreError, match="wait 300s") as caught:
+        RetryingStore(one, sleep=sleeps.append).read("q.json")
+    assert "wait 300s" in str(caught.value) and "429" in str(caught.value)
+    assert caught.value.retry_after == 300
+    assert sleeps == [] and standin.counts["rate_limited"] == 1
+
+
+def test_standin_injected_5xx_are_retried(standin_store):
+    standin, one, _ = standin_store
+    one.write("q.json", b"1")
+    standin.fail_next(2, status=503, kind="repo_info")
+    assert RetryingStore(one, base_delay=0.001).read("q.json").data == b"1"
+    assert standin.counts["injected"] == 2
+
+
+@pytest.mark.parametrize("how", ["reset", "500"])
+def test_standin_lost_commit_reply_is_read_back_not_redone(standin_store, how):
+    standin, one, _ = standin_store
+    sleeps = []
+    store = RetryingStore(one, base_delay=0.001, sleep=sleeps.append)
+    before = len(standin.history(one.repo_id))
+    standin.lose_reply_next("commit", how=how)
+    version = store.write_if("new.json", b"mine", None)  # lands; the reply is lost; the retry finds it
+    history = standin.history(one.repo_id)
+    assert len(history) == before + 1  # one commit: the work was not done twice
+    assert version == history[0].sha and standin.files(one.repo_id)["new.json"] == b"mine"
+    assert standin.counts["commit"] == 1 and standin.counts["lost_reply"] == 1
+    assert len(sleeps) == 1  # the client did see a failure, and retried once
+
+
+def test_standin_lost_reply_of_an_admission_admits_once(hub_standin, tmp_path):
+    from submissions.queue import ADMISSION_LEDGER, Queue
+    from test_queue import make_request
+
+    stores = hub_standin.stores("me", cache_dir=tmp_path / "cache")
+    queue = Queue(stores.requests)
+    hub_standin.lose_reply_next("commit")
+    request = make_request(0)
+    assert queue.admit(request, lambda requests: None).id == request.id
+    assert [r.id for r in queue.all()] == [request.id]
+    assert json.loads(stores.requests.read(ADMISSION_LEDGER).data)["admitted"] == 1
+    assert hub_standin.counts["lost_reply"] == 1
+
+
+def test_standin_tree_listing_follows_pagination(standin_store):
+    standin, one, _ = standin_store
+    one.write_files({f"d/{i}.json": b"x" for i in range(5)})
+    standin.page_size = 2
+    standin.counts.clear()
+    assert one.list("d") == [f"d/{i}.json" for i in range(5)]
+    assert standin.counts["tree"] == 4  # .gitattributes, d/ and five files: 7 entries, 2 a page
+
+
+def test_standin_private_repos_are_hidden_without_the_token(hub_standin, tmp_path):
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    hub_standin.stores("me", cache_dir=tmp_path)
+    anonymous = HfApi(endpoint=hub_standin.endpoint, token=False)
+    assert anonymous.repo_info(f"me/{hub_standin.prefix}-results", repo_type="dataset").private is False
+    with pytest.raises(RepositoryNotFoundError):
+        anonymous.repo_info(f"me/{hub_standin.prefix}-answers", repo_type="dataset")
 
 
 # ---- RetryingStore --------------------------------------------------------------------------

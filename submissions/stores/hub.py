@@ -16,7 +16,7 @@
 
 Errors become the pipeline's own: 412/409 -> ConflictError (from `write_if`; from an
 unconditional write it is a race with another committer and is worth retrying), network
-failures, 408, 429 and 5xx -> TransientStoreError, a missing repo -> NotFoundError that
+failures, 408, 429 and 5xx -> TransientStoreError (carrying the Hub's Retry-After), a missing repo -> NotFoundError that
 says how to create it, anything else -> StoreError naming the repo and the action.
 
 Every Hub call goes through `self.api` (an HfApi), so tests can hand in a fake one.
@@ -129,7 +129,8 @@ class HubStore:
                 return ConflictError(f"{where}: someone committed since the version read ({status}); re-read and retry")
             return TransientStoreError(f"{where}: another commit landed at the same moment ({status}: {detail})")
         if status is not None and (status in (408, 429) or status >= 500):
-            return TransientStoreError(f"{where}: the Hub answered {status} ({detail})")
+            return TransientStoreError(f"{where}: the Hub answered {status} ({detail})",
+                                       retry_after=_retry_after(response))
         if status in (401, 403):
             return StoreError(f"{where}: permission denied ({status}); HF_TOKEN needs write access to the repo")
         return StoreError(f"{where}: the Hub answered {status} ({detail})")
@@ -261,6 +262,12 @@ class HubStore:
         if not path.is_dir():
             raise NotFoundError(f"store {self.name!r} (dataset repo {self.repo_id}): nothing stored under {prefix!r}")
         return path
+
+
+def _retry_after(response) -> float | None:
+    """The Retry-After of a 429 or 503 in seconds (the Hub sends a number), else None."""
+    value = str(getattr(response, "headers", {}).get("Retry-After") or "").strip()
+    return float(value) if value.isdigit() else None
 
 
 def _first_line(e: BaseException) -> str:

@@ -1,7 +1,10 @@
 """RetryingStore: any Store, with calls that failed for a passing reason tried again.
 
 A TransientStoreError (network, 5xx, 429) is retried with exponential backoff plus
-jitter, so that several workers hitting the same hiccup do not retry in lockstep.
+jitter, so that several workers hitting the same hiccup do not retry in lockstep. When
+the server said how long to wait (a 429's Retry-After: the Hub's per-token rate limit),
+the wait is at least that; if that is longer than `max_delay`, retrying now is pointless
+and the error is raised at once, saying how long the server asked to wait.
 A ConflictError is never retried here: it means "re-read, then decide again", which
 only the caller can do (the queue's read + write_if loop).
 
@@ -31,7 +34,7 @@ T = TypeVar("T")
 
 
 class RetryingStore:
-    def __init__(self, inner: Store, attempts: int = 5, base_delay: float = 0.2,
+    def __init__(self, inner: Store, attempts: int = 5, base_delay: float = 0.2, max_delay: float = 30.0,
                  sleep: Callable[[float], None] = time.sleep):
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, not {attempts}")
@@ -39,6 +42,7 @@ class RetryingStore:
         self.name = inner.name
         self.attempts = attempts
         self.base_delay = base_delay
+        self.max_delay = max_delay  # the longest wait before a retry; a longer Retry-After is not waited for
         self._sleep = sleep  # tests pass a recorder instead of waiting
 
     def __repr__(self) -> str:
@@ -60,8 +64,12 @@ class RetryingStore:
                 return call()
             except TransientStoreError as e:
                 last = e
+                if e.retry_after is not None and e.retry_after > self.max_delay:
+                    raise TransientStoreError(
+                        f"store {self.name!r}: {what} refused; the server asks to wait {e.retry_after:.0f}s "
+                        f"before trying again: {e}", retry_after=e.retry_after) from e
                 if attempt < self.attempts:
-                    delay = self._delay(attempt)
+                    delay = max(self._delay(attempt), e.retry_after or 0.0)
                     log.warning("store %s: %s failed (%s); try %d of %d in %.2fs",
                                 self.name, what, e, attempt + 1, self.attempts, delay)
                     self._sleep(delay)

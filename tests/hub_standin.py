@@ -1,0 +1,547 @@
+"""A stand-in for the Hugging Face Hub: a real HTTP server speaking the part of the Hub's
+HTTP API that huggingface_hub's HfApi uses for the stores (design §4), so tests drive the
+real client (httpx2, hf_raise_for_status, the download cache) over real sockets.
+
+    standin = HubStandin().start()
+    stores = standin.stores("racers", cache_dir=tmp / "cache")   # five repos, created over HTTP
+    subprocess.run(..., env={**os.environ, **standin.env()})      # a child process reaches it too
+    standin.stop()
+
+What it models (read from huggingface_hub's own requests and error parsing):
+- dataset repos only, each a chain of immutable commits (tree: path -> bytes) with 40-hex
+  shas on one branch, "main"; a new repo starts with a .gitattributes commit, as on the Hub;
+- repo info (`/api/datasets/{id}[/revision/{rev}]`), create (`/api/repos/create`, 409 when
+  it exists), settings (visibility), delete;
+- `/datasets/{id}/resolve/{rev}/{path}` (HEAD and GET) with ETag (the git blob sha),
+  X-Repo-Commit, Content-Length and Range; errors carry X-Error-Code (RepoNotFound,
+  RevisionNotFound, EntryNotFound) as the client expects;
+- the tree listing with cursor pagination through `Link: <...>; rel="next"`;
+- preupload (always "regular", with the blob oid of a file already there, so the client
+  skips unchanged files) and the NDJSON commit (file / deletedFile / deletedFolder) with
+  `parentCommit`: a parent that is not the head gets the Hub's 412. Commits are applied
+  under one lock, so of two racing commits on the same parent one wins, one gets 412;
+- per-token request quotas (off by default): over quota a request gets 429 with
+  `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers the Hub sends;
+- fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
+  request, then drop the connection or answer 500), and `counts` of requests by kind.
+
+What it does not model: LFS and Xet uploads or downloads (no "lfs" upload mode), model and
+Space repos, branches other than main, tags, pull requests, copies, paths-info, token
+scopes and organisations (one token may do everything; private repos are hidden from
+requests without it), gated repos, and the exact wording of most error messages.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import math
+import re
+import secrets
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+from urllib.parse import parse_qs, unquote, urlsplit
+
+CONFLICT_MESSAGE = "A commit has happened since. Please refresh and try again."
+GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
+
+
+def blob_sha(data: bytes) -> str:
+    """The git blob id of `data`: what the Hub calls a regular file's oid and ETag."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parent: str | None
+    message: str
+    tree: Mapping[str, bytes]
+
+
+@dataclass
+class Repo:
+    id: str
+    private: bool
+    commits: dict[str, Commit] = field(default_factory=dict)
+    head: str = ""
+
+    def at(self, revision: str) -> Commit:
+        sha = self.head if revision == "main" else revision
+        if sha not in self.commits:
+            raise HubError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
+        return self.commits[sha]
+
+
+class HubError(Exception):
+    """An error answer, as the Hub sends it: a status, a JSON {"error": ...}, an X-Error-Code."""
+
+    def __init__(self, status: int, message: str, code: str | None = None, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.headers = status, message, code, headers or {}
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: bytes = b""
+
+    @classmethod
+    def json(cls, payload, status: int = 200, headers: dict | None = None) -> Reply:
+        return cls(status, {"Content-Type": "application/json", **(headers or {})}, json.dumps(payload).encode())
+
+    @classmethod
+    def error(cls, e: HubError) -> Reply:
+        headers = dict(e.headers)
+        if e.code:
+            headers["X-Error-Code"] = e.code
+        headers["X-Error-Message"] = e.message
+        return cls.json({"error": e.message}, e.status, headers)
+
+
+@dataclass
+class Request:
+    method: str
+    segments: list[str]  # the path, split on "/" and then unquoted (a quoted "/" stays inside a segment)
+    query: dict[str, list[str]]
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def token(self) -> str | None:
+        value = self.headers.get("Authorization") or ""
+        return value[len("Bearer "):] if value.startswith("Bearer ") else None
+
+
+@dataclass
+class Fault:
+    kind: str | None  # None: any request
+    remaining: int
+    status: int = 503
+    retry_after: int | None = None
+    lose: str | None = None  # None: fail before handling; "reset" or "500": handle, then lose the reply
+
+
+class RateLimit:
+    """A fixed-window request quota per token and resource ("api" or "resolvers"), as the Hub's."""
+
+    def __init__(self, quota: int, window_seconds: int, clock=time.monotonic):
+        self.quota, self.window, self.clock = quota, window_seconds, clock
+        self.windows: dict[tuple[str, str], tuple[float, int]] = {}  # (token, resource) -> (start, used)
+
+    def check(self, token: str | None, resource: str) -> None:
+        key, now = (token or "anonymous", resource), self.clock()
+        start, used = self.windows.get(key, (now, 0))
+        if now - start >= self.window:
+            start, used = now, 0
+        if used >= self.quota:
+            reset = max(1, math.ceil(self.window - (now - start)))
+            raise HubError(429, f"You have exceeded our rate limit for {resource} requests", headers={
+                "Retry-After": str(reset), "RateLimit": f'"{resource}";r=0;t={reset}',
+                "RateLimit-Policy": f'"fixed window";"{resource}";q={self.quota};w={self.window}'})
+        self.windows[key] = (start, used + 1)
+
+
+class HubStandin:
+    def __init__(self, prefix: str = "lb", page_size: int = 1000):
+        self.prefix = prefix  # repo names are <owner>/<prefix>-<store>, as the stores expect
+        self.page_size = page_size  # tree entries per page (the Hub's is 1000)
+        self.token = "hf_standin_" + secrets.token_hex(8)
+        self.counts: Counter[str] = Counter()
+        self.repos: dict[str, Repo] = {}
+        self._lock = threading.Lock()  # every read and change of repos, faults and quotas
+        self._faults: list[Fault] = []
+        self._limits: dict[str, RateLimit] = {}
+        self._serial = itertools.count()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> HubStandin:
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def endpoint(self) -> str:
+        assert self._server is not None, "start() the stand-in first"
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    def env(self) -> dict[str, str]:
+        """What a child process needs to reach the stand-in through huggingface_hub."""
+        return {"HF_ENDPOINT": self.endpoint, "HF_TOKEN": self.token, "HF_HUB_OFFLINE": "0",
+                "HF_HUB_DISABLE_XET": "1",  # uploads and downloads as plain HTTP, never a Xet CAS
+                "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                "NO_PROXY": "127.0.0.1,localhost"}
+
+    def api(self):
+        from huggingface_hub import HfApi
+
+        return HfApi(endpoint=self.endpoint, token=self.token)
+
+    def stores(self, owner: str, cache_dir: Path | None = None):
+        """The five stores of a deployment, in repos created over HTTP the way
+        `python -m evaluator create-repos` does, with an HfApi pointed at the stand-in."""
+        from submissions.stores import Stores
+        from submissions.stores.deploy import create_repos
+
+        api = self.api()
+        create_repos(owner, self.prefix, self.token, api=api)
+        return Stores.hub(owner, self.prefix, self.token, api=api, cache_dir=cache_dir)
+
+    # -- test controls --------------------------------------------------------------------
+
+    def fail_next(self, n: int = 1, status: int = 503, kind: str | None = None,
+                  retry_after: int | None = None) -> None:
+        """Answer the next `n` requests (of `kind`, or any) with `status`, doing nothing."""
+        with self._lock:
+            self._faults.append(Fault(kind, n, status, retry_after))
+
+    def lose_reply_next(self, kind: str = "commit", how: str = "reset") -> None:
+        """Carry out the next request of `kind`, then lose its reply: drop the connection
+        ("reset") or answer 500 ("500"). The client cannot tell whether it landed."""
+        if how not in ("reset", "500"):
+            raise ValueError(f"how is 'reset' or '500', not {how!r}")
+        with self._lock:
+            self._faults.append(Fault(kind, 1, 500, lose=how))
+
+    def rate_limit(self, quota: int, window_seconds: int = 300, resource: str = "api") -> None:
+        """Allow each token `quota` requests of `resource` ("api" or "resolvers") per window."""
+        with self._lock:
+            self._limits[resource] = RateLimit(quota, window_seconds)
+
+    # for assertions: the state, read directly (no request, no quota)
+
+    def head(self, repo_id: str) -> str:
+        with self._lock:
+            return self._repo(repo_id, self.token).head
+
+    def files(self, repo_id: str, revision: str = "main") -> dict[str, bytes]:
+        with self._lock:
+            return dict(self._repo(repo_id, self.token).at(revision).tree)
+
+    def history(self, repo_id: str) -> list[Commit]:
+        """The commits of main, newest first."""
+        with self._lock:
+            repo = self._repo(repo_id, self.token)
+            out, sha = [], repo.head
+            while sha is not None:
+                out.append(repo.commits[sha])
+                sha = repo.commits[sha].parent
+            return out
+
+    # -- serving --------------------------------------------------------------------------
+
+    def serve(self, request: Request) -> tuple[Reply, str | None]:
+        """The reply to a request, and how to lose it (None: send it)."""
+        kind, handler = self._route(request)
+        with self._lock:
+            self.counts[kind] += 1
+            fault = self._take_fault(kind)
+        if fault is not None and fault.lose is None:
+            self._count("injected")
+            headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+            return Reply.error(HubError(fault.status, f"injected failure ({fault.status})", headers=headers)), None
+        try:
+            resource = limit_resource(kind)
+            with self._lock:
+                if resource in self._limits:
+                    self._limits[resource].check(request.token, resource)
+            reply = handler(request)
+        except HubError as e:
+            if e.status == 429:
+                self._count("rate_limited")
+            reply = Reply.error(e)
+        if fault is not None:
+            self._count("lost_reply")
+            return reply, fault.lose
+        return reply, None
+
+    def _count(self, kind: str) -> None:
+        with self._lock:  # handler threads count at once; Counter's += is not atomic
+            self.counts[kind] += 1
+
+    def _take_fault(self, kind: str) -> Fault | None:
+        for fault in self._faults:
+            if fault.kind in (None, kind):
+                fault.remaining -= 1
+                if fault.remaining <= 0:
+                    self._faults.remove(fault)
+                return fault
+        return None
+
+    def _route(self, request: Request):
+        m, s = request.method, request.segments
+        if s[:3] == ["api", "repos", "create"] and m == "POST":
+            return "create_repo", self._create_repo
+        if s[:3] == ["api", "repos", "delete"] and m == "DELETE":
+            return "delete_repo", self._delete_repo
+        if len(s) >= 4 and s[:2] == ["api", "datasets"]:
+            repo_id, rest = f"{s[2]}/{s[3]}", s[4:]
+            if not rest and m == "GET":
+                return "repo_info", lambda r: self._repo_info(r, repo_id, "main")
+            if len(rest) == 2 and rest[0] == "revision" and m == "GET":
+                return "repo_info", lambda r: self._repo_info(r, repo_id, rest[1])
+            if len(rest) >= 2 and rest[0] == "tree" and m == "GET":
+                return "tree", lambda r: self._tree(r, repo_id, rest[1], "/".join(rest[2:]))
+            if len(rest) == 2 and rest[0] == "preupload" and m == "POST":
+                return "preupload", lambda r: self._preupload(r, repo_id, rest[1])
+            if len(rest) == 2 and rest[0] == "commit" and m == "POST":
+                return "commit", lambda r: self._commit(r, repo_id, rest[1])
+            if rest == ["settings"] and m == "PUT":
+                return "settings", lambda r: self._settings(r, repo_id)
+        if len(s) >= 6 and s[0] == "datasets" and s[3] == "resolve" and m in ("HEAD", "GET"):
+            repo_id, path = f"{s[1]}/{s[2]}", "/".join(s[5:])
+            return ("head" if m == "HEAD" else "download"), lambda r: self._resolve(r, repo_id, s[4], path)
+        return "unknown", lambda r: _raise(HubError(404, f"the stand-in does not serve {m} /{'/'.join(s)}"))
+
+    # -- repos ----------------------------------------------------------------------------
+
+    def _repo(self, repo_id: str, token: str | None, write: bool = False) -> Repo:
+        """The repo, as the holder of `token` may see it (call under the lock)."""
+        repo = self.repos.get(repo_id)
+        if repo is None or (repo.private and token != self.token):
+            raise HubError(404 if token else 401, "Repository not found", "RepoNotFound")
+        if write and token != self.token:
+            raise HubError(403, "You don't have the rights to write to this repo")
+        return repo
+
+    def _authorised(self, request: Request) -> None:
+        if request.token is not None and request.token != self.token:
+            raise HubError(401, "Invalid credentials in Authorization header")
+        if request.token is None:
+            raise HubError(401, "You must be authenticated to do this")
+
+    def _new_commit(self, repo: Repo, tree: Mapping[str, bytes], message: str) -> Commit:
+        parent = repo.head or None
+        digest = hashlib.sha1(json.dumps([repo.id, parent, message, next(self._serial),
+                                          sorted((p, blob_sha(d)) for p, d in tree.items())]).encode())
+        commit = Commit(digest.hexdigest(), parent, message, MappingProxyType(dict(tree)))
+        repo.commits[commit.sha] = commit
+        repo.head = commit.sha
+        return commit
+
+    def _create_repo(self, request: Request) -> Reply:
+        self._authorised(request)
+        payload = json.loads(request.body or b"{}")
+        if payload.get("type") != "dataset":
+            raise HubError(400, "the stand-in holds dataset repos only")
+        repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
+        url = f"{self.endpoint}/datasets/{repo_id}"
+        with self._lock:
+            if repo_id in self.repos:
+                raise HubError(409, "You already created this dataset repo")
+            repo = self.repos[repo_id] = Repo(repo_id, payload.get("visibility") == "private")
+            self._new_commit(repo, {".gitattributes": GITATTRIBUTES}, "initial commit")
+        return Reply.json({"url": url, "name": repo_id})
+
+    def _delete_repo(self, request: Request) -> Reply:
+        self._authorised(request)
+        payload = json.loads(request.body or b"{}")
+        repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
+        with self._lock:
+            self._repo(repo_id, request.token, write=True)
+            del self.repos[repo_id]
+        return Reply.json({})
+
+    def _settings(self, request: Request, repo_id: str) -> Reply:
+        self._authorised(request)
+        payload = json.loads(request.body or b"{}")
+        with self._lock:
+            repo = self._repo(repo_id, request.token, write=True)
+            if "visibility" in payload:
+                repo.private = payload["visibility"] == "private"
+        return Reply.json({})
+
+    def _repo_info(self, request: Request, repo_id: str, revision: str) -> Reply:
+        with self._lock:
+            repo = self._repo(repo_id, request.token)
+            commit = repo.at(revision)
+        info = {"_id": hashlib.sha1(repo_id.encode()).hexdigest()[:24], "id": repo_id, "sha": commit.sha,
+                "private": repo.private, "author": repo_id.split("/")[0],
+                "siblings": [{"rfilename": path} for path in sorted(commit.tree)]}
+        wanted = request.query.get("expand")
+        if wanted:  # only the properties asked for (and the ids), as the Hub does
+            info = {k: v for k, v in info.items() if k in ("_id", "id") or k in wanted}
+        return Reply.json(info)
+
+    # -- files ----------------------------------------------------------------------------
+
+    def _resolve(self, request: Request, repo_id: str, revision: str, path: str) -> Reply:
+        with self._lock:
+            commit = self._repo(repo_id, request.token).at(revision)
+        headers = {"X-Repo-Commit": commit.sha}
+        if path not in commit.tree:
+            raise HubError(404, "Entry not found", "EntryNotFound", headers=headers)
+        data = commit.tree[path]
+        headers |= {"ETag": f'"{blob_sha(data)}"', "Accept-Ranges": "bytes",
+                    "Content-Type": "application/octet-stream"}
+        start = _range_start(request.headers.get("Range"), len(data))
+        if start:
+            headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
+            return Reply(206, headers, data[start:])
+        return Reply(200, headers, data)
+
+    def _tree(self, request: Request, repo_id: str, revision: str, folder: str) -> Reply:
+        cursor = request.query.get("cursor", [None])[0]
+        with self._lock:
+            repo = self._repo(repo_id, request.token)
+            # a cursor pins the commit of the first page, so the pages of one listing agree
+            sha, offset = cursor.split(":") if cursor else (repo.at(revision).sha, "0")
+            commit = repo.at(sha)
+        recursive = request.query.get("recursive", ["false"])[0].lower() in ("1", "true")
+        entries = _tree_entries(commit.tree, folder, recursive)
+        if folder and not entries:
+            raise HubError(404, f"{folder} does not exist on main", "EntryNotFound")
+        start, end = int(offset), int(offset) + self.page_size
+        headers = {}
+        if end < len(entries):
+            query = f"recursive={str(recursive).lower()}&cursor={sha}:{end}"
+            url = f"{self.endpoint}/api/datasets/{repo_id}/tree/{revision}" + (f"/{folder}" if folder else "")
+            headers["Link"] = f'<{url}?{query}>; rel="next"'
+        return Reply.json(entries[start:end], headers=headers)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def _preupload(self, request: Request, repo_id: str, revision: str) -> Reply:
+        self._authorised(request)
+        files = json.loads(request.body)["files"]
+        with self._lock:
+            commit = self._repo(repo_id, request.token, write=True).at(revision)
+        answers = []
+        for file in files:
+            answer = {"path": file["path"], "uploadMode": "regular", "shouldIgnore": False}
+            if file["path"] in commit.tree:  # lets the client drop a file that would not change
+                answer["oid"] = blob_sha(commit.tree[file["path"]])
+            answers.append(answer)
+        return Reply.json({"files": answers, "commitOid": commit.sha})
+
+    def _commit(self, request: Request, repo_id: str, revision: str) -> Reply:
+        self._authorised(request)
+        if revision != "main":
+            raise HubError(400, "the stand-in commits to main only")
+        lines = [json.loads(line) for line in request.body.splitlines() if line.strip()]
+        if not lines or lines[0].get("key") != "header":
+            raise HubError(400, "the first line of a commit must be its header")
+        header = lines[0]["value"]
+        with self._lock:  # check the parent and apply in one step: commits are serialised
+            repo = self._repo(repo_id, request.token, write=True)
+            parent = header.get("parentCommit")
+            if parent is not None and parent != repo.head:
+                raise HubError(412, CONFLICT_MESSAGE)
+            tree = dict(repo.at("main").tree)
+            for line in lines[1:]:
+                _apply(tree, line["key"], line["value"])
+            commit = self._new_commit(repo, tree, header.get("summary", ""))
+        return Reply.json({"success": True, "commitOid": commit.sha, "hookOutput": "",
+                           "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{commit.sha}",
+                           "pullRequestUrl": None})
+
+
+def limit_resource(kind: str) -> str:
+    return "resolvers" if kind in ("head", "download") else "api"
+
+
+def _apply(tree: dict[str, bytes], key: str, value: dict) -> None:
+    """One operation line of a commit."""
+    path = value["path"]
+    if key == "file":
+        if value.get("encoding") != "base64":
+            raise HubError(400, f"unsupported encoding {value.get('encoding')!r}")
+        tree[path] = base64.b64decode(value["content"])
+    elif key == "deletedFile":
+        if path not in tree:
+            raise HubError(404, "A file with this name doesn't exist", "EntryNotFound")
+        del tree[path]
+    elif key == "deletedFolder":
+        folder = path.rstrip("/") + "/"
+        doomed = [p for p in tree if p.startswith(folder)]
+        if not doomed:
+            raise HubError(404, "A folder with this name doesn't exist", "EntryNotFound")
+        for p in doomed:
+            del tree[p]
+    else:  # lfsFile: the stand-in never asks for LFS, so a client sending it is a bug
+        raise HubError(400, f"the stand-in does not accept {key!r} operations")
+
+
+def _tree_entries(tree: Mapping[str, bytes], folder: str, recursive: bool) -> list[dict]:
+    """Files and folders under `folder`, as the tree endpoint lists them."""
+    base = folder.strip("/") + "/" if folder.strip("/") else ""
+    files, folders = {}, set()
+    for path, data in tree.items():
+        if not path.startswith(base):
+            continue
+        parts = path[len(base):].split("/")
+        for depth in range(1, len(parts)):
+            if recursive or depth == 1:
+                folders.add(base + "/".join(parts[:depth]))
+        if recursive or len(parts) == 1:
+            files[path] = data
+    entries = [{"type": "directory", "oid": hashlib.sha1(p.encode()).hexdigest(), "path": p} for p in folders]
+    entries += [{"type": "file", "oid": blob_sha(d), "size": len(d), "path": p} for p, d in files.items()]
+    return sorted(entries, key=lambda e: e["path"])
+
+
+def _range_start(header: str | None, size: int) -> int:
+    """The first byte of `Range: bytes=N-` (how the client resumes), else 0."""
+    match = re.fullmatch(r"bytes=(\d+)-", header or "")
+    return min(int(match.group(1)), size) if match else 0
+
+
+def _raise(error: Exception):
+    raise error
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops the SYNs of many processes connecting at once (1 s retries)
+
+
+def _handler_for(standin: HubStandin) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the client's connection pool expects
+        disable_nagle_algorithm = True  # headers and body go out in two writes: don't wait 40 ms between
+
+        def handle_one(self) -> None:
+            size = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(size) if size else b""
+            url = urlsplit(self.path)
+            request = Request(self.command, [unquote(s) for s in url.path.strip("/").split("/")],
+                              parse_qs(url.query), self.headers, body)
+            reply, lose = standin.serve(request)
+            if lose == "reset":  # the request was carried out; its answer never arrives
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if lose == "500":
+                reply = Reply.error(HubError(500, "Internal Error - We're working hard to fix this"))
+            self.send_response(reply.status)
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(reply.body)
+
+        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = handle_one
+
+        def log_message(self, *args) -> None:  # quiet: pytest shows failures, not traffic
+            pass
+
+    return Handler
