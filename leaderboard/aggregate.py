@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 
 from evaluator.benchmarks import ORDER
 from evaluator.result import Result
+from leaderboard import disclosure
 from submissions.errors import ConflictError
 from submissions.stores.base import Store
 
@@ -92,9 +93,11 @@ def _params(metadata: dict[str, str]) -> str | None:
 
 
 def result_row(result: Result, request=None) -> dict[str, Any]:
-    """One flat row for a result. The result's own `submission` record comes first
+    """One flat row for a result, as published: small breakdown buckets hidden
+    (leaderboard/disclosure.py). The result's own `submission` record comes first
     (so `rebuild`, which has no requests, gives the same rows); `request` fills in
     what an older result lacks."""
+    result = disclosure.public(result)
     sub = dict(result.submission)
 
     def field(name: str, default=None):
@@ -269,8 +272,10 @@ def upsert(results_store: Store, result: Result, request=None) -> None:
 
 def publish(results_store: Store, result: Result, request=None) -> str:
     """Make a result public: its file `<id>.json` and its table row, written in one step
-    (one commit on the Hub), so no reader ever finds one without the other. Returns the
-    result file's path."""
+    (one commit on the Hub), so no reader ever finds one without the other. Both are the
+    public form (disclosure.public): no small breakdown bucket's score leaves here.
+    Returns the result file's path."""
+    result = disclosure.public(result)
     row = result_row(result, request)
     path = result_path(row[ID])
     _swap(results_store, _upserted(row), f"Result of {row[ID]} ({row['model']}) and its table row",
