@@ -158,10 +158,23 @@ def datatypes(frame: pd.DataFrame) -> list[str]:
             else "str" for c in frame.columns]
 
 
+def _with_shown_text(frame: pd.DataFrame) -> pd.DataFrame | dict:
+    """The frame, or, when some cells are hidden buckets, Gradio's value form with their
+    "n too small" text as display values: the data stays numbers, so columns still sort
+    as numbers (the hidden cells with the missing ones)."""
+    shown = views.shown_text(frame)
+    if not shown.notna().any(axis=None):
+        return frame
+    data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+    return {"headers": [str(c) for c in frame.columns], "data": data,
+            "metadata": {"display_value": shown.to_numpy().tolist(),
+                         "styling": [[""] * len(frame.columns) for _ in range(len(frame))]}}
+
+
 def table(frame: pd.DataFrame) -> dict:
     """An update of a Dataframe: the value and its column types (numbers sort as numbers).
     gr.update, not a gr.Dataframe(...): a component would convert the value once more."""
-    return gr.update(value=frame, datatype=datatypes(frame))
+    return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
 
 
 def as_tables(fn):
