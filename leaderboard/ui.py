@@ -36,7 +36,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import views
+from leaderboard import disclosure, views
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -753,6 +753,11 @@ def _about_tab(h: Handlers) -> None:
         gr.Markdown(f"## The judge\nExpVid level 3 and Video SimpleQA answers are graded by {judge_text} "
                     f"(LEADERBOARD_JUDGE). Every result names its judge; results from different judges are not "
                     f"comparable.\n\n{HIDDEN_ANSWERS}", elem_id="about-judge")
+        gr.Markdown(f"## Small buckets\nOn this site a breakdown bucket with fewer than "
+                    f"**{h.settings.min_bucket_items}** items (LEADERBOARD_MIN_BUCKET_ITEMS) is published as "
+                    f"\"{disclosure.REASON} (n=...)\" instead of a score: a bucket of one item would tell its "
+                    f"submitter whether that one answer was right. Overall scores always use every item.",
+                    elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
         gr.Markdown("## FAQ\n" + _read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")
 
