@@ -191,3 +191,23 @@ def test_the_papers_rows_keep_their_numbers():
         shown = views.breakdown_view(board, "videosimpleqa-category")
     assert shown.iloc[:, 3:].notna().any(axis=None)
     assert views.shown_text(shown).isna().all(axis=None)
+
+
+def test_derived_cells_are_hidden_with_the_buckets_they_come_from():
+    expvid = {"overall": 50.0, "level1": 40.0, "level2": 60.0,
+              "by_discipline": {"Bio": {"level1": 40.0, "level2": 60.0, "level3": None, "overall": 50.0}},
+              "n_by_discipline": {"Bio": {"level1": 3, "level2": 20, "level3": 0}}}
+    shown = disclosure.suppress_benchmark("expvid", expvid, 10)
+    # the discipline's overall (a mean of its levels) would give its 3-item level away
+    assert shown["by_discipline"]["Bio"] == {"level1": None, "level2": 60.0, "level3": None, "overall": None}
+    assert shown["suppressed"] == {"by_discipline": {"Bio": {"level1": 3, "overall": 3}}}
+
+    gain = {"overall": 50.0, "adaptation": 50.0, "delta_knowledge": 20.0, "adaptation_question_only": 25.0,
+            "wrong_to_right": 33.33, "right_to_wrong": 0.0, "n_wrong_to_right": 2, "n_right_to_wrong": 0,
+            "n_right_before": 2, "n_wrong_before": 6, "n_by_track": {"adaptation": 8}}
+    small = disclosure.suppress_benchmark("videommmu", gain, 10)  # 8 adaptation items: all of it goes
+    assert all(small[k] is None for k in disclosure._GAIN) and small["adaptation"] is None
+    assert set(small["suppressed"].values()) == {8}  # the group's size, not its answer-dependent split
+    big = disclosure.suppress_benchmark("videommmu", gain, 3)  # 8 items shown; 2 right before: too few
+    assert big["delta_knowledge"] == 20.0 and big["wrong_to_right"] == 33.33
+    assert big["right_to_wrong"] is None and big["n_right_to_wrong"] is None
