@@ -542,10 +542,14 @@ def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
     those metric names, the headline first; [] when each group holds one number."""
     spec = BREAKDOWNS[key]
     found: list[str] = []
+    hidden = False  # a hidden bucket (null) in place of a {metric: value} group
     for cell in _parse(_col(board, spec.column).dropna()):
         for value in cell.values():
             if isinstance(value, dict):
                 found += [m for m in value if m not in found]
+            hidden = hidden or value is None
+    if not found and hidden and spec.headline:  # every group hidden: still offer the headline
+        found = [spec.headline]
     if spec.headline in found:
         found.remove(spec.headline)
         found.insert(0, spec.headline)
