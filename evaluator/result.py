@@ -4,6 +4,8 @@
 under `overall` and its 95% bootstrap interval under `overall_ci95`.
 `counts[benchmark]` says how many calls were answered, missing, unparseable, and
 how many judge outputs could not be parsed: "unscored" is kept apart from "wrong".
+In published copies, breakdown buckets below `min_bucket_items` items have a null
+value and are listed under `scores[benchmark]["suppressed"]` (leaderboard/disclosure.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ class Result(BaseModel):
     created: str
     scores: dict[str, dict[str, Any]]
     counts: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # Set on public copies only (leaderboard/disclosure.py): breakdown buckets with fewer
+    # items carry no score there. None: every score is present (the private staged copy).
+    min_bucket_items: int | None = None
 
     def write(self, path: Path) -> None:
         Path(path).write_text(self.model_dump_json(indent=2))

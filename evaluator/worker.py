@@ -642,7 +642,8 @@ class Worker:
 
     def _make_public(self, result: "Result", request: Request, note: Callable[[str], None]) -> bool:
         try:
-            path = aggregate.publish(self.stores.results, result, request)
+            # the public copy hides small breakdown buckets; the staged one keeps them
+            path = aggregate.publish(self.stores.results, result, request, self.settings.min_bucket_items)
         except StoreError as e:
             note(f"publishing {request.id} failed ({type(e).__name__}: {e}); the next poll of any worker "
                  f"publishes it from the staged copy")

@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 
 from evaluator.benchmarks import ORDER
 from evaluator.result import Result
+from leaderboard import disclosure
 from submissions.errors import ConflictError
 from submissions.stores.base import Store
 
@@ -91,10 +92,12 @@ def _params(metadata: dict[str, str]) -> str | None:
     return None
 
 
-def result_row(result: Result, request=None) -> dict[str, Any]:
-    """One flat row for a result. The result's own `submission` record comes first
+def result_row(result: Result, request=None, min_items: int | None = None) -> dict[str, Any]:
+    """One flat row for a result, as published: small breakdown buckets hidden
+    (leaderboard/disclosure.py). The result's own `submission` record comes first
     (so `rebuild`, which has no requests, gives the same rows); `request` fills in
-    what an older result lacks."""
+    what an older result lacks. `min_items`: the bucket minimum (default: the setting)."""
+    result = disclosure.public(result, min_items)
     sub = dict(result.submission)
 
     def field(name: str, default=None):
@@ -261,17 +264,19 @@ def _upserted(row: dict[str, Any]) -> Callable[[pa.Table | None], pa.Table]:
     return lambda old: _arrow([row]) if old is None else _merge(old, [row], {row[ID]})
 
 
-def upsert(results_store: Store, result: Result, request=None) -> None:
+def upsert(results_store: Store, result: Result, request=None, min_items: int | None = None) -> None:
     """Insert the result's row, or replace the row with the same submission id."""
-    row = result_row(result, request)
+    row = result_row(result, request, min_items)
     _swap(results_store, _upserted(row), f"Leaderboard table: upsert {row[ID]}")
 
 
-def publish(results_store: Store, result: Result, request=None) -> str:
+def publish(results_store: Store, result: Result, request=None, min_items: int | None = None) -> str:
     """Make a result public: its file `<id>.json` and its table row, written in one step
-    (one commit on the Hub), so no reader ever finds one without the other. Returns the
-    result file's path."""
-    row = result_row(result, request)
+    (one commit on the Hub), so no reader ever finds one without the other. Both are the
+    public form (disclosure.public, with `min_items` or the setting): no small breakdown
+    bucket's score leaves here. Returns the result file's path."""
+    result = disclosure.public(result, min_items)
+    row = result_row(result, request, result.min_bucket_items)
     path = result_path(row[ID])
     _swap(results_store, _upserted(row), f"Result of {row[ID]} ({row['model']}) and its table row",
           {path: result.model_dump_json(indent=2).encode()})

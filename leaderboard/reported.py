@@ -8,6 +8,10 @@ are listed under the file's "derived" key and explained in its "notes".
 
 One row per (benchmark, paper row): rows are never merged across benchmarks,
 because model names and protocols differ from paper to paper.
+
+Small-bucket hiding (leaderboard/disclosure.py) does not apply here: these are the
+papers' own published numbers over the papers' own test sets, with no item counts
+and nothing of a submitter's answers in them, so every cell is shown as printed.
 """
 
 from __future__ import annotations

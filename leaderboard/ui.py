@@ -36,7 +36,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import markup, views
+from leaderboard import disclosure, markup, views
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -165,10 +165,23 @@ def datatypes(frame: pd.DataFrame) -> list[str]:
             else "str" for c in frame.columns]
 
 
+def _with_shown_text(frame: pd.DataFrame) -> pd.DataFrame | dict:
+    """The frame, or, when some cells are hidden buckets, Gradio's value form with their
+    "n too small" text as display values: the data stays numbers, so columns still sort
+    as numbers (the hidden cells with the missing ones)."""
+    shown = views.shown_text(frame)
+    if not shown.notna().any(axis=None):
+        return frame
+    data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+    return {"headers": [str(c) for c in frame.columns], "data": data,
+            "metadata": {"display_value": shown.to_numpy().tolist(),
+                         "styling": [[""] * len(frame.columns) for _ in range(len(frame))]}}
+
+
 def table(frame: pd.DataFrame) -> dict:
     """An update of a Dataframe: the value and its column types (numbers sort as numbers).
     gr.update, not a gr.Dataframe(...): a component would convert the value once more."""
-    return gr.update(value=frame, datatype=datatypes(frame))
+    return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
 
 
 def as_tables(fn):
@@ -748,6 +761,11 @@ def _about_tab(h: Handlers) -> None:
         gr.Markdown(f"## The judge\nExpVid level 3 and Video SimpleQA answers are graded by {judge_text} "
                     f"(LEADERBOARD_JUDGE). Every result names its judge; results from different judges are not "
                     f"comparable.\n\n{HIDDEN_ANSWERS}", elem_id="about-judge")
+        gr.Markdown(f"## Small buckets\nOn this site a breakdown bucket with fewer than "
+                    f"**{h.settings.min_bucket_items}** items (LEADERBOARD_MIN_BUCKET_ITEMS) is published as "
+                    f"\"{disclosure.REASON} (n=...)\" instead of a score: a bucket of one item would tell its "
+                    f"submitter whether that one answer was right. Overall scores always use every item.",
+                    elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
         gr.Markdown("## FAQ\n" + _read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")
 

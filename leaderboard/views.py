@@ -14,6 +14,11 @@ and the other views read the same prepared board:
     level_profile(board, ids), score_vs_params(board, "average")     data for the plots
     queue_view(requests), my_submissions(requests, user, read_log)   the Queue tab
 
+Breakdown buckets published without a score (leaderboard/disclosure.py) stay missing
+(NaN) in these frames, so every column still sorts as numbers; `frame.attrs["hidden"]`
+says which cells they are ({column: {row position: item count}}) and `shown_text`
+gives the "n too small (n=...)" text the site puts in their place.
+
 `table` is `leaderboard.aggregate.load_table`'s frame (columns documented there);
 paper-reported rows come from `leaderboard.reported.reported_rows`. Display column
 names (RANK, MODEL, ...) are constants here: the UI and the browser tests use them.
@@ -33,6 +38,7 @@ import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
+from leaderboard import disclosure
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
 TITLES: dict[str, str] = {name: _MODULES[name].TITLE for name in BENCHMARKS}
@@ -460,7 +466,39 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
             data["95% CI"] = ci_text(rows, benchmark).to_numpy()
     data.update({FRAMES: rows["frames_n"].to_numpy(), JUDGE: rows["judge_text"].to_numpy(),
                  DATE: rows["date"].to_numpy()})
-    return pd.DataFrame(data)
+    out = pd.DataFrame(data)
+    trees = _hidden_trees(rows, benchmark)
+    for column in columns:
+        metric = column.split(".", 1)[1]
+        _mark_hidden(out, metric_label(metric), trees, (metric,))
+    return out
+
+
+# -- hidden buckets ---------------------------------------------------------------------------------------------
+
+HIDDEN = "hidden"  # frame.attrs key: {column: {row position: item count}} of cells published without a score
+
+
+def _hidden_trees(rows: pd.DataFrame, benchmark: str) -> list[dict]:
+    """Each row's tree of hidden buckets for one benchmark ({} when none)."""
+    return _parse(_col(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
+
+
+def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tuple[str, ...]) -> None:
+    cells = {i: n for i, tree in enumerate(trees) if (n := disclosure.suppressed_n(tree, path)) is not None}
+    if cells:
+        frame.attrs.setdefault(HIDDEN, {})[column] = cells
+
+
+def shown_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """What the site shows instead of a cell's value: "n too small (n=1)" for a hidden
+    bucket, None (the value itself) elsewhere. Same shape as `frame`."""
+    out = pd.DataFrame(np.full(frame.shape, None, dtype=object), columns=frame.columns)
+    for column, cells in frame.attrs.get(HIDDEN, {}).items():
+        if column in out.columns:
+            for row, n in cells.items():
+                out.iloc[row, out.columns.get_loc(column)] = disclosure.hidden_text(n)
+    return out
 
 
 # -- by level, by domain, by hop ------------------------------------------------------------------------------------
@@ -475,7 +513,11 @@ def by_level_view(board: pd.DataFrame) -> pd.DataFrame:
     values = pd.DataFrame({label: _numbers(_col(board, column)) for column, label in LEVELS}, index=board.index)
     present = values.notna().any(axis=1)
     rows, values = board[present], values[present]
-    return pd.DataFrame({**_identity_columns(rows), **{c: values[c].to_numpy() for c in values.columns}})
+    out = pd.DataFrame({**_identity_columns(rows), **{c: values[c].to_numpy() for c in values.columns}})
+    for column, label in LEVELS:
+        benchmark, metric = column.split(".", 1)
+        _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
+    return out
 
 
 def _natural(key: str) -> tuple:
@@ -500,10 +542,14 @@ def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
     those metric names, the headline first; [] when each group holds one number."""
     spec = BREAKDOWNS[key]
     found: list[str] = []
+    hidden = False  # a hidden bucket (null) in place of a {metric: value} group
     for cell in _parse(_col(board, spec.column).dropna()):
         for value in cell.values():
             if isinstance(value, dict):
                 found += [m for m in value if m not in found]
+            hidden = hidden or value is None
+    if not found and hidden and spec.headline:  # every group hidden: still offer the headline
+        found = [spec.headline]
     if spec.headline in found:
         found.remove(spec.headline)
         found.insert(0, spec.headline)
@@ -524,7 +570,12 @@ def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None) -> 
     wide = pd.DataFrame.from_records(picked, columns=groups) if picked else pd.DataFrame(columns=groups)
     data = _identity_columns(rows)
     data.update({spec.group_label.format(g): _numbers(wide[g]).to_numpy() for g in groups})
-    return pd.DataFrame(data)
+    out = pd.DataFrame(data)
+    benchmark, breakdown = spec.column.split(".", 1)
+    trees = _hidden_trees(rows, benchmark)
+    for g in groups:
+        _mark_hidden(out, spec.group_label.format(g), trees, (breakdown, g, *((metric,) if metric else ())))
+    return out
 
 
 # -- plots ------------------------------------------------------------------------------------------------------

@@ -74,6 +74,18 @@ def _int_or_none(value: str) -> int | None:
     return int(value) if value.strip() else None
 
 
+def _non_negative_int(name: str, default: str) -> int:
+    """A count setting: a whole number >= 0, else an error naming the variable."""
+    text = _env(name, default).strip()
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{name} must be a whole number of 0 or more (got {text!r})")
+    return value
+
+
 def _csv(value: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in value.split(",") if x.strip())
 
@@ -88,6 +100,9 @@ class Settings:
     max_prediction_bytes: int
     judge_cache: Path  # sqlite file of LLM judgements, raw outputs included
     grade_truncated_reasoning: bool = False  # read a cut-off <think> trace as the answer (ScoringOptions)
+    # A breakdown bucket (level, domain, hop...) with fewer items is published without its
+    # score: a one-item bucket would tell a submitter whether that one answer was right.
+    min_bucket_items: int = 10
     store: str = "local"  # "local" (folders under home) or "hub" (dataset repos)
     hub_owner: str | None = None  # user or org owning the five dataset repos
     hub_prefix: str = "video-reasoning-leaderboard"
@@ -149,6 +164,7 @@ def get_settings() -> Settings:
         causalstep_points=_env("LEADERBOARD_CAUSALSTEP_POINTS", "algo"),
         grade_truncated_reasoning=_env("LEADERBOARD_GRADE_TRUNCATED_REASONING", "0") == "1",
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
+        min_bucket_items=_non_negative_int("LEADERBOARD_MIN_BUCKET_ITEMS", "10"),
         max_prediction_bytes=int(_env("LEADERBOARD_MAX_PREDICTION_BYTES", str(64 * 1024 * 1024))),
         judge_cache=Path(_env("LEADERBOARD_JUDGE_CACHE",
                               str(Path(_env("LEADERBOARD_HOME", ".leaderboard")) / "private" / "judge-cache.sqlite"))),

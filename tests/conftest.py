@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,17 @@ def hub_standin(monkeypatch):
         yield standin
     finally:
         standin.stop()
+
+
+@contextmanager
+def min_bucket_items(n: int | str):
+    """LEADERBOARD_MIN_BUCKET_ITEMS set to `n` inside the block (settings re-read)."""
+    from space_config.settings import get_settings
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LEADERBOARD_MIN_BUCKET_ITEMS", str(n))
+        get_settings.cache_clear()
+        try:
+            yield
+        finally:
+            get_settings.cache_clear()  # the next read sees the environment restored

@@ -16,7 +16,7 @@ from evaluator.predictions import write_predictions
 from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.scoring import score_file
-from leaderboard import aggregate
+from leaderboard import aggregate, disclosure
 from leaderboard.aggregate import TABLE_PATH, load_table, rebuild, result_row, table_updated_at, upsert
 from submissions.errors import ConflictError
 from submissions.requests import Request
@@ -71,10 +71,14 @@ def test_row_is_flat_and_complete(demo_results):
         assert row[f"{name}.overall"] == metrics["overall"]
         assert (row[f"{name}.overall_ci_low"], row[f"{name}.overall_ci_high"]) == tuple(metrics["overall_ci95"])
         assert row[f"{name}.n_calls"] == result.counts[name]["calls"]
-    assert row["expvid.level1"] == result.scores["expvid"]["level1"]
-    assert json.loads(row["expvid.by_discipline"]) == result.scores["expvid"]["by_discipline"]
-    assert json.loads(row["videosimpleqa.by_hop"]) == result.scores["videosimpleqa"]["by_hop"]
-    assert json.loads(row["scores_json"]) == result.scores
+    # breakdowns as published: small buckets hidden (LEADERBOARD_MIN_BUCKET_ITEMS, default 10)
+    public = disclosure.public(result, 10).scores
+    assert row["expvid.level1"] == result.scores["expvid"]["level1"]  # 30 items: shown
+    assert json.loads(row["expvid.by_discipline"]) == public["expvid"]["by_discipline"]
+    assert json.loads(row["videosimpleqa.by_hop"]) == public["videosimpleqa"]["by_hop"]
+    assert public["videosimpleqa"]["by_hop"]["4"] is None  # the demo's one 4-hop item
+    assert json.loads(row["videosimpleqa.suppressed"]) == public["videosimpleqa"]["suppressed"]
+    assert json.loads(row["scores_json"]) == public
     expected_average = round(sum(result.scores[n]["overall"] for n in ORDER) / len(ORDER), 2)
     assert row["average"] == expected_average
     # every cell is a scalar: the table has no nested values

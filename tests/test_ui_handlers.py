@@ -375,3 +375,12 @@ def test_checks_are_shared_between_pages(stores, settings):
     assert remote.reads == reads
     source.refresh(force=True)
     assert remote.reads == reads + 1
+
+
+def test_the_about_tab_states_the_bucket_minimum_and_why(stores, settings, source):
+    demo = build_ui(stores, dataclasses.replace(settings, min_bucket_items=7), source)
+    texts = {block.elem_id: block.value for block in demo.blocks.values() if isinstance(block, gr.Markdown)}
+    assert "fewer than **7** items" in texts["about-buckets"] and "n too small" in texts["about-buckets"]
+    assert "one answer was right" in texts["about-buckets"]
+    protocol = texts["about-protocol"]
+    assert "LEADERBOARD_MIN_BUCKET_ITEMS" in protocol and "use every item" in protocol

@@ -25,6 +25,7 @@ from evaluator.result import Result
 from evaluator.runners import UNAVAILABLE_MESSAGE
 from evaluator.scoring import score_file
 from evaluator.worker import INTERNAL_MESSAGE, Worker, start_in_process
+from leaderboard import disclosure
 from leaderboard.aggregate import TABLE_PATH, load_table, rebuild
 from space_config.settings import Quotas, get_settings
 from submissions.errors import TransientStoreError
@@ -128,7 +129,15 @@ def test_prediction_file_goes_from_submit_to_a_table_row(deployment, tmp_path, d
     _, key = demo_suite
     direct = score_file(suite, key, tmp_path / "preds-1.jsonl", get_judge("normalized-match"), ScoringOptions(),
                         max_bytes=1 << 30, bootstrap_samples=200)
-    assert result.scores == direct.scores and result.counts == direct.counts
+    assert result.counts == direct.counts
+    # published with its small breakdown buckets hidden (the demo's one 4-hop Video SimpleQA
+    # item among them); the staged copy in the private store keeps every score
+    assert result.min_bucket_items == settings.min_bucket_items == 10
+    assert result.scores == disclosure.public(direct, settings.min_bucket_items).scores != direct.scores
+    assert result.scores["videosimpleqa"]["by_hop"]["4"] is None
+    assert result.scores["videosimpleqa"]["suppressed"]["by_hop"]["4"] == 1
+    staged = Result.model_validate_json(stores.private.read(f"results/{request.id}.json").data)
+    assert staged.scores == direct.scores and staged.min_bucket_items is None
     # one row in the table the site reads, with every benchmark's headline
     table = load_table(stores.results)
     assert list(table["id"]) == [request.id]

@@ -160,7 +160,7 @@ def score(questions: list[Question], answers: list[Answer], responses: Responses
 
     by_domain, n_domain = group_accuracy(zip((q.domain for q in questions), correct))
     by_activity, n_activity = group_accuracy(zip((q.activity for q in questions), correct))
-    by_category, _ = group_accuracy(zip((q.category for q in questions), correct))
+    by_category, n_category = group_accuracy(zip((q.category for q in questions), correct))
     metrics = {
         "overall": pct(sum(correct), len(correct)),
         "good_execution": by_category.get("good_execution"),
@@ -169,6 +169,7 @@ def score(questions: list[Question], answers: list[Answer], responses: Responses
         "by_activity": by_activity,
         "n_by_domain": n_domain,
         "n_by_activity": n_activity,
+        "n_by_category": n_category,  # good_execution and tips
     }
     stats = per_video_stats([q.video for q in questions], [correct, [1.0] * len(correct)])
     return BenchmarkScore(metrics, tally.as_dict() | {"items": len(questions)}, stats,
