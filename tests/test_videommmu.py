@@ -549,7 +549,7 @@ def test_public_ids_are_opaque_stable_and_unordered(tmp_path):
     other = vm.import_release(root, OTHER_SECRET)
     assert set(q.id for q in other.questions).isdisjoint(q.id for q in a.questions)
     public = " ".join(q.id + " " + q.video for q in a.questions) + " ".join(a.video_files)
-    assert not any(part in public for release_id in IDS for part in release_id.split("_"))
+    assert not any(part in public for release_id in IDS for part in release_id.split("_") if part.isalpha())
     assert all(re.fullmatch(r"[0-9a-f]{12}", q.id) for q in a.questions)
     assert all(re.fullmatch(r"videommmu-[0-9a-f]{12}(-question-only)?", v) for v in a.video_files)
     assert [q.id for q in a.questions] == sorted(q.id for q in a.questions)
