@@ -275,8 +275,11 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
         item = item_ids(str(index))
         questions.append(Question(item, video, question, len(subs), category))
         answers.append(Answer(item, gold, subs, source=date, release_index=index))
+    skipped = [a.release_index for a in answers if not a.answer]
     questions, answers = sort_by_id(questions, answers)
-    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files)
+    notes = [f"{len(skipped)} item(s) without a multi-hop question or answer, not scored (release indices "
+             f"{', '.join(map(str, skipped))}); their sub-questions are kept"] if skipped else []
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files, notes=notes)
 
 
 # -- demo -------------------------------------------------------------------
