@@ -483,13 +483,15 @@ def demo(secret: Secret, size: int = 12) -> BenchmarkData:
     each with one item per track; size=300 is the paper's 900-item layout. Drawn from
     the suite's secret: texts from one stream, golds from another."""
     texts, golds = secret.rng("videommmu-demo:texts"), secret.rng("videommmu-demo:golds")
+    # opaque ids as an import makes them: the demo's release-like ids stay in the answer key
+    item_ids, video_ids = OpaqueIds(secret, "videommmu:item"), OpaqueIds(secret, "videommmu:video", f"{NAME}-")
     questions, answers, specs = [], [], {}
     mcq_count = 0
     for k, discipline in enumerate(_disciplines_for(size)):
         subjects = DISCIPLINE_SUBJECTS[discipline]
         subject = subjects[k % len(subjects)]
         source_id = f"{_PREFIXES[k % len(_PREFIXES)]}_{subject}_{k + 1}"
-        video = f"{NAME}-{source_id}"
+        video = video_ids(source_id)
         # the question-only still must show the same quiz card as the lecture's last frame
         card_seed = texts.randrange(2**31)
         specs[video] = VideoSpec(seconds=3.0 + k % 3, scenes=2, final_card=True, seed=card_seed)
@@ -498,13 +500,14 @@ def demo(secret: Secret, size: int = 12) -> BenchmarkData:
             kind = MCQ if options else OPEN
             mcq_count += kind == MCQ
             qo_video = f"{video}-question-only" if track == "adaptation" else None
-            item_id = f"{track}/{source_id}"
+            item_id = item_ids(f"{track}/{source_id}")
             questions.append(Question(item_id, track, video, subject, discipline, text,
                                       kind, options, qo_video))
             answers.append(make_answer(item_id, kind, options, gold))
             answers[-1].release_id = source_id
             if qo_video:
                 specs[qo_video] = VideoSpec(seconds=2.0, still=True, seed=card_seed)
+    questions, answers = sort_by_id(questions, answers)
     return BenchmarkData(NAME, questions, answers, videos={}, video_specs=specs)
 
 
