@@ -39,10 +39,35 @@ def _cmd_import(args) -> None:
     releases = {name: getattr(args, name) for name in BENCHMARKS if getattr(args, name)}
     if not releases:
         raise EvaluatorError("give at least one release folder, e.g. --exact path/to/ExAct")
+    if not args.check and args.out is None:
+        raise EvaluatorError("give --out FOLDER for the suite, or --check to only report what the releases hold")
     secret = read_secret(args.secret_from) if args.secret_from else Secret.new()
+    if args.check:
+        _check_releases(releases, secret)
+        return
     datasets = [BENCHMARKS[name].import_release(Path(path), secret) for name, path in releases.items()]
     suite = build_suite(args.out, args.name, args.version, datasets, FrameBudgets(), secret)
     print(f"suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
+
+
+def _check_releases(releases: dict[str, str], secret) -> None:
+    """Read every release and print what was found; writes nothing. A release that
+    cannot be read is reported and the others are still checked."""
+    from evaluator.benchmarks import BENCHMARKS
+    from evaluator.release_check import summary
+
+    failed = []
+    for name, path in releases.items():
+        try:
+            data = BENCHMARKS[name].import_release(Path(path), secret)
+        except EvaluatorError as e:
+            failed.append(name)
+            print(f"{name}: {path}\n  NOT READABLE: {e}")
+            continue
+        print("\n".join(summary(data, path)))
+    if failed:
+        raise EvaluatorError(f"{len(failed)} release(s) could not be read: {', '.join(failed)} (see above)")
+    print("nothing written (--check)")
 
 
 def _cmd_publish_suite(args) -> None:
@@ -123,7 +148,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("import", help="build a suite from official releases")
     for name in ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa"):
         s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder")
-    s.add_argument("--out", required=True, type=Path)
+    s.add_argument("--out", type=Path, help="folder to write suite/ and answers/ into (not with --check)")
+    s.add_argument("--check", action="store_true",
+                   help="only read the releases and print, per benchmark, the items, levels or tracks, "
+                        "categories with counts, options per question and what was repaired or skipped; "
+                        "writes nothing")
     s.add_argument("--name", default="official")
     s.add_argument("--version", default="v1")
     _secret_from_argument(s)

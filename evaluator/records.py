@@ -129,6 +129,9 @@ class BenchmarkData:
     videos: dict[str, VideoMeta]
     video_files: dict[str, str] = field(default_factory=dict)
     video_specs: dict[str, VideoSpec] = field(default_factory=dict)
+    # What an importer wants a maintainer to see before publishing (`import --check`):
+    # repairs made, fields chosen, items skipped and why. Never written to a suite.
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -92,7 +92,8 @@ def _materialise_videos(data: BenchmarkData, video_dir: Path, write_files: bool)
     from evaluator import synth, video
 
     metas = {}
-    ids = list(data.video_specs) + [v for v in data.video_files if v not in data.video_specs]
+    # Sorted: in release order, videos.jsonl would tell each opaque id's release position.
+    ids = sorted(set(data.video_specs) | set(data.video_files))
     for vid in ids:
         rel = f"videos/{vid}.mp4"
         target = video_dir / f"{vid}.mp4"

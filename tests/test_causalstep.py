@@ -295,19 +295,23 @@ def write_release(root, records, form="jsonl", videos=True):
 def test_import_release(tmp_path, form):
     records = [release_video("m1"), release_video("m2", 2, "movies and TV shows"), release_video("m3", 4, "cartoons")]
     data = cs.import_release(write_release(tmp_path, records, form), SECRET)
-    assert [q.category for q in data.questions] == ["Outdoor Sports", "Movies & TV Shows", "Cartoons"]
-    assert [len(q.segments) for q in data.questions] == [3, 2, 4]
+    release = {a.id: a.release_id for a in data.answers}
+    by_release = {release[q.id]: q for q in data.questions}
+    assert [by_release[m].category for m in ("m1", "m2", "m3")] == ["Outdoor Sports", "Movies & TV Shows", "Cartoons"]
+    assert [len(by_release[m].segments) for m in ("m1", "m2", "m3")] == [3, 2, 4]
+    assert [q.id for q in data.questions] == sorted(release) and not set(release) & {"m1", "m2", "m3"}
+    assert not any("m1" in q.video or "m2" in q.video or "m3" in q.video for q in data.questions)
     for q, a in zip(data.questions, data.answers):
         assert q.segments[0].causal is None and a.causal[0] is None
         for s in q.segments:
             assert (s.start, s.end) == (10.0 * (s.index - 1), 10.0 * s.index)
             # the gold text sits where the hidden label says
-            assert s.desc.options[L.index(a.desc[s.index - 1])] == f"{q.id} d{s.index} option {s.index % 8}"
+            assert s.desc.options[L.index(a.desc[s.index - 1])] == f"{a.release_id} d{s.index} option {s.index % 8}"
             if s.causal:
                 gold = s.causal.options[L.index(a.causal[s.index - 1])]
-                assert gold == f"{q.id} c{s.index} option {(s.index + 3) % 8}"
+                assert gold == f"{a.release_id} c{s.index} option {(s.index + 3) % 8}"
         assert "answer" not in json.dumps(to_dict(q))  # public record: no answers
-        assert data.video_files[q.video].endswith(f"videos/{q.id}.mp4")
+        assert data.video_files[q.video].endswith(f"videos/{a.release_id}.mp4")
     labels = [label for a in data.answers for label in a.desc + a.causal if label]
     assert len(set(labels)) > 2, "options are shuffled: the gold must not always sit at one letter"
     again = cs.import_release(tmp_path, SECRET)

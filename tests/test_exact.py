@@ -39,8 +39,12 @@ def record(i, activity="basketball", is_ge=False):
 def test_import_official_layout(tmp_path):
     root = write_release(tmp_path, [record(0), record(1, "piano", True), record(2, "cpr")])
     data = exact.import_release(root, SECRET)
-    assert [q.domain for q in data.questions] == ["Sports", "Music", "Health"]
-    assert [q.category for q in data.questions] == ["tips", "good_execution", "tips"]
+    release = {a.id: a.release_id for a in data.answers}
+    by_release = {release[q.id]: q for q in data.questions}
+    assert [by_release[r["id"]].domain for r in (record(0), record(1, "piano"), record(2, "cpr"))] == \
+        ["Sports", "Music", "Health"]
+    assert by_release[record(1, "piano")["id"]].category == "good_execution"
+    assert sorted(q.category for q in data.questions) == ["good_execution", "tips", "tips"]
     for q, a in zip(data.questions, data.answers):
         # the gold comment sits where the hidden label says, and only there
         assert q.options[int(a.label) - 1].startswith("Gold comment")
@@ -61,7 +65,6 @@ def test_option_order_is_fixed_and_drawn_from_the_secret(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"domain": "chess"}, "unknown activity 'chess'"),
     ({"negative_comments": ["only one"]}, "'negative_comments' must be a list of 4 strings"),
     ({"groundTruth": None}, "field 'groundTruth' has the wrong type"),
     ({"is_ge": "yes"}, "field 'is_ge' has the wrong type"),
@@ -72,6 +75,50 @@ def test_bad_fixture_names_file_line_and_field(tmp_path, change, message):
     with pytest.raises(ImportReleaseError) as info:
         exact.import_release(root, SECRET)
     assert "metadata.jsonl:2" in str(info.value) and message in str(info.value)
+
+
+@pytest.mark.parametrize("spelling, activity", [
+    ("rock_climbing", "bouldering"), ("Rock Climbing", "bouldering"), ("Bouldering", "bouldering"),
+    ("bike_repair", "bike"), ("Bike Repair", "bike"), ("Covid-19 Safety", "covid-safety"),
+    ("COVID_19", "covid-safety"), ("First Aid - CPR", "cpr"), ("Playing Guitar", "guitar"),
+    ("pianos", "piano"), ("Dancing", "dance"), ("basketball", "basketball"), ("SOCCER", "soccer"),
+])
+def test_activity_spellings_normalise(tmp_path, spelling, activity):
+    assert exact.normalise_activity(spelling) == activity
+    data = exact.import_release(write_release(tmp_path, [record(0, spelling)]), SECRET)
+    assert data.questions[0].activity == activity
+    assert data.questions[0].domain == exact.ACTIVITY_DOMAIN[activity]
+    if spelling != activity:
+        assert any(f"'{spelling}' read as {activity}" in note for note in data.notes)
+
+
+def test_unmapped_activities_are_listed_all_at_once(tmp_path):
+    records = [record(0), record(1, "chess"), record(2, "juggling"), record(3, "chess"), record(4, "rock_climbing")]
+    with pytest.raises(ImportReleaseError) as info:
+        exact.import_release(write_release(tmp_path, records), SECRET)
+    message = str(info.value)
+    assert "2 value(s) name none of the 11 activities" in message
+    assert "'chess': 2 item(s), first at " in message and "metadata.jsonl:2" in message
+    assert "'juggling': 1 item(s), first at " in message and "metadata.jsonl:3" in message
+    assert "rock_climbing" not in message and "ACTIVITY_ALIASES" in message
+
+
+def test_public_ids_are_opaque_stable_and_unordered(tmp_path):
+    records = [record(i, activity) for i, activity in enumerate(["dance", "piano", "cpr", "soccer"] * 3)]
+    records[0] |= {"file_name": "dance_tips_upenn_0713_Dance_4_4_27.165818.mp4",
+                   "id": "dance_tips_upenn_0713_Dance_4_4_27.165818"}
+    root = write_release(tmp_path, records)
+    a, b = exact.import_release(root, SECRET), exact.import_release(root, SECRET)
+    assert [q.id for q in a.questions] == [q.id for q in b.questions]
+    assert [q.video for q in a.questions] == [q.video for q in b.questions]
+    other = exact.import_release(root, OTHER_SECRET)
+    assert {q.id for q in other.questions}.isdisjoint(q.id for q in a.questions)
+    public = " ".join(f"{q.id} {q.video} {exact.call_id(q.id)}" for q in a.questions)
+    for word in ("upenn", "0713", "27.16", "take", "tips", "dance"):
+        assert word not in public
+    assert [q.id for q in a.questions] == sorted(q.id for q in a.questions)
+    assert [q.activity for q in a.questions] != [r["domain"] for r in records]  # not in release order
+    assert {x.release_id for x in a.answers} == {r["id"] for r in records}
 
 
 def test_missing_video_and_missing_metadata(tmp_path):

@@ -408,6 +408,8 @@ def test_import_reads_the_official_layout(tmp_path):
     for q, a in zip(data.questions, data.answers):
         assert q.id == a.id and q.task == a.task
         by_task.setdefault(q.task, []).append((q, a))
+    for pairs in by_task.values():  # back in release order (the suite's order is the opaque ids')
+        pairs.sort(key=lambda pair: pair[1].release_id)
     assert set(by_task) == set(expvid.TASKS)
     (t1, a1), (t2, a2) = by_task["tool"]
     assert t1.options == ["forceps", "syringe", "pipette", "loop"] and a1.label == "C"  # prefixes dropped
@@ -524,3 +526,64 @@ def test_bad_layouts(tmp_path):
         root / "annotations" / "level1" / "scientific_discovery.jsonl")
     with pytest.raises(ImportReleaseError, match="level-3 task"):
         expvid.import_release(root, SECRET)
+
+
+def real_shaped_release(root: Path, discipline_key: str | None) -> Path:
+    """The released shape: one jsonl per task under annotations/level{1,2,3}/, options as a
+    {"A": ...} dict, `video_path` under videos/level_N/, the narration alongside."""
+    files = {("level1", s): 1 for s in ("materials", "tools", "operation", "quantity")}
+    files |= {("level2", s): 2 for s in ("sequence_ordering", "sequence_generation", "step_prediction",
+                                         "video_verification")}
+    files |= {("level3", s): 3 for s in ("scientific_discovery", "experimental_conclusion")}
+    disciplines = ["Chemistry", "Neuroscience", "Chemistry"]
+    for (level, stem), n in files.items():
+        records = []
+        for k, discipline in enumerate(disciplines):
+            name = f"jove_{1000 + k}_{stem}_{k}.mp4"
+            fake_video(root, n, name)
+            rec = {"video_path": f"videos/level_{n}/{name}", "asr_caption": NARRATION,
+                   "question": "Using ____ gave ____." if n == 3 else f"Question {k}?"}
+            if discipline_key:
+                rec[discipline_key] = discipline
+            if stem in ("sequence_generation",):
+                rec |= {"question": f"Which steps?\n\nFull Step List:\n{STEPS}", "answer": ["2", "3"]}
+            elif stem == "step_prediction":
+                rec |= {"question": f"What next?\n\nFull Step List:\n{STEPS}", "answer": "4"}
+            elif n == 3:
+                rec |= {"title": "A Paper", "answer": ["x", "y"]}
+            else:
+                rec |= {"options": {"A": "one", "B": "two", "C": "three", "D": "four"}, "answer": "B"}
+            records.append(rec)
+        write_jsonl(root / "annotations" / level / f"{stem}.jsonl", records)
+    return root
+
+
+@pytest.mark.parametrize("key", ["discipline", "subject", "category", "field"])
+def test_real_shape_and_the_discipline_field_is_reported(tmp_path, key):
+    data = expvid.import_release(real_shaped_release(tmp_path, key), SECRET)
+    assert len(data.questions) == 30 and {q.task for q in data.questions} == set(expvid.TASKS)
+    assert sorted({q.discipline for q in data.questions}) == ["Chemistry", "Neuroscience"]
+    assert f"discipline read from field '{key}': 30 item(s)" in data.notes
+    choice = [q for q in data.questions if q.labels]
+    assert choice and all(q.options == ["one", "two", "three", "four"] for q in choice)
+
+
+def test_missing_discipline_field_is_reported(tmp_path):
+    data = expvid.import_release(real_shaped_release(tmp_path, None), SECRET)
+    assert {q.discipline for q in data.questions} == {"Unknown"}
+    assert data.notes == ["discipline read from none (no discipline field): 30 item(s)"]
+
+
+def test_public_ids_are_opaque_stable_and_unordered(tmp_path):
+    root = real_shaped_release(tmp_path, "discipline")
+    a, b = expvid.import_release(root, SECRET), expvid.import_release(root, SECRET)
+    assert [(q.id, q.video, q.source) for q in a.questions] == [(q.id, q.video, q.source) for q in b.questions]
+    other = expvid.import_release(root, OTHER_SECRET)
+    assert {q.id for q in other.questions}.isdisjoint(q.id for q in a.questions)
+    public = " ".join(f"{q.id} {q.video} {q.source} {expvid.call_id(q.id)}" for q in a.questions)
+    public += " ".join(a.video_files)
+    for word in ("jove", "1000", "tool", "material", "level", "ordering", "-000"):
+        assert word not in public
+    assert [q.id for q in a.questions] == sorted(q.id for q in a.questions)
+    assert [q.task for q in a.questions] != sorted((q.task for q in a.questions), key=expvid.TASKS.index)
+    assert all(x.release_id.startswith("annotations/level") for x in a.answers)

@@ -78,3 +78,40 @@ def test_import_exact_release(tmp_path):
 
     proc = run_cli("import", "--exact", str(tmp_path / "missing"), "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and "file not found" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_import_check_reports_each_release_and_writes_nothing(tmp_path):
+    from test_exact import record, write_release as write_exact
+    from test_expvid import real_shaped_release
+    from test_videommmu import github_rows, write_github_release
+
+    exact_root = write_exact(tmp_path / "ExAct", [record(0, "rock_climbing"), record(1, "piano", True),
+                                                  record(2, "Rock Climbing")])
+    vm_root = write_github_release(tmp_path / "VideoMMMU", github_rows())
+    expvid_root = real_shaped_release(tmp_path / "ExpVid", "subject")
+    before = sorted(p for p in tmp_path.rglob("*"))
+    proc = run_cli("import", "--check", "--exact", str(exact_root), "--videommmu", str(vm_root),
+                   "--expvid", str(expvid_root))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "exact: " in out and "items: 3" in out
+    assert "activity (2): bouldering 2, piano 1" in out and "domain (2): Music 1, Sports 2" in out
+    assert "category (2): good_execution 1, tips 2" in out
+    assert "'rock_climbing' read as bouldering: 1 item(s)" in out
+    assert "track (3): adaptation 3, comprehension 3, perception 3" in out
+    assert "question_type (2): multiple-choice 8, open 1" in out
+    assert "options per question: 0 1, 2 1, 3 1, 4 1, 5 2, 10 2, 14 1" in out
+    assert "restored LaTeX backslashes" in out and "question_type null at" in out
+    assert "level (3): 1 12, 2 12, 3 6" in out and "discipline (2): Chemistry 20, Neuroscience 10" in out
+    assert "discipline read from field 'subject': 30 item(s)" in out
+    assert "nothing written (--check)" in out
+    assert sorted(p for p in tmp_path.rglob("*")) == before  # nothing written
+
+    bad = write_exact(tmp_path / "Bad", [record(0, "chess"), record(1, "juggling")])
+    proc = run_cli("import", "--check", "--exact", str(bad), "--expvid", str(expvid_root))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "NOT READABLE" in proc.stdout and "'chess': 1 item(s)" in proc.stdout and "'juggling'" in proc.stdout
+    assert "expvid: " in proc.stdout and "items: 30" in proc.stdout  # the others are still checked
+
+    proc = run_cli("import", "--exact", str(exact_root))
+    assert proc.returncode == 2 and "--out" in proc.stderr

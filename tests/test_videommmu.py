@@ -5,6 +5,7 @@ discipline and knowledge-gain metrics."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -28,7 +29,7 @@ def item(track, source_id, options=4, gold="A", kind=vm.MCQ):
     """A hand-made (Question, Answer); `options` is a count (MCQ) or 0 (open)."""
     subject, discipline = vm.discipline_of(source_id)
     texts = [f"option {i}" for i in range(options)]
-    q = vm.Question(f"{track}/{source_id}", source_id, track, f"v-{source_id}", subject, discipline,
+    q = vm.Question(f"{track}/{source_id}", track, f"v-{source_id}", subject, discipline,
                     "Question text <image 1>", kind, texts,
                     f"v-{source_id}-qo" if track == "adaptation" else None)
     return q, vm.make_answer(q.id, kind, texts, gold)
@@ -97,7 +98,7 @@ def test_knowledge_gain_none_without_question_only_predictions():
 
 def test_missing_question_only_replies_count_as_wrong_before():
     items, pairs = adaptation_set({0, 1}, {0, 1, 2})
-    pairs = [(cid, text) for cid, text in pairs if not cid.endswith("_1") or "question-only" not in cid]
+    pairs = [(cid, text) for cid, text in pairs if cid != vm.question_only_call_id(items[1][0])]
     m = run(items, pairs).metrics
     assert m["adaptation_question_only"] == 20.0  # fixed denominator: 1 of 5
     assert m["wrong_to_right"] == 50.0  # 1 and 2 of the wrong-before 1, 2, 3, 4
@@ -339,6 +340,12 @@ def rows():
     return {"perception": perception, "comprehension": comprehension, "adaptation": adaptation}
 
 
+def by_release(data):
+    """({"<track>/<release id>": question}, {opaque id: answer}) of an import."""
+    release = {a.id: a.release_id for a in data.answers}
+    return {f"{q.track}/{release[q.id]}": q for q in data.questions}, {a.id: a for a in data.answers}
+
+
 def write_release(root, tracks=None, layout="hf", videos=True, question_only=True):
     tracks = rows() if tracks is None else tracks
     for track, records in tracks.items():
@@ -358,16 +365,15 @@ def write_release(root, tracks=None, layout="hf", videos=True, question_only=Tru
 @pytest.mark.parametrize("layout", ["hf", "flat"])
 def test_import_official_layout(tmp_path, layout):
     data = vm.import_release(write_release(tmp_path, layout=layout), SECRET)
-    qs = {q.id: q for q in data.questions}
-    key = {a.id: a for a in data.answers}
+    qs, key = by_release(data)
     assert len(qs) == 9 and {q.track for q in qs.values()} == set(vm.TRACKS)
     acc = qs["adaptation/validation_Accounting_13"]
     assert acc.question_type == vm.MCQ and len(acc.options) == 10  # "None" read as multiple-choice
     assert acc.discipline == "Business" and acc.subject == "Accounting"
-    assert key[acc.id].labels == ["C"]
+    assert key[acc.id].labels == ["C"] and any("question_type null" in n for n in data.notes)
     assert qs["perception/test_Physics_21"].options == ["force A", "force B", "force C", "force D"]
     assert qs["perception/new_History_3"].question_type == vm.MCQ  # question_type column missing
-    assert key["perception/new_History_3"].labels == ["N"]
+    assert key[qs["perception/new_History_3"].id].labels == ["N"]
     physics = qs["adaptation/test_Physics_21"]
     assert physics.question_type == vm.OPEN and physics.options == []
     assert key[physics.id].values == pytest.approx([24 / 7, 3.429, 3.43])
@@ -425,10 +431,10 @@ def test_bad_fixture_names_file_row_and_field(tmp_path, tracks, where, message):
 
 
 def test_missing_files(tmp_path):
-    with pytest.raises(ImportReleaseError, match="no parquet for track Perception"):
+    with pytest.raises(ImportReleaseError, match="no release file for track Perception: .*parquet.*_video.json"):
         vm.import_release(tmp_path, SECRET)
     root = write_release(tmp_path / "a", {k: v for k, v in rows().items() if k != "comprehension"})
-    with pytest.raises(ImportReleaseError, match="no parquet for track Comprehension"):
+    with pytest.raises(ImportReleaseError, match="no release file for track Comprehension"):
         vm.import_release(root, SECRET)
     root = write_release(tmp_path / "b", videos=False)
     with pytest.raises(ImportReleaseError, match=r"Perception/test-00000-of-00001.parquet: row 1: "
@@ -458,8 +464,93 @@ def test_options_stored_as_list_text(tmp_path):
     for r in tracks["perception"]:
         r["options"] = repr(list(r["options"]))
     data = vm.import_release(write_release(tmp_path / "ok", tracks), SECRET)
-    assert data.questions[0].options == [f"choice {i}" for i in range(10)]
+    assert by_release(data)[0]["perception/validation_Accounting_13"].options == [f"choice {i}" for i in range(10)]
     tracks["perception"][1]["options"] = "force A; force B"
     write_release(tmp_path / "bad", tracks)
     with pytest.raises(ImportReleaseError, match=r"row 2: field 'options' must be a list of strings"):
         vm.import_release(tmp_path / "bad", SECRET)
+
+
+# -- the GitHub JSON layout -------------------------------------------------------
+
+def github_json(track, records):
+    """One track as the GitHub repository's data/<track>_video.json holds it: one object
+    keyed by the track, items keyed by their index as text, each with a YouTube link."""
+    items = {str(i): {"id": r["id"], "link_selected": f"https://www.youtube.com/watch?v=x{i}",
+                      **{k: v for k, v in r.items() if k != "id"}} for i, r in enumerate(records)}
+    return json.dumps({track.title(): items}, indent=4)
+
+
+def write_github_release(root, tracks):
+    (root / "data").mkdir(parents=True)
+    for track, records in tracks.items():
+        (root / "data" / f"{track}_video.json").write_text(github_json(track, records))
+    write_release_videos(root)
+    return root
+
+
+def write_release_videos(root):
+    for source_id, folder in FOLDER.items():
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / f"{source_id}.mp4").write_bytes(b"lecture")
+        (root / "question_only").mkdir(exist_ok=True)
+        (root / "question_only" / f"{source_id}_image.mp4").write_bytes(b"still")
+
+
+def github_rows():
+    """The real quirks: no question_type outside Adaptation, options from 2 to 14, open
+    items with no options, one null type, one "perception" type, and LaTeX commands whose
+    backslash became a JSON escape (\\frac -> form feed + "rac", \\times -> tab + "imes")."""
+    tracks = rows()
+    tracks["perception"][0]["question"] = "Which is $\frac{a}{b}$ times $c \times d$?"
+    tracks["perception"][0]["options"] = [f"$\x0crac{{{i}}}{{2}} \right)$" for i in range(10)]
+    tracks["comprehension"][1]["options"] = ["x \to y", "y \to x"]
+    tracks["comprehension"][1]["answer"] = "B"
+    tracks["adaptation"][0]["question_type"] = None
+    tracks["adaptation"][2]["question_type"] = "perception"
+    return tracks
+
+
+def test_import_github_json_layout(tmp_path):
+    tracks = github_rows()
+    data = vm.import_release(write_github_release(tmp_path, tracks), SECRET)
+    raw = (tmp_path / "data" / "perception_video.json").read_text()
+    assert '"Perception": {' in raw and '"0": {' in raw and "\\f" in raw  # the real shape, escapes as released
+    qs, key = by_release(data)
+    assert len(qs) == 9
+    first = qs["perception/validation_Accounting_13"]
+    assert first.question == "Which is $\\frac{a}{b}$ times $c \\times d$?"
+    assert first.options[3] == "$\\frac{3}{2} \\right)$"
+    assert not any(ch in text for q in data.questions for text in [q.question, *q.options] for ch in "\t\f\b\r")
+    assert qs["comprehension/test_Physics_21"].options == ["x \\to y", "y \\to x"]
+    assert key[qs["comprehension/test_Physics_21"].id].labels == ["B"]
+    untyped = qs["adaptation/validation_Accounting_13"]
+    assert untyped.question_type == vm.MCQ and len(untyped.options) == 10
+    assert qs["adaptation/new_History_3"].question_type == vm.MCQ  # "perception": the official scorer's MCQ
+    assert qs["adaptation/test_Physics_21"].question_type == vm.OPEN
+    assert any("restored LaTeX backslashes" in n and "2 item(s)" in n for n in data.notes)
+    # the same items, ids and answers as from the parquet layout with the same secret
+    parquet = vm.import_release(write_release(tmp_path / "hf", tracks), SECRET)
+    assert [q.id for q in parquet.questions] == [q.id for q in data.questions]
+    assert [a.labels for a in parquet.answers] == [a.labels for a in data.answers]
+
+
+def test_latex_repair_leaves_genuine_control_characters():
+    assert vm.repair_latex_escapes("a\x0crac{1}{2} \x08eta \rho") == "a\\frac{1}{2} \\beta \\rho"
+    assert vm.repair_latex_escapes("A \toD") == "A \\toD"  # "\to" then a capital: still a command
+    # a real tab or line break before ordinary words is kept
+    assert vm.repair_latex_escapes("Name\tAge\nnot\tthen") == "Name\tAge\nnot\tthen"
+
+
+def test_public_ids_are_opaque_stable_and_unordered(tmp_path):
+    root = write_release(tmp_path)
+    a, b = vm.import_release(root, SECRET), vm.import_release(root, SECRET)
+    assert [q.id for q in a.questions] == [q.id for q in b.questions]  # same secret, same ids
+    other = vm.import_release(root, OTHER_SECRET)
+    assert set(q.id for q in other.questions).isdisjoint(q.id for q in a.questions)
+    public = " ".join(q.id + " " + q.video for q in a.questions) + " ".join(a.video_files)
+    assert not any(part in public for release_id in IDS for part in release_id.split("_") if part.isalpha())
+    assert all(re.fullmatch(r"[0-9a-f]{12}", q.id) for q in a.questions)
+    assert all(re.fullmatch(r"videommmu-[0-9a-f]{12}(-question-only)?", v) for v in a.video_files)
+    assert [q.id for q in a.questions] == sorted(q.id for q in a.questions)
+    assert sorted(x.release_id for x in a.answers) == sorted(IDS * 3)

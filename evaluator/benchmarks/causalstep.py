@@ -76,7 +76,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import Secret, find_video, read_jsonl, require
+from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
 from evaluator.errors import ImportReleaseError
 from evaluator.metrics import Tally, group_accuracy, ratio_pct, read_choice
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Context, FramePlan,
@@ -135,8 +135,8 @@ class Segment:
 class Question:
     """One video with all its segment questions (public: no answers)."""
 
-    id: str  # the release's video_id
-    video: str  # the suite's video id
+    id: str  # opaque: a keyed hash of the release's video_id
+    video: str  # the suite's video id, opaque too
     category: str
     segments: list[Segment]
     schema_version: int = SCHEMA_VERSION
@@ -153,6 +153,7 @@ class Answer:
     id: str
     desc: list[str]  # gold label of each segment's descriptive question
     causal: list[str | None]  # gold label of each causal question; None for segment 1
+    release_id: str | None = None  # the release's video_id: maintainers only
     schema_version: int = SCHEMA_VERSION
 
 
@@ -165,19 +166,24 @@ def call_id(item: str, segment: int, kind: str) -> str:
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the release layout documented in this module's docstring."""
     path, entries = _release_entries(Path(root))
+    item_ids, video_ids = OpaqueIds(secret, "causalstep:item"), OpaqueIds(secret, "causalstep:video", f"{NAME}-")
     questions, answers, files, first_line = [], [], {}, {}
     for line, record in entries:
         where = f"{path}:{line}"
         question, answer = _video_record(record, where, secret)
-        if question.id in first_line:
-            raise ImportReleaseError(f"{where}: field 'video_id': '{question.id}' is already used on "
-                                     f"line {first_line[question.id]}")
-        first_line[question.id] = line
+        if answer.release_id in first_line:
+            raise ImportReleaseError(f"{where}: field 'video_id': '{answer.release_id}' is already used on "
+                                     f"line {first_line[answer.release_id]}")
+        first_line[answer.release_id] = line
+        # Public ids say nothing about the release's video (its id may name the source).
+        question.id = answer.id = item_ids(answer.release_id)
+        question.video = video_ids(answer.release_id)
         files[question.video] = str(find_video(path.parent, require(record, "video_file", str, where), where))
         questions.append(question)
         answers.append(answer)
     if not questions:
         raise ImportReleaseError(f"{path}: no videos")
+    questions, answers = sort_by_id(questions, answers)
     return BenchmarkData(NAME, questions, answers, videos={}, video_files=files)
 
 
@@ -245,7 +251,7 @@ def _video_record(record: dict, where: str, secret: Secret) -> tuple[Question, A
         desc_gold.append(gold)
         causal_gold.append(cgold)
     return (Question(item, f"{NAME}-{item}", category, segments),
-            Answer(item, desc_gold, causal_gold))
+            Answer(item, desc_gold, causal_gold, item))
 
 
 def _category(name: str, where: str) -> str:

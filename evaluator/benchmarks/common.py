@@ -82,6 +82,37 @@ class Secret:
         return order
 
 
+class OpaqueIds:
+    """Public ids that say nothing about the release: a short keyed hash (HMAC of the
+    suite's secret) of the release's own key, so that re-importing with the same secret
+    (`--secret-from`) gives the same ids, and no one without it can tell which release
+    item, recording or position an id stands for. Each id is checked unique."""
+
+    def __init__(self, secret: Secret, purpose: str, prefix: str = "", width: int = 12):
+        self._secret, self._purpose, self._prefix, self._width = secret, purpose, prefix, width
+        self._ids: dict[str, str] = {}
+        self._keys: dict[str, str] = {}
+
+    def __call__(self, key: str) -> str:
+        if key in self._ids:
+            return self._ids[key]
+        digest = hmac.new(self._secret._key, f"id:{self._purpose}:{key}".encode(), hashlib.sha256).hexdigest()
+        opaque = f"{self._prefix}{digest[:self._width]}"
+        if opaque in self._keys:  # 48 bits: never seen in practice, but never silently merged
+            raise ImportReleaseError(f"opaque id {opaque} stands for both '{self._keys[opaque]}' and "
+                                     f"'{key}'; rebuild with a fresh secret (omit --secret-from)")
+        self._ids[key], self._keys[opaque] = opaque, key
+        return opaque
+
+
+def sort_by_id(questions: list, answers: list) -> tuple[list, list]:
+    """Questions and answers in the order of their (opaque) ids, so the public suite's
+    order does not follow the release's (which would tell the release position)."""
+    key = {a.id: a for a in answers}
+    questions = sorted(questions, key=lambda q: q.id)
+    return questions, [key[q.id] for q in questions]
+
+
 def find_video(root: Path, name: str, where: str) -> Path:
     """A release's video file, looked up directly and under the usual sub-folders."""
     for candidate in (root / name, root / "videos" / name, root / "data" / name):

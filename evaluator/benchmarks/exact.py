@@ -8,11 +8,13 @@ items, by domain (6) and by activity (11).
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator import frames, prompts
-from evaluator.benchmarks.common import Secret, find_video, read_jsonl, require
+from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
 from evaluator.errors import ImportReleaseError
 from evaluator.metrics import Tally, group_accuracy, per_video_stats, ratio_pct, read_choice
 from evaluator.records import (SCHEMA_VERSION, BenchmarkData, BenchmarkScore, Call, Responses,
@@ -23,14 +25,29 @@ TITLE = "ExAct"
 LABELS = ["1", "2", "3", "4", "5"]
 
 # The release's `domain` field holds the activity; the paper reports six domains.
+# Keys are the activity names we report (the 11 of the paper).
 ACTIVITY_DOMAIN = {
     "basketball": "Sports", "soccer": "Sports", "bouldering": "Sports",
-    "bike": "Bike Repair", "bike repair": "Bike Repair",
+    "bike": "Bike Repair",
     "cooking": "Cooking",
-    "covid": "Health", "covid-safety": "Health", "covid-19": "Health", "covid19": "Health",
-    "covid-19 safety": "Health", "cpr": "Health",
+    "covid-safety": "Health", "cpr": "Health",
     "guitar": "Music", "piano": "Music", "violin": "Music",
     "dance": "Dance",
+}
+# Other spellings of the activities, compared after `_activity_key` (lower case, no
+# separators): the release's own short names, Ego-Exo4D scenario names ("Rock
+# Climbing" is its name for bouldering, "First Aid - CPR", "Covid-19 Safety"...).
+ACTIVITY_ALIASES = {
+    "rockclimbing": "bouldering", "climbing": "bouldering", "boulder": "bouldering",
+    "bikerepair": "bike", "bicyclerepair": "bike", "bicycle": "bike", "bikerepairing": "bike",
+    "cook": "cooking",
+    "covid": "covid-safety", "covid19": "covid-safety", "covidsafety": "covid-safety",
+    "covid19safety": "covid-safety", "covid19testing": "covid-safety", "covidtest": "covid-safety",
+    "covidtesting": "covid-safety", "covid19test": "covid-safety",
+    "firstaid": "cpr", "firstaidcpr": "cpr", "cardiopulmonaryresuscitation": "cpr",
+    "playingguitar": "guitar", "guitarplaying": "guitar", "playingpiano": "piano",
+    "pianoplaying": "piano", "playingviolin": "violin", "violinplaying": "violin",
+    "dancing": "dance",
 }
 CATEGORIES = {True: "good_execution", False: "tips"}
 
@@ -51,7 +68,25 @@ class Question:
 class Answer:
     id: str
     label: str  # "1".."5": where the coach's comment sits in `options`
+    release_id: str | None = None  # the release's id (it names the recording): maintainers only
     schema_version: int = SCHEMA_VERSION
+
+
+def _activity_key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+_ACTIVITY_BY_KEY = {_activity_key(a): a for a in ACTIVITY_DOMAIN} | ACTIVITY_ALIASES
+
+
+def normalise_activity(text: str) -> str | None:
+    """One of the 11 activities for any spelling of it (case, '_', '-', spaces, a plural,
+    an Ego-Exo4D scenario name); None when it names none of them."""
+    key = _activity_key(text)
+    for candidate in (key, key[:-1] if key.endswith("s") else None):
+        if candidate and candidate in _ACTIVITY_BY_KEY:
+            return _ACTIVITY_BY_KEY[candidate]
+    return None
 
 
 def call_id(item: str) -> str:
@@ -59,43 +94,65 @@ def call_id(item: str) -> str:
 
 
 def _item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth: str,
-          distractors: list[str], secret: Secret) -> tuple[Question, Answer]:
+          distractors: list[str], secret: Secret, release_id: str | None = None) -> tuple[Question, Answer]:
     pool = [truth, *distractors]
     order = secret.permutation(f"exact:{item_id}:order", len(pool))
     options = [pool[i] for i in order]
     label = LABELS[order.index(0)]
-    domain = ACTIVITY_DOMAIN[activity.lower()]
-    question = Question(item_id, video, activity.lower(), domain, CATEGORIES[is_ge], task, options)
-    return question, Answer(item_id, label)
+    question = Question(item_id, video, activity, ACTIVITY_DOMAIN[activity], CATEGORIES[is_ge], task, options)
+    return question, Answer(item_id, label, release_id)
 
 
-def import_release(root: Path, secret: Secret) -> BenchmarkData:
-    """Read the official layout: metadata.jsonl (one object per item) and one .mp4 per item."""
+def _metadata_file(root: Path) -> Path:
     meta = root / "metadata.jsonl"
     if not meta.is_file() and (root / "data" / "metadata.jsonl").is_file():
         meta = root / "data" / "metadata.jsonl"
-    questions, answers, files = [], [], {}
+    return meta
+
+
+def _unmapped_error(meta: Path, unmapped: dict[str, list]) -> ImportReleaseError:
+    """Every activity spelling that maps to none of the 11, at once, with counts."""
+    lines = [f"  '{value}': {len(wheres)} item(s), first at {wheres[0]}" for value, wheres in unmapped.items()]
+    return ImportReleaseError(
+        f"{meta}: field 'domain': {len(unmapped)} value(s) name none of the 11 activities "
+        f"({', '.join(ACTIVITY_DOMAIN)}):\n" + "\n".join(lines) +
+        "\nadd the spelling to ACTIVITY_ALIASES in evaluator/benchmarks/exact.py if it is one of them")
+
+
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
+    """Read the official layout: metadata.jsonl (one object per item) and one .mp4 per item.
+    Item and video ids are opaque (the release's name the Ego-Exo4D take and time)."""
+    meta = _metadata_file(Path(root))
+    item_ids, video_ids = OpaqueIds(secret, "exact:item"), OpaqueIds(secret, "exact:video", "exact-")
+    questions, answers, files, unmapped, spellings = [], [], {}, {}, Counter()
     for n, rec in read_jsonl(meta):
         where = f"{meta}:{n}"
-        activity = require(rec, "domain", str, where)
-        if activity.lower() not in ACTIVITY_DOMAIN:
-            raise ImportReleaseError(f"{where}: unknown activity '{activity}' (known: "
-                                     f"{', '.join(sorted(ACTIVITY_DOMAIN))})")
+        raw = require(rec, "domain", str, where)
+        activity = normalise_activity(raw)
         negatives = require(rec, "negative_comments", list, where)
         if len(negatives) != 4 or not all(isinstance(x, str) for x in negatives):
             raise ImportReleaseError(f"{where}: 'negative_comments' must be a list of 4 strings")
         file_name = require(rec, "file_name", str, where)
-        item_id = str(rec.get("id") or Path(file_name).stem)
-        video_id = f"exact-{len(questions):05d}"  # opaque: file names carry take names
-        q, a = _item(item_id, video_id, activity, bool(require(rec, "is_ge", bool, where)),
-                     str(rec.get("task_name", "")), require(rec, "groundTruth", str, where),
-                     negatives, secret)
+        truth, is_ge = require(rec, "groundTruth", str, where), bool(require(rec, "is_ge", bool, where))
+        if activity is None:
+            unmapped.setdefault(raw, []).append(where)
+            continue
+        spellings[(raw, activity)] += 1
+        release_id = str(rec.get("id") or Path(file_name).stem)
+        item_id, video_id = item_ids(release_id), video_ids(file_name)
+        q, a = _item(item_id, video_id, activity, is_ge, str(rec.get("task_name", "")), truth, negatives,
+                     secret, release_id)
         questions.append(q)
         answers.append(a)
         files[video_id] = str(find_video(meta.parent, file_name, where))
+    if unmapped:
+        raise _unmapped_error(meta, unmapped)
     if not questions:
         raise ImportReleaseError(f"{meta}: no items")
-    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files)
+    questions, answers = sort_by_id(questions, answers)
+    notes = [f"activity '{raw}' read as {activity}: {count} item(s)"
+             for (raw, activity), count in sorted(spellings.items()) if raw != activity]
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files, notes=notes)
 
 
 # -- demo -------------------------------------------------------------------

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import Secret, read_jsonl, require
+from evaluator.benchmarks.common import OpaqueIds, Secret, read_jsonl, require, sort_by_id
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.base import CORRECT, UNPARSEABLE, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number, read_with
@@ -89,6 +90,7 @@ class Answer:
     steps: list[int] | None = None  # generation: the step numbers the video shows
     step: int | None = None  # prediction: the next step's number
     fillers: list[str] | None = None  # level 3: one reference filler per blank, in order
+    release_id: str | None = None  # "<annotation file>:<line>": maintainers only
     schema_version: int = SCHEMA_VERSION
 
 
@@ -192,16 +194,18 @@ def _text_field(rec: dict, keys: tuple[str, ...]) -> tuple[str, str] | None:
     return None
 
 
-def _discipline(rec: dict, video_ref: str) -> str:
-    """The record's discipline (canonical spelling when it is one of the 13), else a
-    discipline named by a folder of the video path, else "Unknown"."""
+def _discipline(rec: dict, video_ref: str) -> tuple[str, str]:
+    """(discipline, where it was read): the first of DISCIPLINE_KEYS present (canonical
+    spelling when it is one of the 13), else a folder of the video path naming one,
+    else "Unknown". Which field the release uses is not confirmed, so the importer
+    reports the source it used (`import --check`)."""
     found = _text_field(rec, DISCIPLINE_KEYS)
     if found:
-        return _DISCIPLINE_BY_KEY.get(_canonical(found[1]), found[1])
+        return _DISCIPLINE_BY_KEY.get(_canonical(found[1]), found[1]), f"field '{found[0]}'"
     for part in Path(video_ref).parts[:-1]:
         if _canonical(part) in _DISCIPLINE_BY_KEY:
-            return _DISCIPLINE_BY_KEY[_canonical(part)]
-    return UNKNOWN_DISCIPLINE
+            return _DISCIPLINE_BY_KEY[_canonical(part)], "a folder of the video path"
+    return UNKNOWN_DISCIPLINE, "none (no discipline field)"
 
 
 def _find_video(root: Path, level: int, ref: str, key: str, where: str) -> Path:
@@ -305,17 +309,6 @@ def _gold_fillers(answer: object, question: str, where: str) -> list[str]:
     return fillers
 
 
-class _Ids:
-    """Opaque, stable ids by first appearance: release file names may carry step
-    ranges or other hints, so they never reach the public suite."""
-
-    def __init__(self, prefix: str, width: int):
-        self.prefix, self.width, self.ids = prefix, width, {}
-
-    def __call__(self, key: str) -> str:
-        return self.ids.setdefault(key, f"{self.prefix}{len(self.ids):0{self.width}d}")
-
-
 def _import_record(rec: dict, task: str, item_id: str, video: str, source: str, discipline: str,
                    where: str) -> tuple[Question, Answer]:
     """One release record as (public question, hidden answer); `asr_caption` and
@@ -353,13 +346,15 @@ def _import_record(rec: dict, task: str, item_id: str, video: str, source: str, 
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: annotations/level{1,2,3}/<task>.jsonl (one file per
     task) and videos/level_{1,2,3}/. Released option orders are kept as they are
-    (spec §9.13), so `secret` is not needed here."""
+    (spec §9.13). Item, video and experiment ids are opaque, keyed by `secret`: file
+    names and line numbers would tell the task, the step range and the release order."""
     root = Path(root)
     files = sorted((root / "annotations").glob("level*/*.jsonl"))
     if not files:
         raise ImportReleaseError(f"{root}: no annotations/level1|level2|level3/*.jsonl files")
-    video_id, source_id = _Ids("expvid-", 5), _Ids("expvid-src-", 4)
-    questions, answers, video_files, seen = [], [], {}, {}
+    item_id = OpaqueIds(secret, "expvid:item")
+    video_id, source_id = OpaqueIds(secret, "expvid:video", "expvid-"), OpaqueIds(secret, "expvid:source", "src-")
+    questions, answers, video_files, seen, used = [], [], {}, {}, Counter()
     for path in files:
         folder = re.fullmatch(r"level_?([123])", path.parent.name)
         if folder is None:
@@ -375,17 +370,22 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
             if found is None:
                 raise ImportReleaseError(f"{where}: missing field 'video' (or 'video_path' / 'video_id')")
             file = _find_video(root, level, found[1], found[0], where)
-            vid = video_id(str(file.resolve()))
+            vid = video_id(file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file))
             video_files[vid] = str(file)
             src = _text_field(rec, SOURCE_KEYS)
             source = source_id(f"source:{src[1]}" if src else f"video:{vid}")
-            q, a = _import_record(rec, task, f"{task}-{n:05d}", vid, source, _discipline(rec, found[1]),
-                                  where)
+            discipline, read_from = _discipline(rec, found[1])
+            used[read_from] += 1
+            release_id = f"{path.relative_to(root).as_posix()}:{n}"
+            q, a = _import_record(rec, task, item_id(release_id), vid, source, discipline, where)
+            a.release_id = release_id
             questions.append(q)
             answers.append(a)
     if not questions:
         raise ImportReleaseError(f"{root / 'annotations'}: the annotation files hold no items")
-    return BenchmarkData(NAME, questions, answers, videos={}, video_files=video_files)
+    questions, answers = sort_by_id(questions, answers)
+    notes = [f"discipline read from {source}: {count} item(s)" for source, count in used.most_common()]
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=video_files, notes=notes)
 
 
 # -- demo ---------------------------------------------------------------------

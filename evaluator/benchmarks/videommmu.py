@@ -6,18 +6,23 @@ Adaptation (apply it to a new problem whose picture is the video's last frame).
 Adaptation also has a question-only call (the picture alone, no lecture): the
 "before" run of the knowledge-gain metrics Δknowledge, wrong->right, right->wrong.
 
-Items are keyed by (track, release id): item id "<track>/<id>", because the
-three questions of a video share the release id. Disciplines are derived from
-the subject inside the id and pooled over the three tracks (paper Table 2).
+Public item and video ids are opaque (keyed hashes of (track, release id) and of
+the release id, from the suite's secret); the release id is kept in the answer key.
+Subject and discipline are read from the release id at import time and stored in
+each question, and pooled over the three tracks (paper Table 2).
 Scoring is rule-based (no judge): option letters, or for the 20 open-ended
 Adaptation items a number / phrase matcher of our own (see `_open_correct`).
 
 Protocol choices where the paper or the release is ambiguous (About page):
 - fixed denominators (300 per track, 900 overall): missing or unreadable replies
   are wrong, not dropped as the official code drops empty replies;
-- question_type "None" (one Adaptation item with 10 options and a letter gold) is
-  multiple-choice, with its options shown; a missing question_type means
-  multiple-choice (open only where an Adaptation row has no options);
+- question_type null / "None" (one Adaptation item with 10 options and a letter
+  gold) is multiple-choice, with its options shown (the official code shows it
+  without options and matches the letter as open text: unanswerable); a missing
+  question_type means multiple-choice (open only where an Adaptation row has no
+  options); "perception" (a branch of the official scorer) means multiple-choice;
+- LaTeX commands whose backslash the GitHub JSON lost to a JSON escape ("\frac"
+  read as form feed + "rac") are restored (`repair_latex_escapes`);
 - open items with a letter gold are read as a choice among A-J;
 - numeric golds match after rounding both to 2 decimals, or within 0.1% when
   |gold| >= 100; phrase golds match by normalised whole-word containment in the
@@ -31,6 +36,7 @@ Protocol choices where the paper or the release is ambiguous (About page):
 from __future__ import annotations
 
 import ast
+import json
 import math
 import random
 import re
@@ -38,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import Secret, require
+from evaluator.benchmarks.common import OpaqueIds, Secret, require, sort_by_id
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.normalized import normalize_text
 from evaluator.metrics import Tally, group_accuracy, per_video_stats, ratio_pct, read_choice
@@ -78,8 +84,7 @@ RELATIVE_TOLERANCE = 1e-3
 
 @dataclass
 class Question:
-    id: str  # "<track>/<release id>"
-    source_id: str  # the release id, e.g. "validation_Accounting_13"
+    id: str  # opaque (keyed hash of track and release id)
     track: str  # perception | comprehension | adaptation
     video: str  # the lecture video (ends on the Adaptation picture)
     subject: str
@@ -100,6 +105,7 @@ class Answer:
     labels: list[str] = field(default_factory=list)
     values: list[float] = field(default_factory=list)  # open: accepted numbers
     texts: list[str] = field(default_factory=list)  # open: accepted phrases, normalised
+    release_id: str | None = None  # e.g. "validation_Accounting_13": maintainers only
     schema_version: int = SCHEMA_VERSION
 
 
@@ -108,7 +114,7 @@ def call_id(q: Question) -> str:
 
 
 def question_only_call_id(q: Question) -> str:
-    return f"{NAME}/adaptation-question-only/{q.source_id}"
+    return f"{NAME}/{q.id}/question-only"
 
 
 _LETTERS = prompts.letters(26)
@@ -190,7 +196,8 @@ def make_answer(item_id: str, question_type: str, options: list[str], gold: str)
 # -- importer -----------------------------------------------------------------
 
 FIELDS = ("id", "question", "options", "answer", "question_type")
-_MCQ_TYPES = {"multiple-choice", "multiple_choice", "multiple choice", "mcq"}
+# "perception" is a type the official scorer scores as multiple-choice.
+_MCQ_TYPES = {"multiple-choice", "multiple_choice", "multiple choice", "mcq", "perception"}
 _OPEN_TYPES = {"open", "open-ended", "open_ended", "open ended"}
 # One Adaptation item says question_type "None" though it has 10 options and a letter
 # gold: we score it as multiple-choice (the official code shows it without options).
@@ -199,7 +206,8 @@ _PREFIX = re.compile(r"^\s*\(?([A-Z])[.)]\s*")
 
 
 def _track_files(root: Path, track: str) -> list[Path]:
-    """Parquet files of one track: <Track>/test-*.parquet (the HF layout) or <track>.parquet."""
+    """One track's files: the HF parquet (<Track>/test-*.parquet or <track>.parquet) or,
+    failing that, the GitHub JSON (<track>_video.json, here or under data/)."""
     entries = sorted(root.iterdir()) if root.is_dir() else []
     for entry in entries:
         if entry.is_dir() and entry.name.lower() == track:
@@ -209,8 +217,39 @@ def _track_files(root: Path, track: str) -> list[Path]:
     for entry in entries:
         if entry.is_file() and entry.name.lower() == f"{track}.parquet":
             return [entry]
-    raise ImportReleaseError(f"{root}: no parquet for track {track.title()}: expected "
-                             f"{track.title()}/test-*.parquet or {track}.parquet")
+    for folder in (root, root / "data"):
+        if (folder / f"{track}_video.json").is_file():
+            return [folder / f"{track}_video.json"]
+    raise ImportReleaseError(f"{root}: no release file for track {track.title()}: expected the Hugging Face "
+                             f"{track.title()}/test-*.parquet (or {track}.parquet), or the GitHub "
+                             f"data/{track}_video.json")
+
+
+def _rows(path: Path, track: str):
+    """(where, record) of one track file, parquet or JSON."""
+    if path.suffix == ".json":
+        return _json_rows(path, track)
+    return ((f"{path}: row {n}", rec) for n, rec in _parquet_rows(path))
+
+
+def _json_rows(path: Path, track: str):
+    """The GitHub layout: {"<Track>": {"0": {record}, "1": ...}}, records in index order."""
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ImportReleaseError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+    if not isinstance(data, dict) or len(data) != 1 or next(iter(data)).lower() != track:
+        raise ImportReleaseError(f"{path}: expected one object keyed by the track name "
+                                 f"{{\"{track.title()}\": {{\"0\": {{...}}, ...}}}}")
+    name, items = next(iter(data.items()))
+    if not isinstance(items, dict) or not all(str(k).isdigit() for k in items):
+        raise ImportReleaseError(f"{path}: \"{name}\" must map index keys (\"0\", \"1\", ...) to items")
+    for key in sorted(items, key=int):
+        where = f"{path}: {name}[\"{key}\"]"
+        if not isinstance(items[key], dict):
+            raise ImportReleaseError(f"{where}: expected a JSON object")
+        yield where, items[key]
 
 
 def _parquet_rows(path: Path):
@@ -270,6 +309,32 @@ def _clean_options(options: list, where: str) -> list[str]:
     return [o.strip() for o in options]
 
 
+# JSON escapes that swallowed a LaTeX backslash: "\frac" written unescaped in JSON is
+# read as form feed + "rac". Repaired only where the escape letter and the letters after
+# it spell a known command ending at a non-lowercase character, so a genuine tab or
+# line break before ordinary text is left alone. "\n" is not repaired: line breaks are
+# legitimate in questions, and the release has no "\nu"/"\neq" lost this way.
+_ESCAPED = {"\t": "t", "\f": "f", "\b": "b", "\r": "r"}
+_LATEX_COMMANDS = {
+    "t": ("to", "times", "text", "textbf", "textit", "textrm", "theta", "tau", "tan", "tanh", "tilde",
+          "top", "triangle", "tfrac", "therefore", "textdegree", "tt"),
+    "f": ("frac", "forall", "flat"),
+    "b": ("beta", "bar", "bf", "binom", "begin", "big", "bigl", "bigr", "bullet", "boxed", "bmod",
+          "bot", "breve", "because", "backslash"),
+    "r": ("right", "rho", "rm", "rangle", "rightarrow", "rceil", "rfloor"),
+}
+_LOST_ESCAPE = re.compile("([\t\f\b\r])([a-z]*)(?![a-z])")
+
+
+def repair_latex_escapes(text: str) -> str:
+    """`text` with each LaTeX command that lost its backslash to a JSON escape restored."""
+    def fix(m: re.Match) -> str:
+        letter = _ESCAPED[m.group(1)]
+        return "\\" + letter + m.group(2) if letter + m.group(2) in _LATEX_COMMANDS[letter] else m.group(0)
+
+    return _LOST_ESCAPE.sub(fix, text)
+
+
 def _video_index(root: Path) -> dict[str, Path]:
     """Every .mp4 under the release by file name (discipline folders, videos/, question_only/)."""
     index: dict[str, Path] = {}
@@ -278,7 +343,24 @@ def _video_index(root: Path) -> dict[str, Path]:
     return index
 
 
-def _row(rec: dict, track: str, where: str) -> tuple[Question, Answer]:
+@dataclass
+class _Ids:
+    """The opaque ids of one import, and what the importer saw (for `import --check`)."""
+
+    items: OpaqueIds
+    videos: OpaqueIds
+    repaired: list[str] = field(default_factory=list)  # where control characters were repaired
+    untyped: list[str] = field(default_factory=list)  # where question_type was null / "None"
+
+
+def _text(value: str, where: str, ids: _Ids) -> str:
+    fixed = repair_latex_escapes(value)
+    if fixed != value and (not ids.repaired or ids.repaired[-1] != where):
+        ids.repaired.append(where)
+    return fixed
+
+
+def _row(rec: dict, track: str, where: str, ids: _Ids) -> tuple[Question, Answer]:
     source_id = require(rec, "id", str, where)
     found = discipline_of(source_id)
     if found is None:
@@ -286,19 +368,24 @@ def _row(rec: dict, track: str, where: str) -> tuple[Question, Answer]:
                                  f"(expected <prefix>_<Subject>_<n>)")
     subject, discipline = found
     raw = require(rec, "options", (list, tuple, str), where)
-    options = _clean_options(_option_list(raw, where), where)
+    options = [_text(o, where, ids) if isinstance(o, str) else o for o in _option_list(raw, where)]
+    options = _clean_options(options, where)
+    if track == "adaptation" and str(rec.get("question_type")).strip().lower() in _UNSET_TYPES:
+        ids.untyped.append(where)
     kind = _question_type(rec.get("question_type"), track, options, where)
     if kind == MCQ and not 2 <= len(options) <= 26:
         raise ImportReleaseError(f"{where}: field 'options': a multiple-choice question needs 2 to 26 "
                                  f"options, not {len(options)}")
-    item_id = f"{track}/{source_id}"
+    item_id = ids.items(f"{track}/{source_id}")
     try:
         answer = make_answer(item_id, kind, options, require(rec, "answer", str, where))
     except ValueError as e:
         raise ImportReleaseError(f"{where}: field 'answer': {e}") from None
-    video = f"{NAME}-{source_id}"
-    question = Question(item_id, source_id, track, video, subject, discipline,
-                        require(rec, "question", str, where), kind, options if kind == MCQ else [],
+    answer.release_id = source_id
+    video = ids.videos(source_id)
+    question = Question(item_id, track, video, subject, discipline,
+                        _text(require(rec, "question", str, where), where, ids), kind,
+                        options if kind == MCQ else [],
                         f"{video}-question-only" if track == "adaptation" else None)
     return question, answer
 
@@ -310,27 +397,35 @@ def _find(index: dict[str, Path], name: str, root: Path, where: str) -> str:
 
 
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
-    """Read the official HF release: per-track parquet files, <id>.mp4 lecture videos in the
-    discipline folders (or videos/) and question_only/<id>_image.mp4 stills. Options keep
-    their released order (golds are letters), so `secret` is not needed here."""
+    """Read the official release, either layout: the HF per-track parquet files or the
+    GitHub data/<track>_video.json; videos are <id>.mp4 lecture videos anywhere under
+    `root` and question_only/<id>_image.mp4 stills. Options keep their released order
+    (golds are letters); `secret` keys the opaque ids."""
     root = Path(root)
     index = _video_index(root)
-    questions, answers, files, seen = [], [], {}, {}
+    ids = _Ids(OpaqueIds(secret, "videommmu:item"), OpaqueIds(secret, "videommmu:video", f"{NAME}-"))
+    questions, answers, files, seen, used = [], [], {}, {}, []
     for track in TRACKS:
         for path in _track_files(root, track):
-            for n, rec in _parquet_rows(path):
-                where = f"{path}: row {n}"
-                q, a = _row(rec, track, where)
+            used.append(path)
+            for where, rec in _rows(path, track):
+                q, a = _row(rec, track, where, ids)
                 if q.id in seen:
-                    raise ImportReleaseError(f"{where}: field 'id': '{q.source_id}' repeats {seen[q.id]} "
+                    raise ImportReleaseError(f"{where}: field 'id': '{a.release_id}' repeats {seen[q.id]} "
                                              f"in the {track.title()} track")
                 seen[q.id] = where
-                files.setdefault(q.video, _find(index, f"{q.source_id}.mp4", root, where))
+                files.setdefault(q.video, _find(index, f"{a.release_id}.mp4", root, where))
                 if q.question_only_video:
-                    files[q.question_only_video] = _find(index, f"{q.source_id}_image.mp4", root, where)
+                    files[q.question_only_video] = _find(index, f"{a.release_id}_image.mp4", root, where)
                 questions.append(q)
                 answers.append(a)
-    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files)
+    questions, answers = sort_by_id(questions, answers)
+    notes = [f"read {', '.join(str(p) for p in used)}"]
+    if ids.repaired:
+        notes.append(f"restored LaTeX backslashes lost to JSON escapes in {len(ids.repaired)} item(s), "
+                     f"first at {ids.repaired[0]}")
+    notes += [f"question_type null at {w}: scored as multiple-choice with its options shown" for w in ids.untyped]
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files, notes=notes)
 
 
 # -- demo ---------------------------------------------------------------------
@@ -388,13 +483,15 @@ def demo(secret: Secret, size: int = 12) -> BenchmarkData:
     each with one item per track; size=300 is the paper's 900-item layout. Drawn from
     the suite's secret: texts from one stream, golds from another."""
     texts, golds = secret.rng("videommmu-demo:texts"), secret.rng("videommmu-demo:golds")
+    # opaque ids as an import makes them: the demo's release-like ids stay in the answer key
+    item_ids, video_ids = OpaqueIds(secret, "videommmu:item"), OpaqueIds(secret, "videommmu:video", f"{NAME}-")
     questions, answers, specs = [], [], {}
     mcq_count = 0
     for k, discipline in enumerate(_disciplines_for(size)):
         subjects = DISCIPLINE_SUBJECTS[discipline]
         subject = subjects[k % len(subjects)]
         source_id = f"{_PREFIXES[k % len(_PREFIXES)]}_{subject}_{k + 1}"
-        video = f"{NAME}-{source_id}"
+        video = video_ids(source_id)
         # the question-only still must show the same quiz card as the lecture's last frame
         card_seed = texts.randrange(2**31)
         specs[video] = VideoSpec(seconds=3.0 + k % 3, scenes=2, final_card=True, seed=card_seed)
@@ -403,12 +500,14 @@ def demo(secret: Secret, size: int = 12) -> BenchmarkData:
             kind = MCQ if options else OPEN
             mcq_count += kind == MCQ
             qo_video = f"{video}-question-only" if track == "adaptation" else None
-            item_id = f"{track}/{source_id}"
-            questions.append(Question(item_id, source_id, track, video, subject, discipline, text,
+            item_id = item_ids(f"{track}/{source_id}")
+            questions.append(Question(item_id, track, video, subject, discipline, text,
                                       kind, options, qo_video))
             answers.append(make_answer(item_id, kind, options, gold))
+            answers[-1].release_id = source_id
             if qo_video:
                 specs[qo_video] = VideoSpec(seconds=2.0, still=True, seed=card_seed)
+    questions, answers = sort_by_id(questions, answers)
     return BenchmarkData(NAME, questions, answers, videos={}, video_specs=specs)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from evaluator import extract, frames, prompts
-from evaluator.benchmarks.common import Secret, find_video
+from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, sort_by_id
 from evaluator.errors import ImportReleaseError
 from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats
@@ -106,6 +106,7 @@ class Answer:
     answer: str  # gold of the multi-hop question ("" when the item is not scored)
     sub_questions: list[SubQuestion]  # hop 1..k in order; texts reveal earlier answers
     source: str | None = None  # the release's video key (its date): private, it names the answer
+    release_index: int | None = None  # the item's index in the release's JSON list: maintainers only
     schema_version: int = SCHEMA_VERSION
 
     @classmethod
@@ -237,8 +238,9 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: VideoSimpleQA.json (a list of items), videos/<date>.mp4,
     and, when present, category_mapping.json (next to the JSON or in `root`).
 
-    Item ids are JSON indices; video ids are opaque, numbered by first appearance.
-    `secret` is not needed: there are no options to shuffle.
+    Item and video ids are opaque, keyed by `secret` (of the JSON index and of the date:
+    an index tells the release position, a date names the answer); items are in the
+    order of their ids. There are no options to shuffle.
     """
     root = Path(root)
     path = _find_release_file(root)
@@ -248,7 +250,8 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     mapping_file = next((p for p in (path.parent / CATEGORY_FILE, root / CATEGORY_FILE) if p.is_file()), None)
     categories = _read_categories(mapping_file) if mapping_file else None
 
-    questions, answers, files, video_of_date = [], [], {}, {}
+    questions, answers, files, files_of_date = [], [], {}, {}
+    item_ids, video_ids = OpaqueIds(secret, "videosimpleqa:item"), OpaqueIds(secret, "videosimpleqa:video", "vsqa-")
     for index, record in enumerate(data):
         where = _Where(path, text, index)
         if not isinstance(record, dict):
@@ -265,13 +268,18 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
             if category is None:
                 raise where.error(f"no category for this item in {mapping_file} "
                                   f"(key 'date|Multi_hop_Question')")
-        if date not in video_of_date:
-            video_of_date[date] = f"vsqa-v{len(video_of_date):04d}"
-            files[video_of_date[date]] = str(find_video(root, f"{date}.mp4", f"{path}: item {index}"))
-        item = f"vsqa-{index:05d}"
-        questions.append(Question(item, video_of_date[date], question, len(subs), category))
-        answers.append(Answer(item, gold, subs, source=date))
-    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files)
+        if date not in files_of_date:
+            files_of_date[date] = str(find_video(root, f"{date}.mp4", f"{path}: item {index}"))
+        video = video_ids(date)
+        files[video] = files_of_date[date]
+        item = item_ids(str(index))
+        questions.append(Question(item, video, question, len(subs), category))
+        answers.append(Answer(item, gold, subs, source=date, release_index=index))
+    skipped = [a.release_index for a in answers if not a.answer]
+    questions, answers = sort_by_id(questions, answers)
+    notes = [f"{len(skipped)} item(s) without a multi-hop question or answer, not scored (release indices "
+             f"{', '.join(map(str, skipped))}); their sub-questions are kept"] if skipped else []
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files, notes=notes)
 
 
 # -- demo -------------------------------------------------------------------
