@@ -42,6 +42,7 @@ from site_server import (
     VIEWPORT,
     SiteServer,
     chromium_path,
+    demo_suite_id,
     launch_chromium,
     prepare_home,
 )
@@ -137,10 +138,10 @@ def kib(n: int) -> str:
 ENDPOINT = "/leaderboard"  # what the page calls when the search box or a filter changes
 
 
-def one_call(client) -> float:
-    """One leaderboard view with the page's default filters (every row of the suite)."""
+def one_call(client, suite: str) -> float:
+    """One leaderboard view of the results' suite with the page's default filters (every row)."""
     start = time.perf_counter()
-    answer = client.predict(search="", api_name=ENDPOINT)
+    answer = client.predict(suite=suite, search="", api_name=ENDPOINT)
     took = time.perf_counter() - start
     table = answer.get("value", answer) if isinstance(answer, dict) else None  # a Dataframe or its update
     if not isinstance(table, dict) or not table.get("data"):
@@ -148,15 +149,15 @@ def one_call(client) -> float:
     return took
 
 
-def single_user(url: str, calls: int) -> list[float]:
+def single_user(url: str, suite: str, calls: int) -> list[float]:
     from gradio_client import Client
 
     client = Client(url, verbose=False)
-    one_call(client)  # warm: the board of the suite is built and cached by the first call
-    return [one_call(client) for _ in range(calls)]
+    one_call(client, suite)  # warm: the board of the suite is built and cached by the first call
+    return [one_call(client, suite) for _ in range(calls)]
 
 
-def concurrent_users(url: str, users: int, calls: int) -> list[float]:
+def concurrent_users(url: str, suite: str, users: int, calls: int) -> list[float]:
     """`users` threads, each its own gradio_client, released together, `calls` calls each."""
     from gradio_client import Client
 
@@ -169,7 +170,7 @@ def concurrent_users(url: str, users: int, calls: int) -> list[float]:
     def user(client) -> None:
         start.wait()
         try:
-            mine = [one_call(client) for _ in range(calls)]
+            mine = [one_call(client, suite) for _ in range(calls)]
         except BaseException as e:  # noqa: BLE001 - reported after every thread ended
             with lock:
                 errors.append(e)
@@ -188,9 +189,10 @@ def concurrent_users(url: str, users: int, calls: int) -> list[float]:
 
 
 def latency_series(home: Path, size: int, users: int, calls: int) -> None:
+    suite = demo_suite_id(home)  # the results are in the demo suite; the page opens on the papers' rows
     with SiteServer(home, dev_user=None) as site:
-        alone = single_user(site.url, calls * 2)
-        together = concurrent_users(site.url, users, calls)
+        alone = single_user(site.url, suite, calls * 2)
+        together = concurrent_users(site.url, suite, users, calls)
     median, p95_alone, p95_together = statistics.median(alone), percentile(alone, 95), percentile(together, 95)
     print(f"(b) {ENDPOINT} through gradio_client, {size} results + baselines, loopback")
     print(f"    1 user, {len(alone)} calls:   median {ms(median)}   p95 {ms(p95_alone)}")

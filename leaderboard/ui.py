@@ -88,7 +88,25 @@ HIDDEN_ANSWERS = """## How the answers stay hidden
   *Queue → My submissions*, nobody else's."""
 
 # Passed to launch() (gradio 6 takes css there): log tails keep their line breaks.
-CSS = "#my-submissions [role=gridcell] span, #queue-failed [role=gridcell] span { white-space: pre-wrap; }"
+CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
+       # tables in the page's own font: monospace made every cell and badge wider
+       "[role=grid] [role=gridcell], [role=grid] [role=columnheader] { font-family: var(--font); }\n"
+       # long headers ("Video SimpleQA") wrap rather than widen or clip their column
+       "#leaderboard-table [role=columnheader] span.header { white-space: normal; overflow: visible; "
+       "text-overflow: clip; }\n"
+       # status and progress never wrap (My submissions: columns 3-4; Running: column 6)
+       "#my-submissions [role=gridcell][aria-colindex='3'] span, "
+       "#my-submissions [role=gridcell][aria-colindex='4'] span, "
+       "#queue-running [role=gridcell][aria-colindex='6'] span { white-space: nowrap; }")
+
+RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 ... paper**: the number printed in that
+benchmark's paper (that paper's own setup; reported rows are never ranked). **baseline**: a
+built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
+videos (the Columns menu has the exact bounds). Rows are sorted by the average of the five overall scores (shown
+only when all five exist; its interval combines the five), then by the mean of the overall scores a row has.
+**Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
+rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
+noise. Rows are ranked only against rows of the same judge."""
 
 PLACEHOLDER_FAQ = "*The FAQ is not written yet (`docs/faq.md`).*"
 PLACEHOLDER_BIB = "% The BibTeX entries of the five papers are not added yet (leaderboard/citations.bib)."
@@ -184,6 +202,19 @@ def table(frame: pd.DataFrame) -> dict:
     return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
 
 
+def leaderboard_table(fn):
+    """Wire the leaderboard handler: its frame with column types and fixed column widths,
+    so the default columns fit a 1280 px window (wider choices scroll, the model pinned)."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if not isinstance(out, pd.DataFrame):
+            return out
+        return gr.update(value=_with_shown_text(out), datatype=datatypes(out),
+                         column_widths=views.column_widths(list(out.columns)))
+    return run
+
+
 def as_tables(fn):
     """Wire a handler returning frames (the tests read those) so each frame reaches its
     gr.Dataframe with column types; anything else (gr.skip, updates) passes through."""
@@ -209,6 +240,26 @@ def optional_number(text: str | float | None, what: str, integer: bool) -> float
         kind = "a whole number" if integer else "a number"
         raise ValueError(f"{what}: give {kind} above 0 (you wrote {str(text).strip()[:40]!r}), or leave it empty.")
     return int(value) if integer else value
+
+
+NO_LEVELS = ("**Per-level profile**: no data yet. No chosen result has a per-level score (ExpVid, Video-MMMU "
+             "or CausalStep).")
+NO_POINTS = ("**Score against size**: no data yet. No result in this view states its parameter count (a "
+             "prediction file can give it when submitted).")
+
+
+def plot_or_placeholder(frame, placeholder: str) -> tuple:
+    """(the plot's update, its placeholder's update): an empty plot is hidden and the
+    placeholder says why, instead of an empty frame with a stray legend."""
+    if not isinstance(frame, pd.DataFrame):
+        return frame, gr.skip()  # a failed view: leave both as they are
+    empty = frame.empty
+    return gr.update(value=frame, visible=not empty), gr.update(value=placeholder if empty else "", visible=empty)
+
+
+def picker_choices(options: Sequence[str]) -> list[tuple[str, str]]:
+    """(label, suite id) for the suite picker."""
+    return [(views.suite_label(o), o) for o in options]
 
 
 def _read_text(path: Path, placeholder: str) -> str:
@@ -260,9 +311,10 @@ class Handlers:
         return list(self._cached((self.source.generation, "suites"), options))
 
     def default_suite(self, options: Sequence[str] | None = None) -> str:
+        """The first page: an official suite when one exists, else the papers' rows
+        (views.suite_choices puts that one first)."""
         options = list(options) if options is not None else self.suite_options()
-        configured = self.configured_suite()
-        return configured if configured in options else options[0]
+        return options[0]
 
     def _cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """`compute()` once per key; keys start with a table generation, so a reload
@@ -353,11 +405,12 @@ class Handlers:
 
     # -- Plots ---------------------------------------------------------------------------------------
 
-    @failsafe(outputs=4)
+    @failsafe(outputs=6)
     def plots(self, suite: str, chosen: Sequence[str] | None, benchmark: str):
         """The model picker (kept choices that still exist, else views.profile_defaults),
-        the per-level profile, the score picker and the score-vs-parameters plot (on a
-        score with no points, e.g. the average of paper rows, the first score that has some)."""
+        the per-level profile and its placeholder, the score picker and the
+        score-vs-parameters plot and its placeholder (on a score with no points, e.g. the
+        average of paper rows, the first score that has some)."""
         board = self.board(suite)
         options = views.model_options(board)
         ids = {value for _, value in options}
@@ -370,17 +423,25 @@ class Handlers:
                 if isinstance(found, pd.DataFrame) and not found.empty:
                     benchmark, points = candidate, found
                     break
-        return (gr.Dropdown(choices=options, value=chosen, multiselect=True), self.level_plot(suite, chosen),
-                gr.Dropdown(choices=views.plot_benchmarks(), value=benchmark), points)
+        return (gr.Dropdown(choices=options, value=chosen, multiselect=True), *self.level_plot_shown(suite, chosen),
+                gr.Dropdown(choices=views.plot_benchmarks(), value=benchmark), *plot_or_placeholder(points, NO_POINTS))
 
     @failsafe()
     def level_plot(self, suite: str, chosen: Sequence[str] | None) -> pd.DataFrame:
         return views.level_profile(self.board(suite), list(chosen or ()))
 
+    @failsafe(outputs=2)
+    def level_plot_shown(self, suite: str, chosen: Sequence[str] | None) -> tuple:
+        return plot_or_placeholder(self.level_plot(suite, chosen), NO_LEVELS)
+
     @failsafe()
     def params_plot(self, suite: str, benchmark: str) -> pd.DataFrame:
         board, benchmark = self.board(suite), benchmark or "average"
         return self._view(board, ("params", suite, benchmark), lambda: views.score_vs_params(board, benchmark))
+
+    @failsafe(outputs=2)
+    def params_plot_shown(self, suite: str, benchmark: str) -> tuple:
+        return plot_or_placeholder(self.params_plot(suite, benchmark), NO_POINTS)
 
     # -- freshness ----------------------------------------------------------------------------------
 
@@ -410,9 +471,9 @@ class Handlers:
             return _skip(3)
 
     @failsafe()
-    def suite_picker(self) -> gr.Dropdown:
+    def suite_picker(self) -> gr.Radio:
         """New suites appear in the picker when the table gains them (the choice stays)."""
-        return gr.Dropdown(choices=self.suite_options())
+        return gr.Radio(choices=picker_choices(self.suite_options()))
 
     # -- Queue tab ------------------------------------------------------------------------------------
 
@@ -434,14 +495,23 @@ class Handlers:
 
     @failsafe()
     def my_submissions(self, profile: gr.OAuthProfile | None) -> pd.DataFrame:
-        """The signed-in user's own requests, newest first, each with the tail of its
-        log; nobody else's (views.my_submissions)."""
+        """The signed-in user's own requests, newest first; nobody else's."""
+        return views.my_submissions(self.queue.requests(), current_user(profile, self.settings))
+
+    @failsafe()
+    def log_picker(self, profile: gr.OAuthProfile | None, chosen: str | None) -> gr.Dropdown:
+        """The user's own submissions to pick a log from (the choice stays while it exists)."""
+        ids = list(self.my_submissions(profile)["Submission"])
+        return gr.Dropdown(choices=ids, value=chosen if chosen in ids else None)
+
+    @failsafe()
+    def my_log(self, profile: gr.OAuthProfile | None, submission: str | None) -> str:
+        """The end of the log of one of the user's own submissions (views.my_log)."""
         user = current_user(profile, self.settings)
-        requests = self.queue.requests()
-        mine = [r for r in requests if user and r.submitter.lower() == user.lower()]
-        # Logs are read again only when a request moved (its status, progress, attempt).
-        state = tuple((r.id, r.status.value, r.progress.done, r.attempt, r.log_path) for r in mine)
-        return views.my_submissions(mine, user, self._read_log(state), LOG_TAIL_LINES)
+        requests = [r for r in self.queue.requests() if r.id == submission]
+        # A log is read again only when its request moved (status, progress, attempt).
+        state = tuple((r.id, r.status.value, r.progress.done, r.attempt, r.log_path) for r in requests)
+        return views.my_log(requests, user, submission, self._read_log(state), LOG_TAIL_LINES)
 
     # -- Submit tab -------------------------------------------------------------------------------------
 
@@ -599,16 +669,14 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
         first = views.leaderboard_view(h.leaderboard_rows(initial))
-        shown = gr.Dataframe(first, datatype=datatypes(first), interactive=False, show_search="filter",
+        shown = gr.Dataframe(_with_shown_text(first), datatype=datatypes(first), interactive=False,
+                             column_widths=views.column_widths(list(first.columns)), show_search="filter",
                              pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
-        gr.Markdown("**✓ verified**: scored by our worker on this suite. **📄 reported**: the number printed in the "
-                    "benchmark's paper (its own setup; see the Paper column). **baseline**: a built-in baseline. "
-                    "Sorted by the average of the five overall scores (shown only when all five exist), then by the "
-                    "mean of the overall scores a row has. Intervals are 95% bootstrap intervals over videos.")
+        gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
     inputs = [suite, search, types, sizes, sources, frames, judges, columns]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change], as_tables(h.leaderboard), inputs, shown,
+           frames.change, judges.change, columns.change], leaderboard_table(h.leaderboard), inputs, shown,
           trigger_mode="always_last", api_name="leaderboard")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
@@ -616,7 +684,7 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
 
 def _benchmark_tabs(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
     with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
-        gr.Markdown("Every metric of each benchmark (design §7; the About tab says how each is computed).")
+        gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed.")
         tables = []
         with gr.Tabs():
             for name in views.BENCHMARKS:
@@ -660,16 +728,18 @@ def _plots_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
         profile = gr.LinePlot(x="level", y="score", color="model", sort=views.LEVEL_ORDER, y_lim=[0, 100],
                               x_title="level", y_title="score (%)", label="Per-level profile", x_label_angle=-30,
                               elem_id="level-profile")
+        no_profile = gr.Markdown(visible=False, elem_id="level-profile-empty")
         benchmark = gr.Dropdown(views.plot_benchmarks(), value="average", label="Score", elem_id="plot-benchmark")
         scatter = gr.ScatterPlot(x="params_b", y="score", color="source", tooltip=["model", "params_b", "score"],
                                  x_title="parameters (billions)", y_title="score (%)", label="Score against size",
                                  elem_id="score-vs-params",
                                  caption="One point per result that states its parameter count (papers' rows, "
                                          "Hub models, prediction files that give it).")
+        no_scatter = gr.Markdown(visible=False, elem_id="score-vs-params-empty")
     gr.on([tab.select, suite.change, generation.change], h.plots, [suite, models, benchmark],
-          [models, profile, benchmark, scatter], api_name="plots")
-    models.input(h.level_plot, [suite, models], profile, api_name="level_plot")
-    benchmark.input(h.params_plot, [suite, benchmark], scatter, api_name="params_plot")
+          [models, profile, no_profile, benchmark, scatter, no_scatter], api_name="plots")
+    models.input(h.level_plot_shown, [suite, models], [profile, no_profile], api_name="level_plot")
+    benchmark.input(h.params_plot_shown, [suite, benchmark], [scatter, no_scatter], api_name="params_plot")
 
 
 def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.DownloadButton]:
@@ -746,10 +816,18 @@ def _queue_tab(h: Handlers, signature: gr.State) -> None:
                                     label="Finished", elem_id="queue-finished")
         with gr.Accordion("My submissions", open=True):
             mine = gr.Dataframe(pd.DataFrame(columns=list(views.MINE_COLUMNS)), interactive=False, wrap=True,
-                                label="My submissions (with the end of each one's log)", elem_id="my-submissions",
-                                column_widths=["12%", "9%", "7%", "7%", "6%", "12%", "8%", "39%"])
+                                label="My submissions", elem_id="my-submissions",
+                                column_widths=["19%", "14%", "10%", "13%", "9%", "22%", "13%"])
+            with gr.Row():
+                # custom values: the API may name a submission; my_log shows only the caller's own
+                chosen = gr.Dropdown([], value=None, label="Show the log of", scale=1, elem_id="log-pick",
+                                     allow_custom_value=True)
+                shown_log = gr.Code("", language=None, label="Log (last lines)", interactive=False, scale=3,
+                                    elem_id="my-log", max_lines=LOG_TAIL_LINES)
     signature.change(h.queue_tables, None, [pending, running, finished, failed], api_name="queue_tables")
     signature.change(h.my_submissions, None, mine, api_name="my_submissions")
+    signature.change(h.log_picker, [chosen], chosen, api_name="log_picker")
+    gr.on([chosen.change, signature.change], h.my_log, [chosen], shown_log, api_name="my_log")
 
 
 def _about_tab(h: Handlers) -> None:
@@ -787,8 +865,8 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
     with gr.Blocks(title=TITLE) as demo:
         gr.Markdown(HEADER)
         with gr.Row():
-            suite = gr.Dropdown(options, value=initial, label="Suite", elem_id="suite-select", scale=2,
-                                info="Results are ranked within one suite only")
+            suite = gr.Radio(picker_choices(options), value=initial, label="Show", elem_id="suite-select", scale=3,
+                             info="Results are ranked within one suite only")
             updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab

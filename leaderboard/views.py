@@ -12,7 +12,7 @@ and the other views read the same prepared board:
     by_level_view(board)                        ExpVid L1-L3, Video-MMMU tracks, CausalStep desc. vs causal
     breakdown_view(board, "exact-domain")       a JSON breakdown column expanded to one column per group
     level_profile(board, ids), score_vs_params(board, "average")     data for the plots
-    queue_view(requests), my_submissions(requests, user, read_log)   the Queue tab
+    queue_view(requests), my_submissions(requests, user), my_log(...)   the Queue tab
 
 Breakdown buckets published without a score (leaderboard/disclosure.py) stay missing
 (NaN) in these frames, so every column still sorts as numbers; `frame.attrs["hidden"]`
@@ -68,10 +68,12 @@ def ci_label(benchmark: str) -> str:
     return f"{TITLES[benchmark]} 95% CI"
 
 
-SCORE_COLUMNS = tuple(c for b in BENCHMARKS for c in (TITLES[b], ci_label(b)))
-META_DEFAULT = (PARAMS, FRAMES, TYPE, THINKING, RUNNER, JUDGE, DATE)
-META_EXTRA = (SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION)
-OPTIONAL_COLUMNS = (*SCORE_COLUMNS, *META_DEFAULT, *META_EXTRA)
+# A score cell shows "61.20 ±1.79" (half the 95% interval); the bounds have optional columns.
+SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
+CI_COLUMNS = tuple(ci_label(b) for b in BENCHMARKS)
+META_DEFAULT = (PARAMS, FRAMES)
+META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION)
+OPTIONAL_COLUMNS = (*SCORE_COLUMNS, *CI_COLUMNS, *META_DEFAULT, *META_EXTRA)
 DEFAULT_COLUMNS = (*SCORE_COLUMNS, *META_DEFAULT)
 
 # -- per-benchmark metrics (design §7), in the order the tabs show them ---------------------------------
@@ -173,13 +175,24 @@ def is_official(suite_id: str | None) -> bool:
 
 
 def suite_choices(in_table: Iterable[str], published: Iterable[str] = (), configured: str | None = None) -> list[str]:
-    """Suites a reader can pick: those with results or published, official ones first;
-    the paper-reported pseudo-suite while no official suite exists."""
-    ids = {s for s in [*in_table, *published, configured] if isinstance(s, str) and s}
-    ordered = sorted(ids, key=lambda s: (not is_official(s), s))
-    if not any(is_official(s) for s in ordered):
-        ordered.append(REPORTED_SUITE)
-    return ordered
+    """Suites a reader can pick, the one to open first at the front: official suites
+    (newest version first); while none exists, the paper-reported pseudo-suite first,
+    so a visitor meets real models, then the others (the demo suite)."""
+    ids = {s for s in [*in_table, *published, configured] if isinstance(s, str) and s and s != REPORTED_SUITE}
+    official = sorted((s for s in ids if is_official(s)), reverse=True)
+    others = sorted(ids - set(official))
+    return [*official, *others] if official else [REPORTED_SUITE, *others]
+
+
+def suite_label(suite_id: str) -> str:
+    """How the suite picker names a suite."""
+    if suite_id == REPORTED_SUITE:
+        return "📄 Papers' reported results"
+    if is_official(suite_id):
+        return f"✓ {suite_id} (official data, with the papers' results)"
+    if suite_id.startswith("demo"):
+        return f"✓ Demo suite, synthetic videos ({suite_id})"
+    return f"✓ {suite_id}"
 
 
 @lru_cache(maxsize=8)
@@ -284,7 +297,7 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
     label = _text(_col(frame, "model")).where(_text(_col(frame, "model")) != "", _text(_col(frame, "id")))
     label = label + np.where(frame["thinking_text"] == "on", " (thinking)", "")
     ids = _text(_col(frame, "id"))
-    paper_bench = ids.str.extract(r"^reported/([^/]+)/", expand=False).map(TITLES, na_action="ignore")
+    paper_bench = _paper_benchmark(frame)
     label = label.where(paper_bench.isna(), label + " (" + paper_bench.astype(str) + " paper)")
     repeated = label.duplicated(keep=False)
     return label.where(~repeated, label + " #" + ids.str[-6:])
@@ -315,14 +328,55 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["model_text"] = _text(out["model"])
     out = out.sort_values(["average", "mean_available", "model_text"], ascending=[False, False, True],
                           na_position="last", kind="stable").reset_index(drop=True)
-    # Results are never ranked across judges (design §5), and a paper's number was made
-    # with that paper's own setup: only verified rows get a rank, within their judge.
-    verified = out["source_kind"] == "verified"
-    rank = pd.Series(pd.NA, index=out.index, dtype="Int64")
-    rank[verified] = out[verified].groupby("judge_text", sort=False).cumcount() + 1
-    out["rank"] = rank
+    # Results are never ranked across judges, and a paper's number was made with that
+    # paper's own setup: only verified rows get a rank, within their judge.
+    has_average = out["average"].notna()
+    score = out["average"].where(has_average, out["mean_available"])
+    half = _mean_half_width(out, has_average)
+    tier = np.where(has_average, 1, 0)  # a row with all five scores ranks above a partial one
+    out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["source_kind"] == "verified")
     out["label"] = _labels(out)
     return out
+
+
+def _half_widths(frame: pd.DataFrame, benchmark: str) -> pd.Series:
+    """Half the width of a benchmark's 95% interval (0 where it has none)."""
+    low = _numbers(_col(frame, f"{benchmark}.overall_ci_low"))
+    high = _numbers(_col(frame, f"{benchmark}.overall_ci_high"))
+    return ((high - low) / 2).fillna(0.0)
+
+
+def _mean_half_width(frame: pd.DataFrame, has_average: pd.Series) -> pd.Series:
+    """The half-width of the interval of a mean of overall scores: the benchmarks use
+    different videos, so their errors are independent and add in quadrature,
+    sqrt(sum of squared half-widths) / count (a normal approximation of each interval)."""
+    present = frame[overall_columns()].apply(_numbers).notna()
+    squares = pd.DataFrame({b: _half_widths(frame, b) ** 2 for b in BENCHMARKS}, index=frame.index)
+    squares.columns = present.columns
+    count = present.sum(axis=1).where(~has_average, len(BENCHMARKS)).replace(0, np.nan)
+    return (np.sqrt(squares.where(present, 0.0).sum(axis=1)) / count).fillna(0.0)
+
+
+def interval_ranks(score: pd.Series, half: pd.Series, tier, groups: pd.Series, eligible: pd.Series) -> pd.Series:
+    """Rank = 1 + the number of rows of the same group that are surely better: in a higher
+    tier, or whose whole interval lies above this row's (low > this row's high). Equal
+    scores share a rank, and every row whose interval overlaps the leader's ranks 1.
+    Rows not `eligible` (paper rows) get no rank."""
+    low = (score - half).round(6).to_numpy(float)
+    high = (score + half).round(6).to_numpy(float)
+    tier = np.asarray(tier)
+    ok = eligible.to_numpy(bool) & ~np.isnan(low)
+    rank = pd.Series(pd.NA, index=score.index, dtype="Int64")
+    for _, where in pd.Series(np.arange(len(score)))[ok].groupby(groups.to_numpy()[ok], sort=False):
+        idx = where.to_numpy()
+        better = np.zeros(len(idx), dtype=int)
+        for t in np.unique(tier[idx]):
+            in_tier = idx[tier[idx] == t]
+            lows = np.sort(low[in_tier])
+            above_tier = int((tier[idx] > t).sum())
+            better[tier[idx] == t] = above_tier + len(lows) - np.searchsorted(lows, high[in_tier], side="right")
+        rank.iloc[idx] = better + 1
+    return rank
 
 
 # -- filters and the leaderboard -------------------------------------------------------------------------------
@@ -388,6 +442,19 @@ def ci_text(frame: pd.DataFrame, benchmark: str) -> pd.Series:
     return text.where(low.notna() & high.notna(), "").astype(object)
 
 
+def _paper_benchmark(frame: pd.DataFrame) -> pd.Series:
+    """The benchmark whose paper a reported row comes from (its id: reported/<benchmark>/...)."""
+    ids = _text(_col(frame, "id"))
+    return ids.str.extract(r"^reported/([^/]+)/", expand=False).map(TITLES, na_action="ignore")
+
+
+def source_text(frame: pd.DataFrame) -> pd.Series:
+    """The Source column: the badge, and for a paper's row which paper ("📄 ExAct paper")."""
+    paper = _paper_benchmark(frame)
+    named = "📄 " + paper.astype(str) + " paper"
+    return named.where(paper.notna(), frame["badge"]).astype(object)
+
+
 def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
     for benchmark in BENCHMARKS:
         if name == TITLES[benchmark]:
@@ -395,7 +462,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         if name == ci_label(benchmark):
             return ci_text(rows, benchmark)
     sources = {
-        RANK: lambda: rows["rank"], MODEL: lambda: rows["model_text"], SOURCE: lambda: rows["badge"],
+        RANK: lambda: rows["rank"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
         AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
         TYPE: lambda: rows["model_type"], THINKING: lambda: rows["thinking_text"],
         RUNNER: lambda: rows["runner_text"], JUDGE: lambda: rows["judge_text"], DATE: lambda: rows["date"],
@@ -412,23 +479,55 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
 FILTER_KEYS = ("model", "model_type", "size", "source_kind", "frames_label", "judge_text")
 
 
+def _pm_key(column: str) -> str:
+    return f"{column} ±"  # leaderboard_table's column of a score column's shown text
+
+
+def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
+    """"61.20 ±1.79": the score and half its 95% interval; the score alone without one."""
+    out = [None if np.isnan(v) else f"{v:.2f} ±{h:.2f}" if h > 0 else f"{v:.2f}"
+           for v, h in zip(_numbers(score).to_numpy(), _numbers(half).fillna(0.0).to_numpy())]
+    return pd.Series(out, index=score.index, dtype=object)
+
+
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
-    """Every leaderboard column (display names) plus FILTER_KEYS, in rank order. Built
-    once per table and suite: a reader's filters and column choice then only pick rows
-    and columns from it (filter_rows, leaderboard_view)."""
+    """Every leaderboard column (display names) plus FILTER_KEYS and each score column's
+    shown text, in rank order. Built once per table and suite: a reader's filters and
+    column choice then only pick rows and columns from it (filter_rows, leaderboard_view)."""
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS})
+    has_average = board["average"].notna()
+    data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
+    for b in BENCHMARKS:
+        data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()
     return pd.DataFrame(data)
+
+
+# Pixel widths that fit the default columns in a 1280 px window; other columns get WIDE.
+WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 172, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
+          PARAMS: 72, FRAMES: 74, DATE: 100}
+WIDE = 130
+
+
+def column_widths(columns: Sequence[str]) -> list[str]:
+    """Gradio column_widths for these leaderboard columns."""
+    return [f"{WIDTHS.get(c, WIDE)}px" for c in columns]
+
+
+DISPLAY = "display"  # frame.attrs key: {column: [text per row]} shown in place of the numbers
 
 
 def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS) -> pd.DataFrame:
     """One display row per result: ALWAYS_SHOWN, then the chosen optional columns in
-    their fixed order (unknown names are ignored). `rows`: prepared board rows, or
-    rows of leaderboard_table."""
+    their fixed order (unknown names are ignored). Score columns stay numbers (they sort
+    as numbers); their "score ±half-interval" text is in attrs[DISPLAY]. `rows`:
+    prepared board rows, or rows of leaderboard_table."""
     table = rows if RANK in rows.columns else leaderboard_table(rows)
     chosen = set(columns)
     names = [*ALWAYS_SHOWN, *(c for c in OPTIONAL_COLUMNS if c in chosen)]
-    return table[names].reset_index(drop=True)
+    out = table[names].reset_index(drop=True)
+    out.attrs[DISPLAY] = {c: list(table[_pm_key(c)]) for c in names if _pm_key(c) in table.columns}
+    return out
 
 
 # -- one tab per benchmark ---------------------------------------------------------------------------------------
@@ -457,8 +556,10 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     overall = _numbers(_col(rows, f"{benchmark}.overall"))
     rows = rows.assign(_score=overall).sort_values(["_score", "rank"], ascending=[False, True],
                                                    na_position="last", kind="stable")
-    data: dict[str, object] = {RANK: np.arange(1, len(rows) + 1), MODEL: rows["model_text"].to_numpy(),
-                               SOURCE: rows["badge"].to_numpy()}
+    ranks = interval_ranks(overall.loc[rows.index], _half_widths(rows, benchmark), np.zeros(len(rows)),
+                           rows["judge_text"], rows["source_kind"] == "verified")
+    data: dict[str, object] = {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(),
+                               SOURCE: source_text(rows).to_numpy()}
     for column in columns:
         metric = column.split(".", 1)[1]
         data[metric_label(metric)] = _numbers(rows[column]).to_numpy()
@@ -492,19 +593,23 @@ def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tupl
 
 def shown_text(frame: pd.DataFrame) -> pd.DataFrame:
     """What the site shows instead of a cell's value: "n too small (n=1)" for a hidden
-    bucket, None (the value itself) elsewhere. Same shape as `frame`."""
+    bucket, "61.20 ±1.79" for a leaderboard score, None (the value itself) elsewhere.
+    Same shape as `frame`."""
     out = pd.DataFrame(np.full(frame.shape, None, dtype=object), columns=frame.columns)
+    for column, texts in frame.attrs.get(DISPLAY, {}).items():
+        if column in out.columns:
+            out[column] = pd.Series(texts, dtype=object).to_numpy()
     for column, cells in frame.attrs.get(HIDDEN, {}).items():
         if column in out.columns:
             for row, n in cells.items():
                 out.iloc[row, out.columns.get_loc(column)] = disclosure.hidden_text(n)
-    return out
+    return out.astype(object).where(out.notna(), None)
 
 
 # -- by level, by domain, by hop ------------------------------------------------------------------------------------
 
 def _identity_columns(rows: pd.DataFrame) -> dict[str, object]:
-    return {RANK: rows["rank"].to_numpy(), MODEL: rows["model_text"].to_numpy(), SOURCE: rows["badge"].to_numpy()}
+    return {RANK: rows["rank"].to_numpy(), MODEL: rows["model_text"].to_numpy(), SOURCE: source_text(rows).to_numpy()}
 
 
 def by_level_view(board: pd.DataFrame) -> pd.DataFrame:
@@ -636,8 +741,7 @@ PENDING_COLUMNS = ("Position", "Submission", "Model", "Kind", "Submitter", "Subm
 RUNNING_COLUMNS = ("Submission", "Model", "Kind", "Submitter", "Started", "Progress", "Worker", "Attempt")
 FINISHED_COLUMNS = ("Submission", "Model", "Kind", "Submitter", "Status", "Finished")
 FAILED_COLUMNS = ("Submission", "Model", "Kind", "Submitter", "Failed", "Reason", "Message")
-LOG_COLUMN = "Log (last lines)"
-MINE_COLUMNS = ("Submission", "Model", "Status", "Progress", "Reason", "Message", "Submitted", LOG_COLUMN)
+MINE_COLUMNS = ("Submission", "Model", "Status", "Progress", "Reason", "Message", "Submitted")
 
 
 def when(moment: datetime | None) -> str:
@@ -704,19 +808,31 @@ def _has_log(request) -> bool:
     return bool(request.log_path) or request.attempt > 0 or _status(request) == "RUNNING"
 
 
-def my_submissions(requests: Sequence, user: str | None, read_log: Callable[[str], str | None],
-                   tail_lines: int = 20) -> pd.DataFrame:
-    """The signed-in user's own submissions, newest first, each with the last lines of
-    its log. `read_log(path)` is called for this user's requests only: nobody else's
-    log is ever read, let alone shown."""
+def _mine(requests: Sequence, user: str | None) -> list:
     if not user:
-        return pd.DataFrame(columns=list(MINE_COLUMNS))
-    mine = sorted((r for r in requests if r.submitter.lower() == user.lower()),
+        return []
+    return sorted((r for r in requests if r.submitter.lower() == user.lower()),
                   key=lambda r: (r.submitted_at, r.id), reverse=True)
+
+
+def my_submissions(requests: Sequence, user: str | None) -> pd.DataFrame:
+    """The signed-in user's own submissions, newest first (logs open on demand: my_log)."""
     rows = []
-    for r in mine:
+    for r in _mine(requests, user):
         status = _status(r)
         rows.append((r.id, r.model, status, progress_text(r) if status == "RUNNING" else "",
                      r.failure.reason.value if r.failure else "", r.failure.message if r.failure else "",
-                     when(r.submitted_at), log_tail(read_log(_log_path(r)), tail_lines) if _has_log(r) else ""))
+                     when(r.submitted_at)))
     return pd.DataFrame(rows, columns=list(MINE_COLUMNS))
+
+
+def my_log(requests: Sequence, user: str | None, submission: str | None, read_log: Callable[[str], str | None],
+           tail_lines: int = 20) -> str:
+    """The last lines of the log of one of the user's own submissions. `read_log(path)` is
+    called only for a submission of this user: nobody else's log is ever read."""
+    request = next((r for r in _mine(requests, user) if r.id == submission), None)
+    if request is None:
+        return ""
+    if not _has_log(request):
+        return "(no log yet: the submission has not started)"
+    return log_tail(read_log(_log_path(request)), tail_lines) or "(the log is empty)"

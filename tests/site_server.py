@@ -306,6 +306,21 @@ def choose(page, elem_id: str, option: str) -> None:
     expect(box).to_have_value(option)
 
 
+def show_suite(page, suite_id: str) -> None:
+    """Pick a suite in the "Show" picker (a gr.Radio): one click."""
+    from playwright.sync_api import expect
+
+    choice = page.locator(f"#suite-select input[type=radio][value={json.dumps(suite_id)}]")
+    choice.click()
+    expect(choice).to_be_checked()
+
+
+def overflow_px(page, elem_id: str = "leaderboard-table") -> int:
+    """How far a table's scrolling box is wider than its window (0: no sideways scroll)."""
+    return page.locator(f"#{elem_id} .virtual-table-viewport").evaluate(
+        "element => element.scrollWidth - element.clientWidth")
+
+
 def tick(page, elem_id: str, label: str, on: bool) -> None:
     """Set one box of a gr.CheckboxGroup."""
     page.locator(f"#{elem_id} input[type=checkbox][name={json.dumps(label)}]").set_checked(on)

@@ -1,11 +1,13 @@
 """The site in a real browser: headless Debian chromium driven by playwright, against
 `python app.py` running in a subprocess on a temporary home (tests/site_server.py).
 
-What a visitor does: the page loads with the baselines ranked; every tab and benchmark
-sub-tab opens (a screenshot of each goes to test-artifacts/screenshots/<tab>.png);
-search, the source and type filters and the suite selector change the rows; a prediction
-file uploaded in the Submit tab is checked at once, queued, scored by the site's own
-worker and shows up on the leaderboard; a malformed file gets a line-numbered error.
+What a visitor does: the page opens on the papers' reported rows (real models), the demo
+suite's verified rows one click away; every tab and benchmark sub-tab opens (a screenshot
+of each goes to test-artifacts/screenshots/<tab>.png); the default table fits a 1280 px
+window; ties share a rank; an empty plot says so; search, the source and type filters and
+the suite picker change the rows; a prediction file uploaded in the Submit tab is checked
+at once, queued, scored by the site's own worker and shows up on every open tab without a
+reload; a malformed file gets a line-numbered error; logs open on demand.
 
 Row counts come from the grid's aria-rowcount: Gradio's Dataframe draws only the rows in
 view (virtual scrolling) but states how many it holds there.
@@ -22,14 +24,15 @@ from site_server import (
     WAIT_MS,
     SiteServer,
     cells,
-    choose,
     chromium_path,
     clean_artifacts,
     launch_chromium,
     model_cell,
     open_tab,
+    overflow_px,
     rows,
     search,
+    show_suite,
     tick,
     wait_rows,
     write_baseline_predictions,
@@ -91,17 +94,43 @@ def reported_models() -> list[str]:
 
 # -- the tests ----------------------------------------------------------------------------------------------
 
-def test_page_loads_with_the_baselines_ranked(page):
-    assert rows(page) >= 2
+def test_the_first_page_shows_the_papers_models_and_the_demo_is_one_click_away(page, site):
+    papers = len(reported_models())
+    wait_rows(page, papers, what=f"the {papers} paper-reported rows")
+    expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(REPORTED_SUITE)
+    expect(model_cell(page, "GPT-4o")).to_be_visible()
+    expect(cells(page, "leaderboard-table").filter(has_text=re.compile(r"📄 .+ paper")).first).to_be_visible()
+    expect(page.locator("#last-updated")).to_contain_text("Results last updated")
+    show_suite(page, site.suite_id())
+    wait_rows(page, 2, what="the demo suite's two baselines")
     expect(model_cell(page, "Baseline: random")).to_be_visible()
     expect(model_cell(page, "Baseline: first-option")).to_be_visible()
-    expect(page.locator("#last-updated")).to_contain_text("Results last updated")
-    # the suite shown is the demo suite the app published
-    expect(page.locator("#suite-select input[role=combobox]")).to_have_value(re.compile(r"^demo-"))
 
 
-def test_every_tab_and_benchmark_tab_opens(page, screenshots):
+def test_the_default_table_fits_1280_px_with_intervals_in_the_cells(browser, site, screenshots):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(site.url)
+    for suite in (REPORTED_SUITE, site.suite_id()):
+        show_suite(page, suite)
+        cells(page, "leaderboard-table").first.wait_for()
+        page.wait_for_timeout(500)  # column widths are applied with the rows
+        assert overflow_px(page) <= 0, f"the {suite} table scrolls sideways at 1280 px"
+    # a score cell reads "score ±half-interval"; both demo baselines' intervals overlap: both rank 1
+    expect(cells(page, "leaderboard-table").filter(has_text=re.compile(r"^\s*\d+\.\d\d ±\d+\.\d\d\s*$")).first
+           ).to_be_visible()
+    ranks = [page.locator(f"#leaderboard-table [role=gridcell][aria-rowindex='{r}'][aria-colindex='1']").inner_text()
+             for r in (2, 3)]
+    assert [r.strip() for r in ranks] == ["1", "1"], ranks
+    expect(page.locator("#leaderboard-note")).to_contain_text("share a rank")
+    page.screenshot(path=str(screenshots / "leaderboard-1280.png"), full_page=True)
+    context.close()
+
+
+def test_every_tab_and_benchmark_tab_opens(page, site, screenshots):
     page.screenshot(path=str(screenshots / "leaderboard.png"), full_page=True)
+    show_suite(page, site.suite_id())
     for name in TABS[1:]:
         open_tab(page, name)
         check_tab(page, name, screenshots)
@@ -136,6 +165,9 @@ def check_tab(page: Page, name: str, screenshots) -> None:
         # vega draws the per-level profile of the top models (the two baselines): one line each
         expect(page.locator("#plot-models")).to_contain_text("Baseline: random")
         expect(page.locator("#level-profile g.mark-line path").nth(1)).to_be_attached()
+        # the baselines state no parameter count: the plot gives way to a placeholder that says so
+        expect(page.locator("#score-vs-params-empty")).to_contain_text("no data yet")
+        expect(page.locator("#score-vs-params")).to_be_hidden()
     elif name == "Submit":
         expect(page.locator("#submit-file")).to_be_visible()
         expect(page.locator("#submit-button")).to_be_visible()
@@ -150,19 +182,18 @@ def check_tab(page: Page, name: str, screenshots) -> None:
     page.screenshot(path=str(screenshots / f"{slug(name)}.png"), full_page=True)
 
 
-def test_suite_selector_switches_to_the_papers_rows(page, site):
-    demo_rows = rows(page)
-    choose(page, "suite-select", REPORTED_SUITE)
+def test_suite_picker_switches_between_the_papers_rows_and_the_demo_suite(page, site):
     papers = len(reported_models())
-    wait_rows(page, papers, what=f"the {papers} paper-reported rows")
+    show_suite(page, site.suite_id())
+    demo_rows = wait_rows(page, lambda n: n >= 2, what="the demo suite's rows")
     assert papers != demo_rows
-    expect(page.locator("#leaderboard-table")).to_contain_text("📄 reported")
-    choose(page, "suite-select", site.suite_id())
-    wait_rows(page, demo_rows, what="the demo suite's rows again")
+    show_suite(page, REPORTED_SUITE)
+    wait_rows(page, papers, what=f"the {papers} paper-reported rows")
+    expect(page.locator("#leaderboard-table")).to_contain_text("📄 ExAct paper")
 
 
 def test_search_narrows_the_rows(page):
-    choose(page, "suite-select", REPORTED_SUITE)
+    show_suite(page, REPORTED_SUITE)
     models = reported_models()
     wait_rows(page, len(models))
     expected = sum("qwen" in m.lower() for m in models)
@@ -178,7 +209,7 @@ def test_search_narrows_the_rows(page):
 
 
 def test_source_and_type_filters_change_the_rows(page):
-    choose(page, "suite-select", REPORTED_SUITE)
+    show_suite(page, REPORTED_SUITE)
     total = wait_rows(page, len(reported_models()))
     tick(page, "filter-source", "reported", False)
     wait_rows(page, 0, what="no rows: this suite has only paper-reported rows")
@@ -224,10 +255,23 @@ def test_an_uploaded_prediction_file_reaches_the_leaderboard(page, tmp_path, sit
     expect(model_cell(page, submission.group(1), "my-submissions")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#tab-queue")).to_contain_text(model)
 
-    # the worker scores it; the open page picks the new table up by itself
+    # the worker scores it; the open page picks the new table up by itself, on every tab
     open_tab(page, "Leaderboard")
+    show_suite(page, site.suite_id())
     expect(model_cell(page, model)).to_be_visible(timeout=SCORED_WAIT_MS)
+    for tab, table in (("By level", "by-level-table"), ("By domain", "by-domain-table")):
+        open_tab(page, tab)
+        expect(model_cell(page, model, table)).to_be_visible(timeout=WAIT_MS)
+    open_tab(page, "Benchmarks")
+    open_tab(page, "ExAct")
+    expect(model_cell(page, model, "bench-exact")).to_be_visible(timeout=WAIT_MS)
     finished = cells(page, "my-submissions")
     open_tab(page, "Queue")
     expect(finished.filter(has_text="FINISHED").first).to_be_visible(timeout=WAIT_MS)
+    # the log opens on demand, for the submitter's own submission
+    page.locator("#log-pick input[role=combobox]").click()
+    page.get_by_role("option", name=submission.group(1), exact=True).click()
+    expect(page.locator("#my-log")).to_contain_text("finished", timeout=WAIT_MS)
+    status_cell = finished.filter(has_text="FINISHED").first
+    assert status_cell.evaluate("e => e.getBoundingClientRect().height") < 40, "the status wraps"
     page.screenshot(path=str(screenshots / "queue-after-submit.png"), full_page=True)

@@ -223,9 +223,11 @@ def test_the_worker_finishes_a_submission_and_the_site_shows_it(handlers, stores
     assert request_id in set(finished["Submission"]) and request_id not in set(pending["Submission"])
     mine = handlers.my_submissions(None).set_index("Submission")
     assert mine.loc[request_id, "Status"] == "FINISHED"
-    assert mine.loc[request_id, views.LOG_COLUMN].endswith(" finished")
+    assert handlers.my_log(None, request_id).endswith(" finished")  # the log opens on demand
+    assert request_id in handlers.log_picker(None, None).choices[0]
     theirs = handlers.my_submissions(Profile("someone-else"))
     assert request_id not in set(theirs["Submission"]) and "finished" not in theirs.to_csv()
+    assert handlers.my_log(Profile("someone-else"), request_id) == ""  # never someone else's log
 
 
 def test_a_failure_stays_in_the_queue_with_its_reason(handlers, stores, settings, tmp_path, calls):
@@ -238,7 +240,7 @@ def test_a_failure_stays_in_the_queue_with_its_reason(handlers, stores, settings
     assert failed.loc[request.id, "Reason"] == Reason.DOWNLOAD.value
     assert "could not download your uploaded prediction file" in failed.loc[request.id, "Message"]
     mine = handlers.my_submissions(None).set_index("Submission")
-    assert mine.loc[request.id, "Reason"] == "download" and "FAILED download" in mine.loc[request.id, views.LOG_COLUMN]
+    assert mine.loc[request.id, "Reason"] == "download" and "FAILED download" in handlers.my_log(None, request.id)
 
 
 def test_the_embedded_worker_is_woken_by_a_submission(stores, settings, source, tmp_path, calls):
@@ -271,21 +273,29 @@ def test_every_view_callback_answers_for_the_demo_suite(handlers, suite_id):
     assert picker.value == "ws_norm" and len(shown) >= 2
     picker, shown = handlers.breakdown_choice(suite_id, "exact-domain", "ws_norm")
     assert picker.visible is False and "Sports" in shown.columns
-    models, profile, score, scatter = handlers.plots(suite_id, ["no-such-id"], "average")
+    models, profile, no_profile, score, scatter, no_scatter = handlers.plots(suite_id, ["no-such-id"], "average")
     assert len(models.value) == min(5, len(handlers.board(suite_id)))  # a stale choice falls back to defaults
+    profile, scatter = profile["value"], scatter["value"]
     assert set(profile["level"]) <= set(views.LEVEL_ORDER) and len(profile) > 0
+    assert no_profile["visible"] is False
     assert list(scatter.columns) == ["model", "params_b", "score", "source", "type"]
+    assert no_scatter["visible"] is scatter.empty  # the placeholder stands in for an empty plot
     # paper rows have no average: the plot moves to a score that has points
-    models, profile, score, scatter = handlers.plots(views.REPORTED_SUITE, [], "average")
-    assert score.value != "average" and len(scatter) > 5
-    assert profile.groupby("model").size().min() >= 3  # defaults favour rows with several levels
+    models, profile, no_profile, score, scatter, no_scatter = handlers.plots(views.REPORTED_SUITE, [], "average")
+    assert score.value != "average" and len(scatter["value"]) > 5 and scatter["visible"] is True
+    assert no_scatter["visible"] is False
+    assert profile["value"].groupby("model").size().min() >= 3  # defaults favour rows with several levels
+    shown, placeholder = handlers.level_plot_shown(suite_id, ["no-such-id"])
+    assert shown["visible"] is False and placeholder["visible"] is True and "no data yet" in placeholder["value"]
 
 
 def test_the_paper_rows_are_offered_while_no_official_suite_exists(handlers):
     options = handlers.suite_options()
-    assert options[-1] == views.REPORTED_SUITE and handlers.default_suite(options) == handlers.configured_suite()
+    # the first page shows real models: the papers' rows, with the demo suite one click away
+    assert options[0] == views.REPORTED_SUITE and handlers.default_suite(options) == views.REPORTED_SUITE
+    assert handlers.configured_suite() in options
     shown = leaderboard(handlers, views.REPORTED_SUITE)
-    assert len(shown) > 50 and set(shown[views.SOURCE]) == {views.REPORTED}
+    assert len(shown) > 50 and shown[views.SOURCE].str.match(r"📄 .+ paper$").all()
 
 
 def test_a_failing_view_keeps_the_page_alive(handlers, suite_id, monkeypatch):

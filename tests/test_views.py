@@ -115,7 +115,7 @@ def test_the_paper_pseudo_suite_shows_only_paper_rows(table):
 
 
 def test_suite_choices_offer_the_paper_rows_until_an_official_suite_exists(demo_id):
-    assert views.suite_choices([demo_id], [demo_id], demo_id) == [demo_id, views.REPORTED_SUITE]
+    assert views.suite_choices([demo_id], [demo_id], demo_id) == [views.REPORTED_SUITE, demo_id]
     with_official = views.suite_choices([demo_id, OFFICIAL], [], demo_id)
     assert with_official == [OFFICIAL, demo_id]  # official first, no pseudo-suite
     assert views.suite_choices([], [], None) == [views.REPORTED_SUITE]
@@ -128,7 +128,9 @@ def test_badges_tell_verified_reported_and_baseline_apart(board, official_board)
     assert row(board, "run-baseline")["badge"] == views.BASELINE
     paper = official_board[official_board["source"] == "reported"]
     assert set(paper["badge"]) == {views.REPORTED}
-    assert set(views.leaderboard_view(official_board)[views.SOURCE]) == {views.VERIFIED, views.REPORTED}
+    sources = views.leaderboard_view(official_board)[views.SOURCE]
+    assert set(sources.str.split(" ").str[0]) == {"✓", "📄"}
+    assert "📄 ExAct paper" in set(sources)  # which paper a number comes from
 
 
 def test_average_exists_only_with_all_five_overalls(board, table):
@@ -144,7 +146,9 @@ def test_rows_are_sorted_by_average_then_by_the_mean_of_the_overalls_they_have(o
     # only verified rows are ranked, in order, within their judge; reported rows have no rank
     verified = ranked[ranked["source_kind"] == "verified"]
     for _, group in verified.groupby("judge_text"):
-        assert list(group["rank"]) == list(range(1, len(group) + 1))
+        ranks = list(group["rank"].dropna())
+        assert ranks[0] == 1 and ranks == sorted(ranks)  # ranks never go down the table
+        assert all(r <= position for position, r in enumerate(ranks, 1))  # ties share, never skip ahead
     assert ranked.loc[ranked["source_kind"] == "reported", "rank"].isna().all()
     assert len(verified) >= 2
     with_average = ranked[ranked["average"].notna()]
@@ -158,18 +162,45 @@ def test_rows_are_sorted_by_average_then_by_the_mean_of_the_overalls_they_have(o
     assert not known[known.idxmin():].any()  # rows without any overall come last
 
 
-def test_the_interval_is_its_own_text_column_and_scores_stay_numbers(board):
+def test_a_score_cell_shows_its_interval_and_scores_stay_numbers(board):
     shown = views.leaderboard_view(board)
-    hub = shown[shown[views.MODEL] == "acme/Vid-7B"].iloc[0]
-    source = row(board, "run-hub")
-    assert hub["ExpVid 95% CI"] == f"[{source['expvid.overall_ci_low']}, {source['expvid.overall_ci_high']}]"
+    assert not set(views.CI_COLUMNS) & set(shown.columns)  # no column of its own by default
     assert pd.api.types.is_float_dtype(shown["ExpVid"]) and pd.api.types.is_float_dtype(shown[views.AVERAGE])
-    partial = shown[shown[views.MODEL] == "Only ExAct"].iloc[0]
-    assert partial["ExpVid 95% CI"] == "" and np.isnan(partial["ExpVid"])
+    text = views.shown_text(shown)
+    at = shown.index[shown[views.MODEL] == "acme/Vid-7B"][0]
+    source = row(board, "run-hub")
+    half = (source["expvid.overall_ci_high"] - source["expvid.overall_ci_low"]) / 2
+    assert text.loc[at, "ExpVid"] == f"{source['expvid.overall']:.2f} ±{half:.2f}"
+    assert text.loc[at, views.AVERAGE].startswith(f"{source['average']:.2f} ±")
+    partial = shown.index[shown[views.MODEL] == "Only ExAct"][0]
+    assert np.isnan(shown.loc[partial, "ExpVid"]) and text.loc[partial, "ExpVid"] is None
+    bounds = views.leaderboard_view(board, [*views.DEFAULT_COLUMNS, "ExpVid 95% CI"])
+    assert bounds.loc[at, "ExpVid 95% CI"] == f"[{source['expvid.overall_ci_low']}, {source['expvid.overall_ci_high']}]"
+
+
+def test_equal_scores_share_a_rank_and_overlapping_intervals_tie_with_the_leader():
+    score = pd.Series([70.0, 69.0, 69.0, 50.0, 49.0, 10.0])
+    half = pd.Series([2.0, 0.5, 0.5, 0.0, 0.0, 0.0])
+    ranks = views.interval_ranks(score, half, np.zeros(6), pd.Series(["j"] * 6), pd.Series([True] * 6))
+    # 69 ±0.5 overlaps 70 ±2: tied with the leader; 50 and 49 are surely below both
+    assert list(ranks) == [1, 1, 1, 4, 5, 6]
+
+
+def test_ranks_stay_within_a_judge_and_skip_paper_rows():
+    score = pd.Series([80.0, 60.0, 70.0, 90.0])
+    ranks = views.interval_ranks(score, pd.Series([0.0] * 4), np.zeros(4), pd.Series(["a", "a", "b", "b"]),
+                                 pd.Series([True, True, True, False]))
+    assert list(ranks.astype(object)) == [1, 2, 1, pd.NA]
+
+
+def test_a_row_with_all_five_scores_ranks_above_a_partial_one():
+    ranks = views.interval_ranks(pd.Series([40.0, 90.0]), pd.Series([0.0, 0.0]), np.array([1, 0]),
+                                 pd.Series(["j", "j"]), pd.Series([True, True]))
+    assert list(ranks) == [1, 2]
 
 
 def test_model_metadata_columns(board):
-    shown = views.leaderboard_view(board).set_index(views.MODEL)
+    shown = views.leaderboard_view(board, views.OPTIONAL_COLUMNS).set_index(views.MODEL)
     assert shown.loc["acme/Vid-7B", views.PARAMS] == pytest.approx(7.62)
     assert shown.loc["acme/Vid-7B", views.FRAMES] == 32
     assert shown.loc["acme/Vid-7B", views.TYPE] == "open"  # a Hub model: public weights
@@ -189,7 +220,7 @@ def test_paper_rows_keep_their_open_closed_human_and_random_kinds(official_board
     kinds = set(official_board.loc[official_board["source"] == "reported", "model_type"])
     assert kinds == {"open", "closed", "human", "random"}
     shown = views.leaderboard_view(official_board, [views.RUNNER, views.PAPER])
-    paper_rows = shown[shown[views.SOURCE] == views.REPORTED]
+    paper_rows = shown[shown[views.SOURCE].str.startswith("📄")]
     assert set(paper_rows[views.RUNNER]) == {"paper"} and paper_rows[views.PAPER].str.len().gt(0).all()
 
 
@@ -277,7 +308,8 @@ def test_each_benchmark_tab_has_every_design_metric(board, benchmark):
         assert views.metric_label(metric) in shown.columns, metric
     assert {"95% CI", views.FRAMES, views.JUDGE, views.DATE} <= set(shown.columns)
     assert shown["Overall"].is_monotonic_decreasing
-    assert list(shown[views.RANK]) == list(range(1, len(shown) + 1))
+    ranks = list(shown[views.RANK].dropna())
+    assert ranks[0] == 1 and ranks == sorted(ranks)
     expected = 4 if benchmark == "exact" else 3  # the ExAct-only row appears in ExAct alone
     assert len(shown) == expected
 
@@ -331,7 +363,7 @@ def test_hop_views(board):
 
 def test_the_papers_number_valued_breakdowns_expand_too(official_board):
     shown = views.breakdown_view(official_board, "videosimpleqa-category")
-    paper = shown[shown[views.SOURCE] == views.REPORTED].set_index(views.MODEL)
+    paper = shown[shown[views.SOURCE].str.startswith("📄")].set_index(views.MODEL)
     assert paper.loc["o3", "ENG"] == 63.0
     verified = shown[shown[views.SOURCE] == views.VERIFIED]
     assert len(verified) == 2  # verified rows ({category: {f_score...}}) and paper rows ({category: F}) together
@@ -432,12 +464,18 @@ def test_my_submissions_read_only_my_own_logs(requests):
         read.append(path)
         return "".join(f"{SECRET_LOG.strip()} {i}\n" for i in range(30))
 
-    mine = views.my_submissions(requests, "ALICE", read_log, tail_lines=5)
+    mine = views.my_submissions(requests, "ALICE")
     assert set(mine["Submission"]) == {"p-old", "p-new", "done"}
-    assert all("bob" not in path and path.split("/")[-1][:-4] in {"p-old", "p-new", "done"} for path in read)
-    assert not any(p.endswith(("run.log", "gone.log", "bad.log")) for p in read)
-    tail = mine.set_index("Submission").loc["done", "Log (last lines)"].splitlines()
+    assert "Log" not in " ".join(mine.columns)  # logs open on demand, one at a time
+    tail = views.my_log(requests, "ALICE", "done", read_log, tail_lines=5).splitlines()
     assert tail == [f"{SECRET_LOG.strip()} {i}" for i in range(25, 30)]
-    bobs = views.my_submissions(requests, "bob", lambda path: f"log of {path}")
+    fresh = request("fresh", Status.PENDING)
+    fresh.log_path = None  # never started: no log to read
+    assert views.my_log([fresh], "alice", "fresh", read_log).startswith("(no log yet")
+    for other in ("run", "gone", "bad"):  # bob's: never read for alice
+        assert views.my_log(requests, "ALICE", other, read_log) == ""
+    assert all(path.split("/")[-1][:-4] == "done" for path in read)
+    bobs = views.my_submissions(requests, "bob")
     assert bobs.set_index("Submission").loc["bad", "Reason"] == "bad_predictions"
-    assert views.my_submissions(requests, None, read_log).empty
+    assert views.my_submissions(requests, None).empty and views.my_log(requests, None, "done", read_log) == ""
+
