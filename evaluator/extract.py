@@ -158,6 +158,10 @@ def read_cut_off_reasoning(text):
     return text
 
 
+_FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+              for c in range(r[0], r[1] + 1)}
+
+
 def _prep(text) -> tuple[str, str]:
     """Answer part of a response and its lower-cased twin.
 
@@ -372,7 +376,8 @@ _LEAD_RE = re.compile(
     r"""[\s*_#>`'"“”‘’:：=\-–—]{0,40}
         (?:\\\(|\\\[|\$\$?)?\s*
         (?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?
-        (?:(?i:the\s+)?(?i:option|choice|letter|statement)\b\s*[:：\#]?\s*|选项|選項)?
+        (?:(?i:the\s+)?(?:(?i:option|choice|letter|statement)\b\s*[:：\#]?\s*)?(?i:number\s+)?
+          |选项|選項)?
         (?P<o>[\(\[（])?\s*
         (?P<l>[A-Za-z]|[0-9]{1,2})(?![A-Za-z0-9])
         (?:\s*(?P<c>[\)\]）]))?
@@ -405,6 +410,10 @@ _DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’，。；：！？、）】」
 _AMBIG_RE = re.compile(
     r"\s*(?:,|/|&|\bor\b|\band\b)\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])"
 )
+
+
+# A label followed by a question mark is asked about, not answered.
+_QUESTIONED_RE = re.compile(r"[\s*_)\]）]{0,4}[?？]")
 
 
 def _label_at(t: str, pos: int, lab: dict, strict: bool):
@@ -445,6 +454,8 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         article = True
     if strict and not (wrapped or delim):
         return _MISS, False
+    if _QUESTIONED_RE.match(t, end):
+        return None, False  # "The answer is A?": a guess put as a question
     am = _AMBIG_RE.match(t, end)
     if am:
         tok2 = am.group(1)
@@ -470,8 +481,24 @@ def _first_line(t: str, pos: int) -> str:
     return ""
 
 
+# Phrases that state there is no answer ("Answer: N/A", "None of the above").
+_NO_ANSWER_RE = re.compile(
+    r"""[\s*_#>`'"“”:：=\-–—]{0,10}(?:n/?a\b|none\b|neither\b|no\s+(?:correct\s+|right\s+|single\s+)?(?:answer|option|choice)
+        |(?:cannot|can['’]?t)\s+(?:be\s+)?determine|unknown\b|unclear\b|insufficient\b|not\s+enough\b)""",
+    re.X | re.I,
+)
+
+
+def _negated_label(t: str, pos: int) -> bool:
+    """True if the label parsed at ``pos`` is rejected right after ("A is not correct")."""
+    m = _LEAD_RE.match(t, pos)
+    return m is not None and _NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
+
+
 def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
     """Choice stated at ``pos`` (after a marker, or a box's content)."""
+    if _NO_ANSWER_RE.match(t, pos):
+        return None  # "Answer: N/A": the response says it has no answer
     line = None
     if opts:
         line = _first_line(t, pos)
@@ -483,11 +510,13 @@ def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
                 return r
     r, article = _label_at(t, pos, lab, strict)
     if r is not _MISS:
-        if article and opts:
-            # "Answer: A man is running" may be option text, not label A.
-            r2 = _option_contained(line, opts)
-            if r2 is not _MISS:
-                return r2
+        if article:
+            # "Answer: A man is running" may be option text, not label A; with no
+            # option text to tell, "Answer: A lot is missing" is no label at all.
+            r2 = _option_contained(line, opts) if opts else _MISS
+            return None if r2 is _MISS else r2
+        if r is not None and _negated_label(t, pos):
+            return None  # "Answer: A is not correct": rejects A, chooses nothing
         return r
     if opts and not strict:
         return _option_contained(line, opts)
@@ -690,7 +719,7 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
 
 _SHORT_RE = re.compile(
     r"""[\s*_#`'"“”(\[]{0,10}
-        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement)\s*[:：]?\s*|选项|選項)?
+        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number)\s*[:：]?\s*|选项|選項)?
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
     re.X,
 )
@@ -722,7 +751,7 @@ def _enumerated(t: str, lab: dict) -> bool:
 
 
 _NEG_AFTER_RE = re.compile(
-    r"\**\)?\**\s+(?:is|was|seems|appears)?\s*(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely)"
+    r"\**\)?\**\s+(?:is|was|seems|appears)?\s*(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate|irrelevant)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
 )
 
@@ -817,6 +846,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     t, low = _prep(text)
     if not t:
         return None
+    if not t.isascii():
+        # Full-width letters and digits ("答案：Ｂ") are the ASCII label; the
+        # mapping is 1:1, so positions in t and low stay aligned.
+        t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
     opts = _norm_options(tuple(options), labels_t) if options else None
 
     # A very short response: bare label ("B", "(B).", "**B**", "Option 3").
