@@ -825,6 +825,175 @@ def _mentions(t: str, low: str, lab: dict):
     return seen.pop() if seen else _MISS
 
 
+# ---- Rules for whole responses, used by extract_choice -------------------
+
+def _choice_from_boxes(t: str, lab: dict, opts):
+    """Choice given by the last \\boxed{}; None when the box says there is no
+    answer ("\\boxed{N/A}") or sits next to a box with another label
+    ("\\boxed{A} or \\boxed{B}"); _MISS when there is no usable box."""
+    spans = _boxed_spans(t, last_only=False)
+    if not spans:
+        return _MISS
+    a, b = spans[-1]
+    content = _clean_boxed(t[a:b])
+    if not content:
+        return _MISS
+    if _NO_ANSWER_RE.match(content):
+        return None
+    m = _SHORT_RE.fullmatch(content)
+    r = lab.get(m.group("l").upper()) if m else None
+    if r is None:
+        r = _decide_span(content, 0, lab, opts, False)
+    if r is None or r is _MISS or len(spans) < 2:
+        return r
+    pa, pb = spans[-2]
+    if a - pb <= 24:  # "} or \boxed{": two boxes given together
+        prev = _SHORT_RE.fullmatch(_clean_boxed(t[pa:pb]))
+        if prev and lab.get(prev.group("l").upper()) not in (None, r):
+            return None
+    return r
+
+
+# Keys of a JSON answer object that hold the choice; "answer" keys outrank the rest.
+_JSON_ANSWER_KEY_RE = re.compile(r"answer|option|choice|letter|select|pick|label")
+
+
+def _choice_from_json(t: str, lab: dict):
+    """Label in a JSON/dict reply ({"option": "2"}, {"letter": "d"}), or _MISS.
+
+    Several answer keys naming different labels -> None."""
+    i = t.find("{")
+    j = t.rfind("}")
+    if i < 0 or j <= i:
+        return _MISS
+    d = _parse_obj(t[i:j + 1])
+    if not isinstance(d, dict):
+        return _MISS
+    tiers: tuple[set, set] = (set(), set())
+    for k, v in d.items():
+        key = str(k).lower()
+        if not _JSON_ANSWER_KEY_RE.search(key) or isinstance(v, bool) or not isinstance(v, (str, int)):
+            continue
+        sv = str(v).strip()
+        m = _SHORT_RE.fullmatch(sv) if len(sv) <= 40 else None
+        lb = lab.get(m.group("l").upper()) if m else None
+        if lb is not None:
+            tiers[0 if "answer" in key else 1].add(lb)
+    for found in tiers:
+        if len(found) == 1:
+            return found.pop()
+        if found:
+            return None
+    return _MISS
+
+
+# A self-correction: what follows the last of these replaces what came before.
+_CORRECTION_RE = re.compile(
+    r"\b(?:wait|sorry|actually|scratch\s+that|on\s+second\s+thought|correction|i\s+mean|make\s+that"
+    r"|no(?=\s*[,:;!.—–-]))\b"
+)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;。！？])\s+|\n")
+_FLUFF = " \t\r\n,:;.!—–-…"
+
+
+def _last_sentence(t: str) -> str:
+    parts = [p for p in _SENTENCE_END_RE.split(t.strip()) if p.strip(_FLUFF)]
+    return parts[-1].strip(_FLUFF + "*_") if parts else ""
+
+
+def _bare_label(s: str, lab: dict):
+    """The label if ``s`` is nothing but one ("Option 3.", "(B)"), else None."""
+    m = _SHORT_RE.fullmatch(s) if len(s) <= 40 else None
+    return lab.get(m.group("l").upper()) if m else None
+
+
+def _choice_after_correction(t: str, low: str, lab: dict):
+    """"B... no, sorry, D." / "Option 2. Wait - ... Option 3.": the label given
+    after the last correction word, when it is given plainly (right after the
+    correction, or as the closing sentence).  A correction with nothing after
+    it retracts the answer -> None.  Otherwise _MISS: read the response as usual."""
+    last = None
+    for m in _CORRECTION_RE.finditer(low):
+        last = m
+    if last is None:
+        return _MISS
+    tail = t[last.end():].lstrip(_FLUFF)
+    if not tail:
+        return None
+    r, _ = _label_at(tail, 0, lab, True)
+    if r is not _MISS:
+        return r
+    r = _bare_label(_last_sentence(tail), lab)
+    return _MISS if r is None else r
+
+
+# One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
+_CHECK_RE = re.compile(
+    r"""(?:^|(?<=[\n.;|]))[ \t*_#>|\-]*[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
+        (?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])""",
+    re.X | re.M,
+)
+_CHECK_YES = frozenset(("correct", "right", "true", "yes", "✓", "✔", "✅", "☑"))
+
+
+def _choice_from_checklist(t: str, lab: dict):
+    """The one label marked correct in a checklist of verdicts over several labels.
+
+    Several labels marked correct -> None; none marked correct -> _MISS (a
+    conclusion may follow)."""
+    if len(t) > 3000:
+        return _MISS  # a checklist is short; long prose is read by markers
+    verdicts: dict = {}
+    for m in _CHECK_RE.finditer(t):
+        lb = lab.get(m.group("l").upper())
+        if lb is not None:
+            verdicts.setdefault(lb, set()).add(m.group("v").lower() in _CHECK_YES)
+    if len(verdicts) < 2:
+        return _MISS
+    yes = [lb for lb, v in verdicts.items() if True in v]
+    if not yes:
+        return _MISS
+    return yes[0] if len(yes) == 1 and verdicts[yes[0]] == {True} else None
+
+
+_ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
+_NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
+_ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
+_ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+# Ordinals and number words that name an option: "the third option", "Statement
+# five", "It's the fourth.", "第三个选项".  Tied to a noun (or a bare "the
+# fourth" closing a sentence) so "the first frame" is left alone.
+_ORDINAL_RE = re.compile(
+    rf"""(?:\bthe\s+)?\b(?P<o>{_ORD_ALT})\s+(?:option|statement|choice|one|answer)\b
+        |\b(?:option|statement|choice)\s+(?:number\s+)?(?P<n>one|two|three|four|five|six|seven|eight|nine|ten)\b
+        |\bthe\s+(?P<b>{_ORD_ALT})(?=\s*(?:[.!;,]|$))
+        |第(?P<z>[一二三四五六七八九十])\s*(?:个|個)?\s*(?:选项|選項)""",
+    re.X | re.I,
+)
+_MAX_ORDINAL_TEXT = 200
+
+
+def _ordinals_to_labels(t: str, labels: tuple, lab: dict) -> str:
+    """``t`` with ordinal option names replaced by "(label)", so the usual rules
+    read them.  Only short responses: in long reasoning "the first option"
+    is discussed as often as chosen."""
+    def sub(m):
+        w = m.group("o") or m.group("b")
+        if w:
+            w = w.lower()
+            k = len(labels) if w == "last" else _ORDINAL_NUMS[w]
+            lb = labels[k - 1] if k <= len(labels) else None
+        elif m.group("n"):
+            k = _NUMBER_WORDS[m.group("n").lower()]
+            lb = lab.get(str(k)) or (labels[k - 1] if k <= len(labels) and str(labels[0]).isalpha() else None)
+        else:
+            k = _ZH_NUMS[m.group("z")]
+            lb = labels[k - 1] if k <= len(labels) else None
+        return m.group() if lb is None else f"({str(lb).strip()})"
+    return _ORDINAL_RE.sub(sub, t)
+
+
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
     """Which option the response chose: one element of ``labels`` or None.
 
@@ -850,6 +1019,9 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         # Full-width letters and digits ("答案：Ｂ") are the ASCII label; the
         # mapping is 1:1, so positions in t and low stay aligned.
         t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
+    if len(t) <= _MAX_ORDINAL_TEXT and _ORDINAL_RE.search(t):
+        t = _ordinals_to_labels(t, labels_t, lab)
+        low = _lower(t)
     opts = _norm_options(tuple(options), labels_t) if options else None
 
     # A very short response: bare label ("B", "(B).", "**B**", "Option 3").
@@ -861,17 +1033,18 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
                 return lb
 
     if "\\boxed" in t or "\\fbox" in t:
-        spans = _boxed_spans(t, last_only=True)
-        if spans:
-            content = _clean_boxed(t[spans[0][0]:spans[0][1]])
-            if content:
-                m = _SHORT_RE.fullmatch(content)
-                lb = lab.get(m.group("l").upper()) if m else None
-                if lb is not None:
-                    return lb
-                r = _decide_span(content, 0, lab, opts, False)
-                if r is not _MISS:
-                    return r
+        r = _choice_from_boxes(t, lab, opts)
+        if r is not _MISS:
+            return r
+
+    if "{" in t and ":" in t:
+        r = _choice_from_json(t, lab)
+        if r is not _MISS:
+            return r
+
+    r = _choice_after_correction(t, low, lab)
+    if r is not _MISS:
+        return r
 
     if "not" in low or "注" in low or "n.b" in low or "p.s" in low:
         r = _choice_before_note(t, low, lab, opts)
@@ -885,6 +1058,14 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         r = _option_exact(t, opts)
         if r is not _MISS:
             return r
+
+    if _NO_ANSWER_RE.match(t):
+        return None  # "None of the above. A is closest but wrong."
+    if "both" in low and _both(t, lab):
+        return None  # "Both A and B are true statements.": two labels
+    r = _choice_from_checklist(t, lab)
+    if r is not _MISS:
+        return r
 
     enumerated = None
     r, _ = _label_at(t, 0, lab, True)
@@ -907,6 +1088,13 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
                 enumerated = _enumerated(t, lab)
             if not enumerated:
                 return r
+    # "Okay. 2": a closing sentence that is only a label.
+    lb = _bare_label(_last_sentence(last_line), lab)
+    if lb is not None:
+        if enumerated is None:
+            enumerated = _enumerated(t, lab)
+        if not enumerated:
+            return lb
 
     r = _mentions(t, low, lab)
     if r is not _MISS:
