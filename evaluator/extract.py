@@ -551,6 +551,21 @@ _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
 # Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
 _M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
 # A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
+# "I think Option 3."  Strict: "I think B is wrong" is not one.
+_M_THINK = re.compile(r"(?:think|believe)\b\s*(?:that\s+)?(?:it['’]s\s+|it\s+(?:is|would\s+be)\s+)?", re.I)
+# "The coach's feedback corresponds to statement number 3."
+_M_CORRESPOND = re.compile(
+    r"correspond(?:s|ing)?\s+(?:to|with)\s+(?=(?:the\s+)?(?i:option|statement|choice)\b)", re.I
+)
+# A verdict word BEFORE the label: "The most accurate feedback is Option 3",
+# "The best fit is C", "Best match → 3".  At most four lower-case words
+# (the noun) between the verdict and "is", so "the best ... for B is" is not one.
+_M_VERDICT_PRE = re.compile(
+    r"(?i:best|accurate|correct|right|appropriate|plausible|suitable)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
+    r"(?:(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
+)
+# "C it is.": the label, then "it is" closing the sentence.
+_LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
@@ -564,6 +579,7 @@ _M_INTL = re.compile(
            \s*(?:(?:la|le|die|a|l['’])\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
         |opci[óo]n\s+(?:correcta\s+)?es\s+(?:la\s+)?
         |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
+        |(?:最(?:准确|準確|佳|合适|合適|符合|恰当|恰當)|正确|正確)[^\n。，,；;]{0,10}?(?:是|为|為)\s*(?:选项|選項)?
         )""",
     re.X | re.I,
 )
@@ -573,7 +589,8 @@ _M_INTL = re.compile(
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
-    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|correct|right|best|accurate|appropriate|plausible|suitable"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond"
+    r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
     r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
@@ -596,15 +613,19 @@ _PRE_MARKERS = {
     "it is": (_M_ITS, True),  # also "it's" (see _scan_markers_from)
     "probably": (_M_ITS, True),
     "say": (_M_ITS, True),
+    "think": (_M_THINK, True),
+    "believe": (_M_THINK, True),
+    "correspond": (_M_CORRESPOND, True),
 }
 for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
-            "wähle", "wahle"):
+            "wähle", "wahle", "最", "正确", "正確"):
     _PRE_MARKERS[_kw] = (_M_INTL, False)
 # After a verdict keyword: end of sentence or a word that keeps it a verdict
 # ("B is correct because", "the best answer"), not "the correct distractor".
 _POST_AFTER_RE = re.compile(
-    r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given)\b)",
+    r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*"
+    r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description)\b)",
     re.I,
 )
 # "B is correct", "(C) is the best answer", "Option 2 seems the most accurate":
@@ -612,7 +633,7 @@ _POST_AFTER_RE = re.compile(
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
     r"""(?<![\w'’])(?P<w>(?i:option|choice|statement)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
-        (?:\s+(?P<is>(?i:is|was|seems|appears))\s+(?i:to\s+be\s+)?(?i:the\s+)?
+        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers))\s+(?i:to\s+be\s+)?(?i:the\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
     re.X,
@@ -677,6 +698,23 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
     return r
 
 
+_VERDICT_WORDS = frozenset(("best", "accurate", "correct", "right", "appropriate", "plausible", "suitable"))
+
+
+def _label_before_it_is(t: str, p: int, lab: dict):
+    """"C it is." -> C: a label opening the sentence that "it is" (at ``p``) closes."""
+    for back in range(2, 8):  # "C it is", "(C) it is", "10 it is"
+        q = p - back
+        if q < 0:
+            break
+        m = _LABEL_IT_IS_RE.match(t, q)
+        if m and m.end(1) <= p and _sentence_start(t, q) and (q == 0 or not t[q - 1].isalnum()):
+            lb = lab.get(m.group(1).upper())
+            if lb is not None and not m.group(1).islower():
+                return lb
+    return _MISS
+
+
 def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
     for m in reversed(list(_KW_RE.finditer(low, start, end))):
         p = m.start()
@@ -691,12 +729,24 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             mm = rx.match(t, p)
             if mm is None and kw == "answer" and low.startswith("final ", p - 6):
                 mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
+            if mm is None and kw == "it is":
+                r = _label_before_it_is(t, p, lab)
+                if r is not _MISS:
+                    return r
             if mm is None:
                 continue
+            if kw in ("think", "believe") and low.endswith(("n't ", "not "), 0, p):
+                continue  # "I don't think B"
             r = _decide_span(t, mm.end(), lab, opts, strict)
+            if r is None and kw in ("think", "believe"):
+                continue  # "I think A and B are wrong": an aside, not an answer
             if r is not _MISS:
                 return r
             continue
+        if kw in _VERDICT_WORDS and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
+            r = _decide_span(t, mm.end(), lab, opts, False)
+            if r is not _MISS:
+                return r
         # Verdict after the label: "B is correct", "(C) is the best answer".
         pm = _POST_RE.search(t, max(0, p - 60), p)
         # Without "is" only "(B) best matches ..." reads as a verdict.
@@ -790,8 +840,10 @@ def _both(t: str, lab: dict) -> bool:
 def _mentions(t: str, low: str, lab: dict):
     """The single label mentioned in a strong form anywhere, else _MISS.
 
-    Negated mentions ("not B", "B is wrong") do not count."""
+    Negated mentions ("not B", "B is wrong") do not count; a label asked
+    about ("Could it be A?") is a guess, not an answer -> None."""
     seen = set()
+    asked = False
     for rx, src in ((_PAREN_MENTION_RE, t), (_BOLD_MENTION_RE, t), (_WORD_MENTION_RE, low)):
         if rx is _PAREN_MENTION_RE and "(" not in t:
             continue
@@ -803,6 +855,7 @@ def _mentions(t: str, low: str, lab: dict):
             lb = lab.get(m.group(1).upper())
             if lb is not None and not _negated(low, m.start(), m.end()):
                 seen.add(lb)
+                asked = asked or _QUESTIONED_RE.match(src, m.end()) is not None
                 if len(seen) > 1:
                     return _MISS
     for m in _CAPITAL_RE.finditer(t):
@@ -818,10 +871,13 @@ def _mentions(t: str, low: str, lab: dict):
         if _negated(low, st, m.end()):
             continue
         seen.add(lb)
+        asked = asked or _QUESTIONED_RE.match(t, m.end()) is not None
         if len(seen) > 1:
             return _MISS
     if seen and "both" in low and _both(t, lab):
         return _MISS
+    if asked:
+        return None
     return seen.pop() if seen else _MISS
 
 
