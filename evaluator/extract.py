@@ -809,7 +809,7 @@ _NEG_AFTER_RE = re.compile(
 def _negated(low: str, start: int, end: int) -> bool:
     """"not B", "isn't (C)", "B is wrong": a mention that rejects the label."""
     before = low[max(0, start - 12):start]
-    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ")):
+    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ", "n't think ", "not think ")):
         return True
     return _NEG_AFTER_RE.match(low, end) is not None
 
@@ -910,8 +910,18 @@ def _choice_from_boxes(t: str, lab: dict, opts):
     return r
 
 
-# Keys of a JSON answer object that hold the choice; "answer" keys outrank the rest.
-_JSON_ANSWER_KEY_RE = re.compile(r"answer|option|choice|letter|select|pick|label")
+# Keys of a JSON answer object that hold the choice ("selected_option",
+# "Answer Letter"): only these words, at least one of them core; "answer"
+# keys outrank the rest.  "options_considered" is not one.
+_JSON_KEY_WORDS = frozenset("answer final option choice letter selected selection select chosen label pick "
+                            "correct best my your the".split())
+_JSON_KEY_CORE = frozenset("answer final option choice letter selected selection select chosen label pick".split())
+_JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
+
+
+def _json_answer_key(key: str) -> bool:
+    words = {w for w in _JSON_KEY_SPLIT_RE.split(key) if w}
+    return bool(words & _JSON_KEY_CORE) and words <= _JSON_KEY_WORDS
 
 
 def _choice_from_json(t: str, lab: dict):
@@ -928,7 +938,7 @@ def _choice_from_json(t: str, lab: dict):
     tiers: tuple[set, set] = (set(), set())
     for k, v in d.items():
         key = str(k).lower()
-        if not _JSON_ANSWER_KEY_RE.search(key) or isinstance(v, bool) or not isinstance(v, (str, int)):
+        if not _json_answer_key(key) or isinstance(v, bool) or not isinstance(v, (str, int)):
             continue
         sv = str(v).strip()
         m = _SHORT_RE.fullmatch(sv) if len(sv) <= 40 else None
@@ -985,7 +995,7 @@ def _choice_after_correction(t: str, low: str, lab: dict):
 
 # One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
 _CHECK_RE = re.compile(
-    r"""(?:^|(?<=[\n.;|]))[ \t*_#>|\-]*[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
+    r"""(?:^|(?<=[\n.;|]))[ \t*_#>|\-]*(?:(?i:option|choice|statement)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
         (?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])""",
     re.X | re.M,
 )
@@ -1046,7 +1056,7 @@ def _ordinals_to_labels(t: str, labels: tuple, lab: dict) -> str:
         else:
             k = _ZH_NUMS[m.group("z")]
             lb = labels[k - 1] if k <= len(labels) else None
-        return m.group() if lb is None else f"({str(lb).strip()})"
+        return m.group() if lb is None else f"option {str(lb).strip()}"
     return _ORDINAL_RE.sub(sub, t)
 
 
@@ -1075,7 +1085,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         # Full-width letters and digits ("答案：Ｂ") are the ASCII label; the
         # mapping is 1:1, so positions in t and low stay aligned.
         t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
-    if len(t) <= _MAX_ORDINAL_TEXT and _ORDINAL_RE.search(t):
+    # Ordinals become "option X" (weak: a rule must still read it as chosen, and
+    # loose mentions are not read, so "the first option mentions a cup" is no answer).
+    rewritten = len(t) <= _MAX_ORDINAL_TEXT and _ORDINAL_RE.search(t) is not None
+    if rewritten:
         t = _ordinals_to_labels(t, labels_t, lab)
         low = _lower(t)
     opts = _norm_options(tuple(options), labels_t) if options else None
@@ -1125,7 +1138,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
 
     enumerated = None
     r, _ = _label_at(t, 0, lab, True)
-    if r is not _MISS:
+    if r is not _MISS and not _negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
         enumerated = _enumerated(t, lab)
         if not enumerated:
             return r
@@ -1139,7 +1152,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         if lb is not None:
             return lb
         r, _ = _label_at(last_line, 0, lab, True)
-        if r is not _MISS:
+        if r is not _MISS and not _negated_label(last_line, 0):
             if enumerated is None:
                 enumerated = _enumerated(t, lab)
             if not enumerated:
@@ -1152,7 +1165,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         if not enumerated:
             return lb
 
-    r = _mentions(t, low, lab)
+    r = _mentions(t, low, lab) if not rewritten else _MISS
     if r is not _MISS:
         return r
 
