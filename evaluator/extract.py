@@ -492,7 +492,9 @@ _NO_ANSWER_RE = re.compile(
 def _negated_label(t: str, pos: int) -> bool:
     """True if the label parsed at ``pos`` is rejected right after ("A is not correct")."""
     m = _LEAD_RE.match(t, pos)
-    return m is not None and _NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
+    if m is None or t[m.end():m.end() + 1] not in (" ", "*", ")", "\t"):
+        return False  # a rejection needs a space after the label; most answers end there
+    return _NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
 
 
 def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
@@ -729,10 +731,6 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             mm = rx.match(t, p)
             if mm is None and kw == "answer" and low.startswith("final ", p - 6):
                 mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
-            if mm is None and kw == "it is":
-                r = _label_before_it_is(t, p, lab)
-                if r is not _MISS:
-                    return r
             if mm is None:
                 continue
             if kw in ("think", "believe") and low.endswith(("n't ", "not "), 0, p):
@@ -740,6 +738,8 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             r = _decide_span(t, mm.end(), lab, opts, strict)
             if r is None and kw in ("think", "believe"):
                 continue  # "I think A and B are wrong": an aside, not an answer
+            if r is _MISS and kw == "it is":
+                r = _label_before_it_is(t, p, lab)
             if r is not _MISS:
                 return r
             continue
@@ -930,8 +930,8 @@ def _choice_from_json(t: str, lab: dict):
     Several answer keys naming different labels -> None."""
     i = t.find("{")
     j = t.rfind("}")
-    if i < 0 or j <= i:
-        return _MISS
+    if i < 0 or j <= i or t[i + 1:i + 40].lstrip()[:1] not in ("\"", "'"):
+        return _MISS  # not an object with quoted keys (e.g. LaTeX braces): skip the parsers
     d = _parse_obj(t[i:j + 1])
     if not isinstance(d, dict):
         return _MISS
@@ -954,10 +954,24 @@ def _choice_from_json(t: str, lab: dict):
 
 
 # A self-correction: what follows the last of these replaces what came before.
-_CORRECTION_RE = re.compile(
-    r"\b(?:wait|sorry|actually|scratch\s+that|on\s+second\s+thought|correction|i\s+mean|make\s+that"
-    r"|no(?=\s*[,:;!.—–-]))\b"
-)
+# Found with rfind (only the last one matters, and most responses have none);
+# a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt".
+_CORRECTION_WORDS = ("wait", "sorry", "actually", "scratch that", "on second thought", "correction",
+                     "i mean", "make that", "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
+
+
+def _last_correction(low: str) -> int:
+    """End of the last correction word in ``low``, or -1."""
+    best = -1
+    for w in _CORRECTION_WORDS:
+        p = low.rfind(w)
+        while p >= 0 and p + len(w) > best:
+            e = p + len(w)
+            if _is_word_start(low, p) and not (e < len(low) and low[e].isalnum()):
+                best = e
+                break
+            p = low.rfind(w, 0, p)
+    return best
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;。！？])\s+|\n")
 _FLUFF = " \t\r\n,:;.!—–-…"
 
@@ -978,12 +992,10 @@ def _choice_after_correction(t: str, low: str, lab: dict):
     after the last correction word, when it is given plainly (right after the
     correction, or as the closing sentence).  A correction with nothing after
     it retracts the answer -> None.  Otherwise _MISS: read the response as usual."""
-    last = None
-    for m in _CORRECTION_RE.finditer(low):
-        last = m
-    if last is None:
+    end = _last_correction(low)
+    if end < 0:
         return _MISS
-    tail = t[last.end():].lstrip(_FLUFF)
+    tail = t[end:].lstrip(_FLUFF)
     if not tail:
         return None
     r, _ = _label_at(tail, 0, lab, True)
@@ -994,10 +1006,11 @@ def _choice_after_correction(t: str, low: str, lab: dict):
 
 
 # One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
+_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]")
 _CHECK_RE = re.compile(
-    r"""(?:^|(?<=[\n.;|]))[ \t*_#>|\-]*(?:(?i:option|choice|statement)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
+    r"""[ \t*_#>|\-]*(?:(?i:option|choice|statement)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
         (?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])""",
-    re.X | re.M,
+    re.X,
 )
 _CHECK_YES = frozenset(("correct", "right", "true", "yes", "✓", "✔", "✅", "☑"))
 
@@ -1010,7 +1023,11 @@ def _choice_from_checklist(t: str, lab: dict):
     if len(t) > 3000:
         return _MISS  # a checklist is short; long prose is read by markers
     verdicts: dict = {}
-    for m in _CHECK_RE.finditer(t):
+    # One anchored match per line/sentence: far cheaper than searching every position.
+    for item in _CHECK_ITEM_SPLIT_RE.split(t):
+        m = _CHECK_RE.match(item)
+        if m is None:
+            continue
         lb = lab.get(m.group("l").upper())
         if lb is not None:
             verdicts.setdefault(lb, set()).add(m.group("v").lower() in _CHECK_YES)
@@ -1030,34 +1047,47 @@ _ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|las
 # Ordinals and number words that name an option: "the third option", "Statement
 # five", "It's the fourth.", "第三个选项".  Tied to a noun (or a bare "the
 # fourth" closing a sentence) so "the first frame" is left alone.
+# Applied to the lower-cased text; the leading class lets the engine skip ahead.
 _ORDINAL_RE = re.compile(
-    rf"""(?:\bthe\s+)?\b(?P<o>{_ORD_ALT})\s+(?:option|statement|choice|one|answer)\b
+    rf"""(?=[tfselnoc第])(?:\bthe\s+)?\b(?P<o>{_ORD_ALT})\s+(?:option|statement|choice|one|answer)\b
         |\b(?:option|statement|choice)\s+(?:number\s+)?(?P<n>one|two|three|four|five|six|seven|eight|nine|ten)\b
         |\bthe\s+(?P<b>{_ORD_ALT})(?=\s*(?:[.!;,]|$))
         |第(?P<z>[一二三四五六七八九十])\s*(?:个|個)?\s*(?:选项|選項)""",
-    re.X | re.I,
+    re.X,
 )
 _MAX_ORDINAL_TEXT = 200
+# Substring checks (fast, in C) before the regex: most responses have none.
+_ORDINAL_HINTS = tuple(_ORDINAL_NUMS) + tuple(" " + w for w in _NUMBER_WORDS) + ("last", "第")
 
 
-def _ordinals_to_labels(t: str, labels: tuple, lab: dict) -> str:
+def _has_ordinal(low: str) -> bool:
+    return any(h in low for h in _ORDINAL_HINTS) and _ORDINAL_RE.search(low) is not None
+
+
+def _ordinals_to_labels(t: str, low: str, labels: tuple, lab: dict) -> str:
     """``t`` with ordinal option names replaced by "(label)", so the usual rules
     read them.  Only short responses: in long reasoning "the first option"
     is discussed as often as chosen."""
-    def sub(m):
+    def label_of(m):
         w = m.group("o") or m.group("b")
         if w:
-            w = w.lower()
             k = len(labels) if w == "last" else _ORDINAL_NUMS[w]
             lb = labels[k - 1] if k <= len(labels) else None
         elif m.group("n"):
-            k = _NUMBER_WORDS[m.group("n").lower()]
+            k = _NUMBER_WORDS[m.group("n")]
             lb = lab.get(str(k)) or (labels[k - 1] if k <= len(labels) and str(labels[0]).isalpha() else None)
         else:
             k = _ZH_NUMS[m.group("z")]
             lb = labels[k - 1] if k <= len(labels) else None
-        return m.group() if lb is None else f"option {str(lb).strip()}"
-    return _ORDINAL_RE.sub(sub, t)
+        return lb
+
+    out, prev = [], 0
+    for m in _ORDINAL_RE.finditer(low):  # positions in low are positions in t
+        lb = label_of(m)
+        if lb is not None:
+            out += [t[prev:m.start()], f"option {str(lb).strip()}"]
+            prev = m.end()
+    return "".join(out) + t[prev:]
 
 
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
@@ -1087,9 +1117,9 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
     # Ordinals become "option X" (weak: a rule must still read it as chosen, and
     # loose mentions are not read, so "the first option mentions a cup" is no answer).
-    rewritten = len(t) <= _MAX_ORDINAL_TEXT and _ORDINAL_RE.search(t) is not None
+    rewritten = len(t) <= _MAX_ORDINAL_TEXT and _has_ordinal(low)
     if rewritten:
-        t = _ordinals_to_labels(t, labels_t, lab)
+        t = _ordinals_to_labels(t, low, labels_t, lab)
         low = _lower(t)
     opts = _norm_options(tuple(options), labels_t) if options else None
 
