@@ -1101,8 +1101,18 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     article "A"/pronoun "I") -> the only option text contained in a short
     response/last line.  Letters not in ``labels`` are ignored.
 
+    Before the markers: a JSON reply's answer key ({"option": "2"}) and a
+    self-correction ("B... no, sorry, D": the label given plainly after the
+    last "no,"/"wait"/"sorry"/"actually" wins).  Before the shape fallbacks:
+    a checklist of verdicts ("A - wrong", "C ✅") gives its one ticked label.
+    Ordinals naming an option ("the third option", "Statement five") are
+    read in short responses.
+
     Ambiguity -> None: the final marker names two labels ("A or B"), or no
-    marker exists and several labels are mentioned.
+    marker exists and several labels are mentioned.  Doubt -> None too: a
+    label asked as a question ("Could it be A?"), "N/A" / "None of the
+    above", a label rejected where it is given ("Answer: A is not correct"),
+    two boxes given together, two labels ticked in a checklist.
     """
     if not text or not labels:
         return None
