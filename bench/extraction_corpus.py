@@ -1,5 +1,7 @@
 """Multiple-choice answer extraction over the committed corpus
-(tests/data/extraction_corpus/*.jsonl, about 1,200 labelled responses per benchmark).
+(tests/data/extraction_corpus/*.jsonl, about 1,200 generated responses per benchmark,
+plus "heldout": 525 responses hand-written by a tester who had not seen the extractor,
+the honest figure of the lot).
 
 Prints per benchmark, measured in this run:
   responses, correct, wrong (must be 0), unscored rate   for extract_choice
@@ -27,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from evaluator.extract import extract_choice  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "extraction_corpus"
-BENCHMARKS = ("exact", "videommmu", "expvid", "causalstep")
+BENCHMARKS = ("exact", "videommmu", "expvid", "causalstep", "heldout")
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])")
 
 

@@ -158,6 +158,10 @@ def read_cut_off_reasoning(text):
     return text
 
 
+_FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+              for c in range(r[0], r[1] + 1)}
+
+
 def _prep(text) -> tuple[str, str]:
     """Answer part of a response and its lower-cased twin.
 
@@ -372,7 +376,8 @@ _LEAD_RE = re.compile(
     r"""[\s*_#>`'"“”‘’:：=\-–—]{0,40}
         (?:\\\(|\\\[|\$\$?)?\s*
         (?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?
-        (?:(?i:the\s+)?(?i:option|choice|letter|statement)\b\s*[:：\#]?\s*|选项|選項)?
+        (?:(?i:the\s+)?(?:(?i:option|choice|letter|statement)\b\s*[:：\#]?\s*)?(?i:number\s+)?
+          |选项|選項)?
         (?P<o>[\(\[（])?\s*
         (?P<l>[A-Za-z]|[0-9]{1,2})(?![A-Za-z0-9])
         (?:\s*(?P<c>[\)\]）]))?
@@ -405,6 +410,10 @@ _DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’，。；：！？、）】」
 _AMBIG_RE = re.compile(
     r"\s*(?:,|/|&|\bor\b|\band\b)\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])"
 )
+
+
+# A label followed by a question mark is asked about, not answered.
+_QUESTIONED_RE = re.compile(r"[\s*_)\]）]{0,4}[?？]")
 
 
 def _label_at(t: str, pos: int, lab: dict, strict: bool):
@@ -445,6 +454,8 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         article = True
     if strict and not (wrapped or delim):
         return _MISS, False
+    if _QUESTIONED_RE.match(t, end):
+        return None, False  # "The answer is A?": a guess put as a question
     am = _AMBIG_RE.match(t, end)
     if am:
         tok2 = am.group(1)
@@ -470,8 +481,26 @@ def _first_line(t: str, pos: int) -> str:
     return ""
 
 
+# Phrases that state there is no answer ("Answer: N/A", "None of the above").
+_NO_ANSWER_RE = re.compile(
+    r"""[\s*_#>`'"“”:：=\-–—]{0,10}(?:n/?a\b|none\b|neither\b|no\s+(?:correct\s+|right\s+|single\s+)?(?:answer|option|choice)
+        |(?:cannot|can['’]?t)\s+(?:be\s+)?determine|unknown\b|unclear\b|insufficient\b|not\s+enough\b)""",
+    re.X | re.I,
+)
+
+
+def _negated_label(t: str, pos: int) -> bool:
+    """True if the label parsed at ``pos`` is rejected right after ("A is not correct")."""
+    m = _LEAD_RE.match(t, pos)
+    if m is None or t[m.end():m.end() + 1] not in (" ", "*", ")", "\t"):
+        return False  # a rejection needs a space after the label; most answers end there
+    return _NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
+
+
 def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
     """Choice stated at ``pos`` (after a marker, or a box's content)."""
+    if _NO_ANSWER_RE.match(t, pos):
+        return None  # "Answer: N/A": the response says it has no answer
     line = None
     if opts:
         line = _first_line(t, pos)
@@ -483,11 +512,13 @@ def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
                 return r
     r, article = _label_at(t, pos, lab, strict)
     if r is not _MISS:
-        if article and opts:
-            # "Answer: A man is running" may be option text, not label A.
-            r2 = _option_contained(line, opts)
-            if r2 is not _MISS:
-                return r2
+        if article:
+            # "Answer: A man is running" may be option text, not label A; with no
+            # option text to tell, "Answer: A lot is missing" is no label at all.
+            r2 = _option_contained(line, opts) if opts else _MISS
+            return None if r2 is _MISS else r2
+        if r is not None and _negated_label(t, pos):
+            return None  # "Answer: A is not correct": rejects A, chooses nothing
         return r
     if opts and not strict:
         return _option_contained(line, opts)
@@ -522,6 +553,21 @@ _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
 # Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
 _M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
 # A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
+# "I think Option 3."  Strict: "I think B is wrong" is not one.
+_M_THINK = re.compile(r"(?:think|believe)\b\s*(?:that\s+)?(?:it['’]s\s+|it\s+(?:is|would\s+be)\s+)?", re.I)
+# "The coach's feedback corresponds to statement number 3."
+_M_CORRESPOND = re.compile(
+    r"correspond(?:s|ing)?\s+(?:to|with)\s+(?=(?:the\s+)?(?i:option|statement|choice)\b)", re.I
+)
+# A verdict word BEFORE the label: "The most accurate feedback is Option 3",
+# "The best fit is C", "Best match → 3".  At most four lower-case words
+# (the noun) between the verdict and "is", so "the best ... for B is" is not one.
+_M_VERDICT_PRE = re.compile(
+    r"(?i:best|accurate|correct|right|appropriate|plausible|suitable)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
+    r"(?:(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
+)
+# "C it is.": the label, then "it is" closing the sentence.
+_LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
@@ -535,6 +581,7 @@ _M_INTL = re.compile(
            \s*(?:(?:la|le|die|a|l['’])\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
         |opci[óo]n\s+(?:correcta\s+)?es\s+(?:la\s+)?
         |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
+        |(?:最(?:准确|準確|佳|合适|合適|符合|恰当|恰當)|正确|正確)[^\n。，,；;]{0,10}?(?:是|为|為)\s*(?:选项|選項)?
         )""",
     re.X | re.I,
 )
@@ -544,7 +591,8 @@ _M_INTL = re.compile(
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
-    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|correct|right|best|accurate|appropriate|plausible|suitable"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond"
+    r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
     r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
@@ -567,15 +615,19 @@ _PRE_MARKERS = {
     "it is": (_M_ITS, True),  # also "it's" (see _scan_markers_from)
     "probably": (_M_ITS, True),
     "say": (_M_ITS, True),
+    "think": (_M_THINK, True),
+    "believe": (_M_THINK, True),
+    "correspond": (_M_CORRESPOND, True),
 }
 for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
-            "wähle", "wahle"):
+            "wähle", "wahle", "最", "正确", "正確"):
     _PRE_MARKERS[_kw] = (_M_INTL, False)
 # After a verdict keyword: end of sentence or a word that keeps it a verdict
 # ("B is correct because", "the best answer"), not "the correct distractor".
 _POST_AFTER_RE = re.compile(
-    r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given)\b)",
+    r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*"
+    r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description)\b)",
     re.I,
 )
 # "B is correct", "(C) is the best answer", "Option 2 seems the most accurate":
@@ -583,7 +635,7 @@ _POST_AFTER_RE = re.compile(
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
     r"""(?<![\w'’])(?P<w>(?i:option|choice|statement)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
-        (?:\s+(?P<is>(?i:is|was|seems|appears))\s+(?i:to\s+be\s+)?(?i:the\s+)?
+        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers))\s+(?i:to\s+be\s+)?(?i:the\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
     re.X,
@@ -648,6 +700,23 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
     return r
 
 
+_VERDICT_WORDS = frozenset(("best", "accurate", "correct", "right", "appropriate", "plausible", "suitable"))
+
+
+def _label_before_it_is(t: str, p: int, lab: dict):
+    """"C it is." -> C: a label opening the sentence that "it is" (at ``p``) closes."""
+    for back in range(2, 8):  # "C it is", "(C) it is", "10 it is"
+        q = p - back
+        if q < 0:
+            break
+        m = _LABEL_IT_IS_RE.match(t, q)
+        if m and m.end(1) <= p and _sentence_start(t, q) and (q == 0 or not t[q - 1].isalnum()):
+            lb = lab.get(m.group(1).upper())
+            if lb is not None and not m.group(1).islower():
+                return lb
+    return _MISS
+
+
 def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
     for m in reversed(list(_KW_RE.finditer(low, start, end))):
         p = m.start()
@@ -664,10 +733,20 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
                 mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
             if mm is None:
                 continue
+            if kw in ("think", "believe") and low.endswith(("n't ", "not "), 0, p):
+                continue  # "I don't think B"
             r = _decide_span(t, mm.end(), lab, opts, strict)
+            if r is None and kw in ("think", "believe"):
+                continue  # "I think A and B are wrong": an aside, not an answer
+            if r is _MISS and kw == "it is":
+                r = _label_before_it_is(t, p, lab)
             if r is not _MISS:
                 return r
             continue
+        if kw in _VERDICT_WORDS and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
+            r = _decide_span(t, mm.end(), lab, opts, False)
+            if r is not _MISS:
+                return r
         # Verdict after the label: "B is correct", "(C) is the best answer".
         pm = _POST_RE.search(t, max(0, p - 60), p)
         # Without "is" only "(B) best matches ..." reads as a verdict.
@@ -690,7 +769,7 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
 
 _SHORT_RE = re.compile(
     r"""[\s*_#`'"“”(\[]{0,10}
-        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement)\s*[:：]?\s*|选项|選項)?
+        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number)\s*[:：]?\s*|选项|選項)?
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
     re.X,
 )
@@ -722,7 +801,7 @@ def _enumerated(t: str, lab: dict) -> bool:
 
 
 _NEG_AFTER_RE = re.compile(
-    r"\**\)?\**\s+(?:is|was|seems|appears)?\s*(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely)"
+    r"\**\)?\**\s+(?:is|was|seems|appears)?\s*(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate|irrelevant)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
 )
 
@@ -730,7 +809,7 @@ _NEG_AFTER_RE = re.compile(
 def _negated(low: str, start: int, end: int) -> bool:
     """"not B", "isn't (C)", "B is wrong": a mention that rejects the label."""
     before = low[max(0, start - 12):start]
-    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ")):
+    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ", "n't think ", "not think ")):
         return True
     return _NEG_AFTER_RE.match(low, end) is not None
 
@@ -761,8 +840,10 @@ def _both(t: str, lab: dict) -> bool:
 def _mentions(t: str, low: str, lab: dict):
     """The single label mentioned in a strong form anywhere, else _MISS.
 
-    Negated mentions ("not B", "B is wrong") do not count."""
+    Negated mentions ("not B", "B is wrong") do not count; a label asked
+    about ("Could it be A?") is a guess, not an answer -> None."""
     seen = set()
+    asked = False
     for rx, src in ((_PAREN_MENTION_RE, t), (_BOLD_MENTION_RE, t), (_WORD_MENTION_RE, low)):
         if rx is _PAREN_MENTION_RE and "(" not in t:
             continue
@@ -774,6 +855,7 @@ def _mentions(t: str, low: str, lab: dict):
             lb = lab.get(m.group(1).upper())
             if lb is not None and not _negated(low, m.start(), m.end()):
                 seen.add(lb)
+                asked = asked or _QUESTIONED_RE.match(src, m.end()) is not None
                 if len(seen) > 1:
                     return _MISS
     for m in _CAPITAL_RE.finditer(t):
@@ -789,11 +871,223 @@ def _mentions(t: str, low: str, lab: dict):
         if _negated(low, st, m.end()):
             continue
         seen.add(lb)
+        asked = asked or _QUESTIONED_RE.match(t, m.end()) is not None
         if len(seen) > 1:
             return _MISS
     if seen and "both" in low and _both(t, lab):
         return _MISS
+    if asked:
+        return None
     return seen.pop() if seen else _MISS
+
+
+# ---- Rules for whole responses, used by extract_choice -------------------
+
+def _choice_from_boxes(t: str, lab: dict, opts):
+    """Choice given by the last \\boxed{}; None when the box says there is no
+    answer ("\\boxed{N/A}") or sits next to a box with another label
+    ("\\boxed{A} or \\boxed{B}"); _MISS when there is no usable box."""
+    spans = _boxed_spans(t, last_only=False)
+    if not spans:
+        return _MISS
+    a, b = spans[-1]
+    content = _clean_boxed(t[a:b])
+    if not content:
+        return _MISS
+    if _NO_ANSWER_RE.match(content):
+        return None
+    m = _SHORT_RE.fullmatch(content)
+    r = lab.get(m.group("l").upper()) if m else None
+    if r is None:
+        r = _decide_span(content, 0, lab, opts, False)
+    if r is None or r is _MISS or len(spans) < 2:
+        return r
+    pa, pb = spans[-2]
+    if a - pb <= 24:  # "} or \boxed{": two boxes given together
+        prev = _SHORT_RE.fullmatch(_clean_boxed(t[pa:pb]))
+        if prev and lab.get(prev.group("l").upper()) not in (None, r):
+            return None
+    return r
+
+
+# Keys of a JSON answer object that hold the choice ("selected_option",
+# "Answer Letter"): only these words, at least one of them core; "answer"
+# keys outrank the rest.  "options_considered" is not one.
+_JSON_KEY_WORDS = frozenset("answer final option choice letter selected selection select chosen label pick "
+                            "correct best my your the".split())
+_JSON_KEY_CORE = frozenset("answer final option choice letter selected selection select chosen label pick".split())
+_JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
+
+
+def _json_answer_key(key: str) -> bool:
+    words = {w for w in _JSON_KEY_SPLIT_RE.split(key) if w}
+    return bool(words & _JSON_KEY_CORE) and words <= _JSON_KEY_WORDS
+
+
+def _choice_from_json(t: str, lab: dict):
+    """Label in a JSON/dict reply ({"option": "2"}, {"letter": "d"}), or _MISS.
+
+    Several answer keys naming different labels -> None."""
+    i = t.find("{")
+    j = t.rfind("}")
+    if i < 0 or j <= i or t[i + 1:i + 40].lstrip()[:1] not in ("\"", "'"):
+        return _MISS  # not an object with quoted keys (e.g. LaTeX braces): skip the parsers
+    d = _parse_obj(t[i:j + 1])
+    if not isinstance(d, dict):
+        return _MISS
+    tiers: tuple[set, set] = (set(), set())
+    for k, v in d.items():
+        key = str(k).lower()
+        if not _json_answer_key(key) or isinstance(v, bool) or not isinstance(v, (str, int)):
+            continue
+        sv = str(v).strip()
+        m = _SHORT_RE.fullmatch(sv) if len(sv) <= 40 else None
+        lb = lab.get(m.group("l").upper()) if m else None
+        if lb is not None:
+            tiers[0 if "answer" in key else 1].add(lb)
+    for found in tiers:
+        if len(found) == 1:
+            return found.pop()
+        if found:
+            return None
+    return _MISS
+
+
+# A self-correction: what follows the last of these replaces what came before.
+# Found with rfind (only the last one matters, and most responses have none);
+# a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt".
+_CORRECTION_WORDS = ("wait", "sorry", "actually", "scratch that", "on second thought", "correction",
+                     "i mean", "make that", "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
+
+
+def _last_correction(low: str) -> int:
+    """End of the last correction word in ``low``, or -1."""
+    best = -1
+    for w in _CORRECTION_WORDS:
+        p = low.rfind(w)
+        while p >= 0 and p + len(w) > best:
+            e = p + len(w)
+            if _is_word_start(low, p) and not (e < len(low) and low[e].isalnum()):
+                best = e
+                break
+            p = low.rfind(w, 0, p)
+    return best
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;。！？])\s+|\n")
+_FLUFF = " \t\r\n,:;.!—–-…"
+
+
+def _last_sentence(t: str) -> str:
+    parts = [p for p in _SENTENCE_END_RE.split(t.strip()) if p.strip(_FLUFF)]
+    return parts[-1].strip(_FLUFF + "*_") if parts else ""
+
+
+def _bare_label(s: str, lab: dict):
+    """The label if ``s`` is nothing but one ("Option 3.", "(B)"), else None."""
+    m = _SHORT_RE.fullmatch(s) if len(s) <= 40 else None
+    return lab.get(m.group("l").upper()) if m else None
+
+
+def _choice_after_correction(t: str, low: str, lab: dict):
+    """"B... no, sorry, D." / "Option 2. Wait - ... Option 3.": the label given
+    after the last correction word, when it is given plainly (right after the
+    correction, or as the closing sentence).  A correction with nothing after
+    it retracts the answer -> None.  Otherwise _MISS: read the response as usual."""
+    end = _last_correction(low)
+    if end < 0:
+        return _MISS
+    tail = t[end:].lstrip(_FLUFF)
+    if not tail:
+        return None
+    r, _ = _label_at(tail, 0, lab, True)
+    if r is not _MISS:
+        return r
+    r = _bare_label(_last_sentence(tail), lab)
+    return _MISS if r is None else r
+
+
+# One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
+_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]")
+_CHECK_RE = re.compile(
+    r"""[ \t*_#>|\-]*(?:(?i:option|choice|statement)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
+        (?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])""",
+    re.X,
+)
+_CHECK_YES = frozenset(("correct", "right", "true", "yes", "✓", "✔", "✅", "☑"))
+
+
+def _choice_from_checklist(t: str, lab: dict):
+    """The one label marked correct in a checklist of verdicts over several labels.
+
+    Several labels marked correct -> None; none marked correct -> _MISS (a
+    conclusion may follow)."""
+    if len(t) > 3000:
+        return _MISS  # a checklist is short; long prose is read by markers
+    verdicts: dict = {}
+    # One anchored match per line/sentence: far cheaper than searching every position.
+    for item in _CHECK_ITEM_SPLIT_RE.split(t):
+        m = _CHECK_RE.match(item)
+        if m is None:
+            continue
+        lb = lab.get(m.group("l").upper())
+        if lb is not None:
+            verdicts.setdefault(lb, set()).add(m.group("v").lower() in _CHECK_YES)
+    if len(verdicts) < 2:
+        return _MISS
+    yes = [lb for lb, v in verdicts.items() if True in v]
+    if not yes:
+        return _MISS
+    return yes[0] if len(yes) == 1 and verdicts[yes[0]] == {True} else None
+
+
+_ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
+_NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
+_ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
+_ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+# Ordinals and number words that name an option: "the third option", "Statement
+# five", "It's the fourth.", "第三个选项".  Tied to a noun (or a bare "the
+# fourth" closing a sentence) so "the first frame" is left alone.
+# Applied to the lower-cased text; the leading class lets the engine skip ahead.
+_ORDINAL_RE = re.compile(
+    rf"""(?=[tfselnoc第])(?:\bthe\s+)?\b(?P<o>{_ORD_ALT})\s+(?:option|statement|choice|one|answer)\b
+        |\b(?:option|statement|choice)\s+(?:number\s+)?(?P<n>one|two|three|four|five|six|seven|eight|nine|ten)\b
+        |\bthe\s+(?P<b>{_ORD_ALT})(?=\s*(?:[.!;,]|$))
+        |第(?P<z>[一二三四五六七八九十])\s*(?:个|個)?\s*(?:选项|選項)""",
+    re.X,
+)
+_MAX_ORDINAL_TEXT = 200
+# Substring checks (fast, in C) before the regex: most responses have none.
+_ORDINAL_HINTS = tuple(_ORDINAL_NUMS) + tuple(" " + w for w in _NUMBER_WORDS) + ("last", "第")
+
+
+def _has_ordinal(low: str) -> bool:
+    return any(h in low for h in _ORDINAL_HINTS) and _ORDINAL_RE.search(low) is not None
+
+
+def _ordinals_to_labels(t: str, low: str, labels: tuple, lab: dict) -> str:
+    """``t`` with ordinal option names replaced by "(label)", so the usual rules
+    read them.  Only short responses: in long reasoning "the first option"
+    is discussed as often as chosen."""
+    def label_of(m):
+        w = m.group("o") or m.group("b")
+        if w:
+            k = len(labels) if w == "last" else _ORDINAL_NUMS[w]
+            lb = labels[k - 1] if k <= len(labels) else None
+        elif m.group("n"):
+            k = _NUMBER_WORDS[m.group("n")]
+            lb = lab.get(str(k)) or (labels[k - 1] if k <= len(labels) and str(labels[0]).isalpha() else None)
+        else:
+            k = _ZH_NUMS[m.group("z")]
+            lb = labels[k - 1] if k <= len(labels) else None
+        return lb
+
+    out, prev = [], 0
+    for m in _ORDINAL_RE.finditer(low):  # positions in low are positions in t
+        lb = label_of(m)
+        if lb is not None:
+            out += [t[prev:m.start()], f"option {str(lb).strip()}"]
+            prev = m.end()
+    return "".join(out) + t[prev:]
 
 
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
@@ -807,8 +1101,18 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     article "A"/pronoun "I") -> the only option text contained in a short
     response/last line.  Letters not in ``labels`` are ignored.
 
+    Before the markers: a JSON reply's answer key ({"option": "2"}) and a
+    self-correction ("B... no, sorry, D": the label given plainly after the
+    last "no,"/"wait"/"sorry"/"actually" wins).  Before the shape fallbacks:
+    a checklist of verdicts ("A - wrong", "C ✅") gives its one ticked label.
+    Ordinals naming an option ("the third option", "Statement five") are
+    read in short responses.
+
     Ambiguity -> None: the final marker names two labels ("A or B"), or no
-    marker exists and several labels are mentioned.
+    marker exists and several labels are mentioned.  Doubt -> None too: a
+    label asked as a question ("Could it be A?"), "N/A" / "None of the
+    above", a label rejected where it is given ("Answer: A is not correct"),
+    two boxes given together, two labels ticked in a checklist.
     """
     if not text or not labels:
         return None
@@ -817,6 +1121,16 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     t, low = _prep(text)
     if not t:
         return None
+    if not t.isascii():
+        # Full-width letters and digits ("答案：Ｂ") are the ASCII label; the
+        # mapping is 1:1, so positions in t and low stay aligned.
+        t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
+    # Ordinals become "option X" (weak: a rule must still read it as chosen, and
+    # loose mentions are not read, so "the first option mentions a cup" is no answer).
+    rewritten = len(t) <= _MAX_ORDINAL_TEXT and _has_ordinal(low)
+    if rewritten:
+        t = _ordinals_to_labels(t, low, labels_t, lab)
+        low = _lower(t)
     opts = _norm_options(tuple(options), labels_t) if options else None
 
     # A very short response: bare label ("B", "(B).", "**B**", "Option 3").
@@ -828,17 +1142,18 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
                 return lb
 
     if "\\boxed" in t or "\\fbox" in t:
-        spans = _boxed_spans(t, last_only=True)
-        if spans:
-            content = _clean_boxed(t[spans[0][0]:spans[0][1]])
-            if content:
-                m = _SHORT_RE.fullmatch(content)
-                lb = lab.get(m.group("l").upper()) if m else None
-                if lb is not None:
-                    return lb
-                r = _decide_span(content, 0, lab, opts, False)
-                if r is not _MISS:
-                    return r
+        r = _choice_from_boxes(t, lab, opts)
+        if r is not _MISS:
+            return r
+
+    if "{" in t and ":" in t:
+        r = _choice_from_json(t, lab)
+        if r is not _MISS:
+            return r
+
+    r = _choice_after_correction(t, low, lab)
+    if r is not _MISS:
+        return r
 
     if "not" in low or "注" in low or "n.b" in low or "p.s" in low:
         r = _choice_before_note(t, low, lab, opts)
@@ -853,9 +1168,17 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         if r is not _MISS:
             return r
 
+    if _NO_ANSWER_RE.match(t):
+        return None  # "None of the above. A is closest but wrong."
+    if "both" in low and _both(t, lab):
+        return None  # "Both A and B are true statements.": two labels
+    r = _choice_from_checklist(t, lab)
+    if r is not _MISS:
+        return r
+
     enumerated = None
     r, _ = _label_at(t, 0, lab, True)
-    if r is not _MISS:
+    if r is not _MISS and not _negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
         enumerated = _enumerated(t, lab)
         if not enumerated:
             return r
@@ -869,13 +1192,20 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         if lb is not None:
             return lb
         r, _ = _label_at(last_line, 0, lab, True)
-        if r is not _MISS:
+        if r is not _MISS and not _negated_label(last_line, 0):
             if enumerated is None:
                 enumerated = _enumerated(t, lab)
             if not enumerated:
                 return r
+    # "Okay. 2": a closing sentence that is only a label.
+    lb = _bare_label(_last_sentence(last_line), lab)
+    if lb is not None:
+        if enumerated is None:
+            enumerated = _enumerated(t, lab)
+        if not enumerated:
+            return lb
 
-    r = _mentions(t, low, lab)
+    r = _mentions(t, low, lab) if not rewritten else _MISS
     if r is not _MISS:
         return r
 
