@@ -92,8 +92,8 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        # tables in the page's own font: monospace made every cell and badge wider
        "[role=grid] [role=gridcell], [role=grid] [role=columnheader] { font-family: var(--font); }\n"
        # long headers ("Video SimpleQA") wrap rather than widen or clip their column
-       "#leaderboard-table [role=columnheader] span.header { white-space: normal; overflow: visible; "
-       "text-overflow: clip; }\n"
+       "#leaderboard-table [role=columnheader] span.header, #by-level-table [role=columnheader] span.header "
+       "{ white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: break-word; }\n"
        # status and progress never wrap (My submissions: columns 3-4; Running: column 6)
        "#my-submissions [role=gridcell][aria-colindex='3'] span, "
        "#my-submissions [role=gridcell][aria-colindex='4'] span, "
@@ -202,9 +202,10 @@ def table(frame: pd.DataFrame) -> dict:
     return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
 
 
-def leaderboard_table(fn):
-    """Wire the leaderboard handler: its frame with column types and fixed column widths,
-    so the default columns fit a 1280 px window (wider choices scroll, the model pinned)."""
+def fitted_table(fn):
+    """Wire a handler of the Leaderboard or By level table: its frame with column types and
+    fixed column widths, so the default columns fit a 1280 px window (wider choices
+    scroll, the model pinned)."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
         out = fn(*args, **kwargs)
@@ -676,7 +677,7 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
     inputs = [suite, search, types, sizes, sources, frames, judges, columns]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change], leaderboard_table(h.leaderboard), inputs, shown,
+           frames.change, judges.change, columns.change], fitted_table(h.leaderboard), inputs, shown,
           trigger_mode="always_last", api_name="leaderboard")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
@@ -702,7 +703,8 @@ def _level_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
                     "(ICRA) accuracy.")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
-    gr.on([tab.select, suite.change, generation.change], as_tables(h.by_level), [suite], shown, api_name="by_level")
+    gr.on([tab.select, suite.change, generation.change], fitted_table(h.by_level), [suite], shown,
+          api_name="by_level")
 
 
 def _breakdown_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, title: str, keys: Sequence[str],

@@ -503,14 +503,18 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-# Pixel widths that fit the default columns in a 1280 px window; other columns get WIDE.
+# Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px
+# window (long headers wrap); other columns get WIDE.
 WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 172, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
           PARAMS: 72, FRAMES: 74, DATE: 100}
+LEVEL_WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 150}
 WIDE = 130
 
 
 def column_widths(columns: Sequence[str]) -> list[str]:
-    """Gradio column_widths for these leaderboard columns."""
+    """Gradio column_widths for these leaderboard (or By level) columns."""
+    if set(columns) & {label for _, label in LEVELS}:
+        return [f"{LEVEL_WIDTHS.get(c, 104)}px" for c in columns]
     return [f"{WIDTHS.get(c, WIDE)}px" for c in columns]
 
 

@@ -125,6 +125,11 @@ def test_the_default_table_fits_1280_px_with_intervals_in_the_cells(browser, sit
     assert [r.strip() for r in ranks] == ["1", "1"], ranks
     expect(page.locator("#leaderboard-note")).to_contain_text("share a rank")
     page.screenshot(path=str(screenshots / "leaderboard-1280.png"), full_page=True)
+    open_tab(page, "By level")
+    cells(page, "by-level-table").first.wait_for()
+    page.wait_for_timeout(500)
+    assert overflow_px(page, "by-level-table") <= 0, "the By level table scrolls sideways at 1280 px"
+    page.screenshot(path=str(screenshots / "by-level-1280.png"), full_page=True)
     context.close()
 
 
