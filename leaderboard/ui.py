@@ -103,10 +103,18 @@ RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 .
 benchmark's paper (that paper's own setup; reported rows are never ranked). **baseline**: a
 built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
 videos (the Columns menu has the exact bounds). Rows are sorted by the average of the five overall scores (shown
-only when all five exist; its interval combines the five), then by the mean of the overall scores a row has.
+only when all five exist; its interval combines the five), then by the mean of the overall scores a row has;
+a row with all five scores ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
 noise. Rows are ranked only against rows of the same judge."""
+
+PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times to show).
+2. Answer every call with your model and write one JSON line per call:
+   `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
+   (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
+   answer: fill it with your model's own answer and add `"context": "<that answer's label>"`.
+3. Upload the file: it is checked at once, and every problem is listed with its line."""
 
 PLACEHOLDER_FAQ = "*The FAQ is not written yet (`docs/faq.md`).*"
 PLACEHOLDER_BIB = "% The BibTeX entries of the five papers are not added yet (leaderboard/citations.bib)."
@@ -502,8 +510,11 @@ class Handlers:
     @failsafe()
     def log_picker(self, profile: gr.OAuthProfile | None, chosen: str | None) -> gr.Dropdown:
         """The user's own submissions to pick a log from (the choice stays while it exists)."""
-        ids = list(self.my_submissions(profile)["Submission"])
-        return gr.Dropdown(choices=ids, value=chosen if chosen in ids else None)
+        mine = self.my_submissions(profile)
+        ids = list(mine["Submission"])
+        labels = [f"{model} · {status} · {sid}" for sid, model, status in
+                  zip(ids, mine["Model"], mine["Status"])]
+        return gr.Dropdown(choices=list(zip(labels, ids)), value=chosen if chosen in ids else None)
 
     @failsafe()
     def my_log(self, profile: gr.OAuthProfile | None, submission: str | None) -> str:
@@ -583,7 +594,8 @@ class Handlers:
                 log.exception("could not wake the embedded worker")
         self.queue.requests(fresh=True)
         return done(f"Submitted: `{request.id}` ({markup.escape(request.model)}) is queued as PENDING on suite "
-                    f"`{request.suite_id}`. Follow it under Queue → My submissions.")
+                    f"`{request.suite_id}`. Follow it under Queue → My submissions; once scored, its row is on "
+                    f"the Leaderboard under Show → \"{markup.escape(views.suite_label(request.suite_id))}\".")
 
     def _submit(self, profile, do: Callable[[Identity], Any]) -> tuple[str, str]:
         user = current_user(profile, self.settings)
@@ -752,14 +764,13 @@ def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                 gr.LoginButton(elem_id="login")
             signed = gr.Markdown(elem_id="signed-in")
         quota = gr.Markdown(elem_id="quota")
-        gr.Markdown("Submissions are evaluated on the configured suite; the answers are never published. "
-                    "A submission that fails for our reasons (download, worker crash) does not count against "
-                    "your quota.")
+        target = h.configured_suite()
+        gr.Markdown(f"Submissions are evaluated on {views.suite_label(target) if target else 'the site’s suite'}; "
+                    "its answers are never published. A submission that fails for our reasons (download, worker "
+                    "crash) does not count against your quota.", elem_id="submit-suite")
         with gr.Tabs():
             with gr.Tab("Prediction file", id="submit-predictions"):
-                gr.Markdown("1. Download the call list. 2. Answer every call with your model, one JSON line each: "
-                            "`{\"id\": ..., \"response\": ..., \"confidence\": 0-100 (optional)}` (README: "
-                            "*Prediction files*). 3. Upload: the file is checked at once.")
+                gr.Markdown(PREDICTION_STEPS, elem_id="submit-steps")
                 download = gr.DownloadButton("Download the call list (calls.jsonl)", elem_id="download-calls")
                 with gr.Row():
                     name = gr.Textbox(label="Model name (shown on the leaderboard)", elem_id="submit-name")
@@ -825,6 +836,7 @@ def _queue_tab(h: Handlers, signature: gr.State) -> None:
                 chosen = gr.Dropdown([], value=None, label="Show the log of", scale=1, elem_id="log-pick",
                                      allow_custom_value=True)
                 shown_log = gr.Code("", language=None, label="Log (last lines)", interactive=False, scale=3,
+                                    wrap_lines=True,
                                     elem_id="my-log", max_lines=LOG_TAIL_LINES)
     signature.change(h.queue_tables, None, [pending, running, finished, failed], api_name="queue_tables")
     signature.change(h.my_submissions, None, mine, api_name="my_submissions")
@@ -847,7 +859,7 @@ def _about_tab(h: Handlers) -> None:
                     f"submitter whether that one answer was right. Overall scores always use every item.",
                     elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
-        gr.Markdown("## FAQ\n" + _read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")
+        gr.Markdown(_read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")  # the file has its heading
 
 
 def _citation_tab() -> None:

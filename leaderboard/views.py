@@ -304,10 +304,11 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
 
 
 def prepare(rows: pd.DataFrame) -> pd.DataFrame:
-    """The suite's rows with the columns every view needs, sorted by average, then by
-    the mean of the overalls a row has, then by name; `rank` is the position among the
-    verified rows of the same judge (reported rows have none). Ranking happens here,
-    before any filter, so a filter never renumbers rows."""
+    """The suite's rows with the columns every view needs, sorted by average, then
+    (verified rows first, papers' rows grouped by paper) by the mean of the overalls a
+    row has, then by name; `rank` is interval_ranks among the verified rows of the same
+    judge (reported rows have none). Ranking happens here, before any filter, so a
+    filter never renumbers rows."""
     out = rows.copy()
     for column in ("model", "id", "average", *overall_columns()):
         if column not in out.columns:
@@ -326,8 +327,13 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["judge_text"] = _text(_col(out, "judge_id"))
     out["mean_available"] = out[overall_columns()].apply(_numbers).mean(axis=1, skipna=True)
     out["model_text"] = _text(out["model"])
-    out = out.sort_values(["average", "mean_available", "model_text"], ascending=[False, False, True],
-                          na_position="last", kind="stable").reset_index(drop=True)
+    # Papers' rows (one benchmark each) come grouped by paper, in the benchmarks' order, so a
+    # CausalStep number is never ordered against a Video SimpleQA one; verified rows come first.
+    paper = _paper_benchmark(out).map({TITLES[b]: i for i, b in enumerate(BENCHMARKS)})
+    out["paper_order"] = _numbers(paper).fillna(-1)
+    out = out.sort_values(["average", "paper_order", "mean_available", "model_text"],
+                          ascending=[False, True, False, True], na_position="last", kind="stable"
+                          ).reset_index(drop=True)
     # Results are never ranked across judges, and a paper's number was made with that
     # paper's own setup: only verified rows get a rank, within their judge.
     has_average = out["average"].notna()
@@ -505,8 +511,8 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
 
 # Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px
 # window (long headers wrap); other columns get WIDE.
-WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 172, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
-          PARAMS: 72, FRAMES: 74, DATE: 100}
+WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 164, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
+          PARAMS: 80, FRAMES: 74, DATE: 100}
 LEVEL_WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 150}
 WIDE = 130
 

@@ -156,10 +156,13 @@ def test_rows_are_sorted_by_average_then_by_the_mean_of_the_overalls_they_have(o
     assert list(with_average.index) == [0, 1]  # rows with an average come first
     assert with_average["average"].is_monotonic_decreasing
     rest = ranked[ranked["average"].isna()]
-    means = rest[[f"{b}.overall" for b in views.BENCHMARKS]].mean(axis=1)
-    known = means.notna()
-    assert means[known].is_monotonic_decreasing
-    assert not known[known.idxmin():].any()  # rows without any overall come last
+    # then the verified rows without an average, then the papers' rows grouped by paper
+    assert list(rest["paper_order"]) == sorted(rest["paper_order"])
+    for _, group in rest.groupby("paper_order"):
+        means = group[[f"{b}.overall" for b in views.BENCHMARKS]].mean(axis=1)
+        known = means.notna()
+        assert means[known].is_monotonic_decreasing
+        assert not known[known.idxmin():].any()  # rows without any overall come last
 
 
 def test_a_score_cell_shows_its_interval_and_scores_stay_numbers(board):
