@@ -154,6 +154,17 @@ class FakeHubApi:
         return [RepoFile(path=p, oid=git_blob(tree[p]), size=len(tree[p]), type="file") for p in paths if p in tree]
 
     @matches_hfapi
+    def list_repo_tree(self, repo_id, path_in_repo=None, *, recursive=False, revision=None, repo_type=None, **_):
+        self._call()
+        tree = self._tree(revision)
+        base = f"{path_in_repo}/" if path_in_repo else ""
+        found = [RepoFile(path=p, oid=git_blob(d), size=len(d), type="file") for p, d in sorted(tree.items())
+                 if p.startswith(base)]
+        if path_in_repo and not found:
+            raise entry_not_found(path_in_repo)
+        return found
+
+    @matches_hfapi
     def list_repo_files(self, repo_id, *, repo_type=None, revision=None, **_):
         self._call()
         return sorted(self._tree(revision))

@@ -29,8 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import random
+import shutil
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from dataclasses import dataclass
@@ -52,6 +55,7 @@ from submissions.stores.local import clean_path
 
 REPO_TYPE = "dataset"
 HUB_PLUMBING = {".gitattributes"}
+MIRRORS_KEPT = 8  # local copies of the store at recent heads (local_folder)
 REBASES = 20  # commits retried on a moved head while our own files stay unchanged
 REBASE_BACKOFF = 0.02  # seconds; jittered and doubled per retry, so racing writers fall out of step  # files every Hub repo has; never part of a store's content
 
@@ -272,15 +276,81 @@ class HubStore:
         self._commit(operations, message or f"Upload {folder or 'files'} ({len(operations)} files)",
                      f"upload {source} to {folder or 'the repo root'}")
 
+    def head(self) -> str:
+        """The repo's head commit: one cheap call that tells whether anything changed."""
+        return self._head()
+
     def local_folder(self, prefix: str) -> Path:
+        """A local copy of the files under `prefix` at the head, kept per head commit.
+
+        Not snapshot_download: it sends a HEAD request per file for every new commit, and
+        the requests repo gets a new commit with every claim, so each look at the queue
+        would cost a call per request. Here a look costs the head, one tree listing (only
+        when the head moved) and a download per file whose content we do not hold yet."""
         folder = clean_path(prefix, self.name, allow_root=True)
-        with self._hub(f"download {folder or 'the repo'}"):
-            snapshot = self.api.snapshot_download(self.repo_id, repo_type=REPO_TYPE, cache_dir=self.cache_dir,
-                                                  allow_patterns=[f"{folder}/*"] if folder else None)
-        path = Path(snapshot) / folder if folder else Path(snapshot)
+        head = self._head()
+        mirrors = self.cache_dir / "mirrors"
+        done = mirrors / f"{head}-{hashlib.sha1(folder.encode()).hexdigest()[:12]}"
+        if not done.is_dir():
+            self._mirror(folder, head, done)
+            _prune(mirrors, keep=MIRRORS_KEPT)
+        path = done / folder if folder else done
         if not path.is_dir():
             raise NotFoundError(f"store {self.name!r} (dataset repo {self.repo_id}): nothing stored under {prefix!r}")
         return path
+
+    def _mirror(self, folder: str, head: str, target: Path) -> None:
+        with self._hub(f"list {folder or 'the repo'}"):
+            try:
+                entries = [e for e in self.api.list_repo_tree(self.repo_id, path_in_repo=folder or None, recursive=True,
+                                                              revision=head, repo_type=REPO_TYPE)
+                           if isinstance(e, RepoFile) and e.path not in HUB_PLUMBING]
+            except EntryNotFoundError:
+                entries = []  # no such folder: an empty copy, reported as missing by local_folder
+        staging = target.parent / f".tmp-{uuid.uuid4().hex}"
+        staging.mkdir(parents=True)
+        for entry in entries:
+            blob = self._blob(entry, head)
+            (staging / entry.path).parent.mkdir(parents=True, exist_ok=True)
+            _link(blob, staging / entry.path)
+        try:
+            staging.rename(target)  # whole or not at all: another process may have built it first
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def _blob(self, entry: RepoFile, head: str) -> Path:
+        """The local file holding `entry`'s content (downloaded once per content)."""
+        blob = self.cache_dir / "blobs" / (entry.lfs.sha256 if entry.lfs is not None else entry.blob_id)
+        if not blob.exists():
+            with self._hub(f"download {entry.path}"):
+                local = self.api.hf_hub_download(self.repo_id, entry.path, repo_type=REPO_TYPE, revision=head,
+                                                 cache_dir=self.cache_dir)
+            blob.parent.mkdir(parents=True, exist_ok=True)
+            _link(Path(local).resolve(), blob)
+        return blob
+
+
+def _link(source: Path, target: Path) -> None:
+    """`target` becomes `source`'s content, atomically (a hard link where possible)."""
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}")
+    try:
+        os.link(source, temporary)
+    except OSError:
+        shutil.copyfile(source, temporary)
+    os.replace(temporary, target)
+
+
+def _prune(mirrors: Path, keep: int) -> None:
+    """Drop all but the newest `keep` copies (readers of an old one skip vanished files)."""
+    def age(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except FileNotFoundError:  # pruned by another process meanwhile
+            return 0.0
+
+    copies = sorted((p for p in mirrors.iterdir() if not p.name.startswith(".")), key=age)
+    for old in copies[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass(frozen=True)
