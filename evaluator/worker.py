@@ -71,7 +71,7 @@ from evaluator.runners.backends import ModelNotFound
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from leaderboard import aggregate
-from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
+from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError, TransientStoreError
 from submissions.queue import Queue
 from submissions.requests import Progress, Reason, Request, Status
 
@@ -392,6 +392,13 @@ class Worker:
                     count += 1
                     continue
                 pause = self._others_running() if wait_for_others else None
+            except TransientStoreError as e:
+                if not wait_for_others:
+                    log.warning("the queue is unreachable (%s); trying again at the next poll", e)
+                    break
+                # --once means "until the queue is done", not "until the Hub says wait" (a 429)
+                pause = max(e.retry_after or 0.0, self.settings.worker.poll_seconds)
+                log.warning("the queue is unreachable (%s); trying again in %.0f s", e, pause)
             except StoreError as e:
                 log.warning("the queue is unreachable (%s); trying again at the next poll", e)
                 break

@@ -307,6 +307,8 @@ class HubStandin:
         m, s = request.method, request.segments
         if s[:3] == ["api", "repos", "create"] and m == "POST":
             return "create_repo", self._create_repo
+        if s[:2] == ["api", "validate-yaml"] and m == "POST":  # the client checks a README's card first
+            return "validate_yaml", lambda r: Reply.json({})
         if s[:3] == ["api", "repos", "delete"] and m == "DELETE":
             return "delete_repo", self._delete_repo
         if len(s) >= 4 and s[:2] == ["api", "datasets"]:
