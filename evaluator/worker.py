@@ -359,6 +359,11 @@ class Worker:
             return None
         return self._run(request)
 
+    def run_claimed(self, id: str) -> Request:
+        """Run a request that was claimed for this worker id elsewhere (a dispatcher);
+        LeaseLost if it is not RUNNING for us."""
+        return self._run(self.queue.check_owner(id, self.worker_id))
+
     def drain(self, wait_for_others: bool = False) -> int:
         """Run requests until the queue has none pending (or a shutdown was asked for);
         how many were run. With `wait_for_others` (`--once`), requests RUNNING on other
@@ -763,6 +768,9 @@ def parser() -> argparse.ArgumentParser:
                    help="work until no request is pending or running (a request another worker runs is waited "
                         "for, or taken over once its lease expires), then exit (default: poll forever)")
     p.add_argument("--worker-id", help="name shown on the requests it runs (default: <host>-<pid>-<random>)")
+    p.add_argument("--request", metavar="ID",
+                   help="run this one request, already claimed (RUNNING) for --worker-id, then exit: what a "
+                        "Hugging Face Job started by a dispatcher runs; exit status 0 if it FINISHED")
     return p
 
 
@@ -774,6 +782,12 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = get_settings()
     worker = Worker(open_stores(settings), settings, args.worker_id)
+    if args.request:
+        if not args.worker_id:
+            raise SystemExit("--request needs --worker-id: the worker the request was claimed for")
+        ended = worker.run_claimed(args.request)
+        log.info("request %s ended %s", ended.id, ended.status.value)
+        return 0 if ended.status == Status.FINISHED else 1
     if args.once:
         count = worker.drain(wait_for_others=True)
         log.info("worker %s: queue empty after %d request(s)", worker.worker_id, count)
