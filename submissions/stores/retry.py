@@ -38,7 +38,7 @@ T = TypeVar("T")
 
 class RetryingStore:
     def __init__(self, inner: Store, attempts: int = 5, base_delay: float = 0.2, max_delay: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep):
+                 patience: float = 300.0, sleep: Callable[[float], None] = time.sleep):
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, not {attempts}")
         self.inner = inner
@@ -46,6 +46,7 @@ class RetryingStore:
         self.attempts = attempts
         self.base_delay = base_delay
         self.max_delay = max_delay  # the longest wait before a retry; a longer Retry-After is not waited for
+        self.patience = patience  # the most time spent waiting out Retry-Afters in one call
         self._sleep = sleep  # tests pass a recorder instead of waiting
         self._clock = time.monotonic
         self._not_before = 0.0  # a Retry-After also holds the calls that come after the refused one
@@ -75,11 +76,19 @@ class RetryingStore:
     def _call(self, what: str, call: Callable[[], T], landed: Callable[[], T | None] | None = None) -> T:
         last: TransientStoreError | None = None
         self._wait_for_the_server(what)
-        for attempt in range(1, self.attempts + 1):
+        attempt, waited = 0, 0.0
+        while attempt < self.attempts:
+            attempt += 1
             try:
                 return call()
             except TransientStoreError as e:
                 last = e
+                if e.retry_after is not None and waited + e.retry_after <= self.patience:
+                    # a rate limit that says when to come back is not a failure: wait it out
+                    # without spending an attempt (a quota shared by many workers may refuse us
+                    # several windows in a row), up to `patience` seconds in all
+                    attempt -= 1
+                    waited += e.retry_after
                 if e.retry_after is not None:
                     self._not_before = max(self._not_before, self._clock() + e.retry_after)
                 if e.retry_after is not None and e.retry_after > self.max_delay:
