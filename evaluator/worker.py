@@ -63,6 +63,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 
 from evaluator import CODE_VERSION
 from evaluator.errors import PredictionFileError, Problem, SuiteError
+from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
 from evaluator.records import ScoringOptions
 from evaluator.runners import RunnerUnavailable, get_runner
@@ -70,7 +71,7 @@ from evaluator.runners.backends import ModelNotFound
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from leaderboard import aggregate
-from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
+from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError, TransientStoreError
 from submissions.queue import Queue
 from submissions.requests import Progress, Reason, Request, Status
 
@@ -83,7 +84,6 @@ log = logging.getLogger("evaluator.worker")
 
 JOB_NAME = "evaluator-worker"  # the scheduler job's id (see `wake`)
 LOG_RETRIES = 10  # appending to a log is a compare-and-swap too
-PROGRESS_SECONDS = 5.0  # the least time between two progress records
 FRESH_SECONDS = 1.0  # a renew this recent proves we still own the request
 
 
@@ -166,33 +166,36 @@ class JobLog:
     def flush(self, store) -> str | None:
         """Append the lines not yet written; the log's path, or None if the store
         refused (the log is a help, never a reason to lose a result)."""
-        with self._flushing:
-            return self._flush(store)
-
-    def _flush(self, store) -> str | None:
-        with self._lock:
-            fresh = self._lines[self._flushed:]
-            end = len(self._lines)
-        if not fresh:
-            return self.path
-        text = "".join(f"{line}\n" for line in fresh).encode()
         try:
+            return self.flush_with(store, {})
+        except Exception as e:  # noqa: BLE001 - see the docstring
+            log.warning("could not write the log %s: %s", self.path, e)
+            return None
+
+    def flush_with(self, store, files: dict[str, bytes], message: str = "") -> str:
+        """Append the lines not yet written and write `files` in the same step (one
+        commit on the Hub); StoreError if the store refused."""
+        with self._flushing:
+            with self._lock:
+                fresh = self._lines[self._flushed:]
+                end = len(self._lines)
+            if not fresh and not files:
+                return self.path
+            text = "".join(f"{line}\n" for line in fresh).encode()
             for _ in range(LOG_RETRIES):
                 found = store.read(self.path)
                 try:
-                    store.write_if(self.path, (found.data if found else b"") + text,
-                                   found.version if found else None, message=f"Log of {self.path}")
+                    store.write_files({**files, self.path: (found.data if found else b"") + text},
+                                      {self.path: found.version if found else None},
+                                      message=message or f"Log of {self.path}")
                     break
                 except ConflictError:
                     continue  # someone appended meanwhile (an earlier attempt's worker): re-read
             else:
                 raise StoreError(f"{self.path} kept changing while appending to it")
-        except Exception as e:  # noqa: BLE001 - see the docstring
-            log.warning("could not write the log %s: %s", self.path, e)
-            return None
-        with self._lock:
-            self._flushed = max(self._flushed, end)
-        return self.path
+            with self._lock:
+                self._flushed = max(self._flushed, end)
+            return self.path
 
 
 # -- one claimed request ---------------------------------------------------------------
@@ -296,10 +299,10 @@ class Job:
         the job must stop. This is the runners' progress_callback."""
         self.check()
         self.progress_state = Progress(done=done, total=total, stage=stage)
-        # Each record is a store write (a commit on the Hub): write at most every
-        # PROGRESS_SECONDS, and always the last step; the heartbeat carries the rest.
+        # Each record is a store write (a commit on the Hub, whose commit quota is per hour):
+        # write at most every progress_seconds; the heartbeat's renewals carry the rest.
         now = time.monotonic()
-        if done < total and now - self._progress_written < PROGRESS_SECONDS:
+        if now - self._progress_written < self.worker.settings.worker.progress_seconds:
             return
         self._progress_written = now
         try:
@@ -319,8 +322,8 @@ class Job:
             self.publishing = True
         if time.monotonic() - self.renewed_at < FRESH_SECONDS:
             return  # ownership was confirmed a moment ago (the last progress record)
-        try:
-            self.renew()
+        try:  # a read, not a renewal: on the Hub a renewal is a commit, and finish proves ownership anyway
+            self.worker.queue.check_owner(self.request.id, self.worker.worker_id)
         except LeaseLost as e:
             raise JobStopped(f"lease lost: {e}") from None
 
@@ -344,6 +347,7 @@ class Worker:
         self._suites: dict[tuple[str, str], tuple[Suite, AnswerKey]] = {}
         self._stopping = threading.Event()  # serve(): finish the current job, take no more
         self._busy = threading.Lock()  # held while draining the queue
+        self.idle = IdlePolls(settings.worker.poll_seconds, settings.worker.poll_max_seconds)
 
     # -- the loop -------------------------------------------------------------------
 
@@ -355,27 +359,66 @@ class Worker:
             return None
         return self._run(request)
 
+    def run_claimed(self, id: str) -> Request:
+        """Run a request that was claimed for this worker id elsewhere (a dispatcher);
+        LeaseLost if it is not RUNNING for us."""
+        return self._run(self.queue.check_owner(id, self.worker_id))
+
     def drain(self, wait_for_others: bool = False) -> int:
         """Run requests until the queue has none pending (or a shutdown was asked for);
         how many were run. With `wait_for_others` (`--once`), requests RUNNING on other
         workers are waited for too: until they end, or their lease runs out and this
-        worker takes them over. A store that cannot be reached ends this round only."""
-        count = 0
+        worker takes them over. A store that cannot be reached ends this round only.
+        Without it, an idle worker looks only as often as `IdlePolls` says (evaluator/polling.py)."""
         with self._busy:
-            while not self._stopping.is_set():
-                try:
-                    self.publish_pending()
-                    if self.run_once() is not None:
-                        count += 1
-                        continue
-                    pause = self._others_running() if wait_for_others else None
-                except StoreError as e:
+            if not wait_for_others and not self.idle.due():
+                return 0
+            try:
+                head = self.stores.requests.head()  # before the look: a change after it shows next time
+            except StoreError as e:
+                log.warning("the queue is unreachable (%s); trying again at the next poll", e)
+                return 0
+            if not wait_for_others and self.idle.unchanged(head, self.queue.clock()):
+                self.idle.empty(head, self.idle.lease_ends)  # one call, and a longer wait
+                return 0
+            count = self._drain(wait_for_others)
+            if count:
+                self.idle.busy()
+            else:
+                self.idle.empty(head, self._first_lease_end())
+            return count
+
+    def _drain(self, wait_for_others: bool) -> int:
+        count = 0
+        while not self._stopping.is_set():
+            try:
+                self.publish_pending()
+                if self.run_once() is not None:
+                    count += 1
+                    continue
+                pause = self._others_running() if wait_for_others else None
+            except TransientStoreError as e:
+                if not wait_for_others:
                     log.warning("the queue is unreachable (%s); trying again at the next poll", e)
                     break
-                if pause is None:
-                    break
-                self._stopping.wait(pause)
+                # --once means "until the queue is done", not "until the Hub says wait" (a 429)
+                pause = max(e.retry_after or 0.0, self.settings.worker.poll_seconds)
+                log.warning("the queue is unreachable (%s); trying again in %.0f s", e, pause)
+            except StoreError as e:
+                log.warning("the queue is unreachable (%s); trying again at the next poll", e)
+                break
+            if pause is None:
+                break
+            self._stopping.wait(pause)
         return count
+
+    def _first_lease_end(self) -> datetime | None:
+        """When the first lease of a request RUNNING elsewhere runs out (None: none is)."""
+        try:
+            ends = [r.lease_until for r in self.queue.all() if r.status == Status.RUNNING and r.lease_until]
+        except StoreError:
+            return None
+        return min(ends, default=None)
 
     def _others_running(self) -> float | None:
         """Seconds to wait before looking again while other workers hold RUNNING requests
@@ -618,16 +661,15 @@ class Worker:
         request = job.request
         job.begin_publish()
         staged = staged_result_path(request.id)
-        try:
-            self.stores.private.write(staged, result.model_dump_json(indent=2).encode(),
-                                      message=f"Result of {request.id} (run {result.submission.get('run')})")
+        job.log.add(f"staging the result as {staged} in the {self.stores.private.name} store")
+        try:  # the result and the log so far in one step: one commit on the Hub
+            log_path = job.log.flush_with(self.stores.private, {staged: result.model_dump_json(indent=2).encode()},
+                                          message=f"Result of {request.id} (run {result.submission.get('run')})")
         except StoreError as e:
             raise PublishFailed(f"{type(e).__name__}: {e}") from e
-        job.log.add(f"staged the result as {staged} in the {self.stores.private.name} store")
-        log_path = job.log.flush(self.stores.private)
         try:
             job.request = self.queue.finish(request.id, self.worker_id, aggregate.result_path(request.id),
-                                            CODE_VERSION, log_path)
+                                            CODE_VERSION, log_path, job.progress_state)
         except LeaseLost as e:
             raise JobStopped(f"lease lost while finishing: {e}") from None
         except StoreError as e:
@@ -706,6 +748,9 @@ def start_in_process(stores: "Stores", settings: "Settings", worker_id: str | No
 
 def wake(scheduler) -> None:
     """Look at the queue now instead of at the next poll (the site calls it after a submission)."""
+    worker = getattr(scheduler, "worker", None)
+    if worker is not None:
+        worker.idle.wake()
     job = scheduler.get_job(JOB_NAME)
     if job is not None:
         job.modify(next_run_time=datetime.now(timezone.utc))
@@ -723,6 +768,9 @@ def parser() -> argparse.ArgumentParser:
                    help="work until no request is pending or running (a request another worker runs is waited "
                         "for, or taken over once its lease expires), then exit (default: poll forever)")
     p.add_argument("--worker-id", help="name shown on the requests it runs (default: <host>-<pid>-<random>)")
+    p.add_argument("--request", metavar="ID",
+                   help="run this one request, already claimed (RUNNING) for --worker-id, then exit: what a "
+                        "Hugging Face Job started by a dispatcher runs; exit status 0 if it FINISHED")
     return p
 
 
@@ -734,6 +782,12 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = get_settings()
     worker = Worker(open_stores(settings), settings, args.worker_id)
+    if args.request:
+        if not args.worker_id:
+            raise SystemExit("--request needs --worker-id: the worker the request was claimed for")
+        ended = worker.run_claimed(args.request)
+        log.info("request %s ended %s", ended.id, ended.status.value)
+        return 0 if ended.status == Status.FINISHED else 1
     if args.once:
         count = worker.drain(wait_for_others=True)
         log.info("worker %s: queue empty after %d request(s)", worker.worker_id, count)

@@ -55,6 +55,10 @@ class ModelRules:
 class WorkerSettings:
     lease_seconds: float = 120.0  # a RUNNING request whose lease is older goes back to PENDING
     poll_seconds: float = 5.0  # how often an idle worker looks for work
+    # Every progress record and lease renewal is a commit on the Hub, whose commit quota is
+    # per repository and per hour: there the defaults are coarse (see HUB_WORKER_DEFAULTS).
+    progress_seconds: float = 5.0  # the least time between two progress records
+    poll_max_seconds: float = 5.0  # an idle worker's poll interval doubles up to this
     max_attempts: int = 3
     job_timeout_seconds: float = 6 * 3600.0
     hold_seconds: float = 0.0  # failure drills only: pause after claiming (a worker to kill mid-job)
@@ -68,6 +72,12 @@ class WorkerSettings:
     tensor_parallel_size: int = 1
     data_parallel_size: int = 1
     resize_max_side: int | None = None  # None: frames at native size (ExpVid: 224x224 as its paper)
+
+
+# store kind -> defaults of (lease, progress, poll, poll max) seconds. On the Hub a renewal
+# every lease/3 = 10 min and progress with it keep a busy worker at ~8 commits an hour to the
+# requests repo; idle workers back off to one head-commit call every 2 min.
+WORKER_TIMING_DEFAULTS = {"local": ("120", "5", "5", "5"), "hub": ("1800", "600", "5", "120")}
 
 
 def _int_or_none(value: str) -> int | None:
@@ -120,6 +130,7 @@ class Settings:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     store = _env("LEADERBOARD_STORE", "local")
+    timing = WORKER_TIMING_DEFAULTS.get(store, WORKER_TIMING_DEFAULTS["local"])
     return Settings(
         store=store,
         hub_owner=os.environ.get("LEADERBOARD_HUB_OWNER") or None,
@@ -143,8 +154,10 @@ def get_settings() -> Settings:
             blocked=_csv(_env("LEADERBOARD_BLOCKED_MODELS", "")),
         ),
         worker=WorkerSettings(
-            lease_seconds=float(_env("LEADERBOARD_LEASE_SECONDS", "120")),
-            poll_seconds=float(_env("LEADERBOARD_POLL_SECONDS", "5")),
+            lease_seconds=float(_env("LEADERBOARD_LEASE_SECONDS", timing[0])),
+            progress_seconds=float(_env("LEADERBOARD_PROGRESS_SECONDS", timing[1])),
+            poll_seconds=float(_env("LEADERBOARD_POLL_SECONDS", timing[2])),
+            poll_max_seconds=float(_env("LEADERBOARD_POLL_MAX_SECONDS", timing[3])),
             max_attempts=int(_env("LEADERBOARD_MAX_ATTEMPTS", "3")),
             job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
             hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),

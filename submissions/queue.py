@@ -170,8 +170,16 @@ class Queue:
 
         return self._update(id, extend, f"Renew lease of {id} ({worker_id})")
 
+    def check_owner(self, id: str, worker_id: str) -> Request:
+        """The request, if it is RUNNING for `worker_id`; LeaseLost otherwise. A read only:
+        nothing is written (the next renew or finish decides for good)."""
+        request = self.get(id)
+        self._check_owner(request, worker_id)
+        return request
+
     def finish(self, id: str, worker_id: str, result_path: str, code_version: str,
-               log_path: str | None) -> Request:
+               log_path: str | None, progress: Progress | None = None) -> Request:
+        """RUNNING -> FINISHED, with the final `progress` recorded in the same write."""
         def done(r: Request) -> Request:
             self._check_owner(r, worker_id)
             r = self._moved(r, Status.FINISHED, f"finished by {worker_id} (run {r.runs + 1}, code {code_version})")
@@ -182,6 +190,8 @@ class Queue:
             r.log_path = log_path
             r.runs += 1
             r.failure = None
+            if progress is not None:
+                r.progress = progress.model_copy()
             return r
 
         return self._update(id, done, f"Finish {id} ({worker_id})")

@@ -20,13 +20,16 @@ What it models (read from huggingface_hub's own requests and error parsing):
   skips unchanged files) and the NDJSON commit (file / deletedFile / deletedFolder) with
   `parentCommit`: a parent that is not the head gets the Hub's 412. Commits are applied
   under one lock, so of two racing commits on the same parent one wins, one gets 412;
+- paths-info (`/api/datasets/{id}/paths-info/{rev}`: the blob id of each path asked for);
+- a commit quota per repository (off by default; the Hub's "exceeded our hourly quotas
+  for action: commit"): over it a commit gets 429 with `Retry-After`;
 - per-token request quotas (off by default): over quota a request gets 429 with
   `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers the Hub sends;
 - fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
   request, then drop the connection or answer 500), and `counts` of requests by kind.
 
 What it does not model: LFS and Xet uploads or downloads (no "lfs" upload mode), model and
-Space repos, branches other than main, tags, pull requests, copies, paths-info, token
+Space repos, branches other than main, tags, pull requests, copies, token
 scopes and organisations (one token may do everything; private repos are hidden from
 requests without it), gated repos, and the exact wording of most error messages.
 """
@@ -135,8 +138,8 @@ class Fault:
 class RateLimit:
     """A fixed-window request quota per token and resource ("api" or "resolvers"), as the Hub's."""
 
-    def __init__(self, quota: int, window_seconds: int, clock=time.monotonic):
-        self.quota, self.window, self.clock = quota, window_seconds, clock
+    def __init__(self, quota: int, window_seconds: float, clock=time.monotonic, message: str | None = None):
+        self.quota, self.window, self.clock, self.message = quota, window_seconds, clock, message
         self.windows: dict[tuple[str, str], tuple[float, int]] = {}  # (token, resource) -> (start, used)
 
     def check(self, token: str | None, resource: str) -> None:
@@ -146,10 +149,16 @@ class RateLimit:
             start, used = now, 0
         if used >= self.quota:
             reset = max(1, math.ceil(self.window - (now - start)))
-            raise HubError(429, f"You have exceeded our rate limit for {resource} requests", headers={
+            raise HubError(429, self.message or f"You have exceeded our rate limit for {resource} requests", headers={
                 "Retry-After": str(reset), "RateLimit": f'"{resource}";r=0;t={reset}',
                 "RateLimit-Policy": f'"fixed window";"{resource}";q={self.quota};w={self.window}'})
         self.windows[key] = (start, used + 1)
+
+    def refund(self, token: str | None, resource: str) -> None:
+        """Give back one use (a commit the Hub refused with 412 never landed)."""
+        key = (token or "anonymous", resource)
+        start, used = self.windows.get(key, (self.clock(), 1))
+        self.windows[key] = (start, max(0, used - 1))
 
 
 class HubStandin:
@@ -162,6 +171,7 @@ class HubStandin:
         self._lock = threading.Lock()  # every read and change of repos, faults and quotas
         self._faults: list[Fault] = []
         self._limits: dict[str, RateLimit] = {}
+        self._commit_limit: RateLimit | None = None  # per repository, keyed by repo id
         self._serial = itertools.count()
         self._server: ThreadingHTTPServer | None = None
 
@@ -225,6 +235,13 @@ class HubStandin:
         """Allow each token `quota` requests of `resource` ("api" or "resolvers") per window."""
         with self._lock:
             self._limits[resource] = RateLimit(quota, window_seconds)
+
+    def commit_quota(self, quota: int, window_seconds: float = 3600) -> None:
+        """Allow each repository `quota` commits per window (the Hub's hourly commit quota;
+        a test or a bench shortens the window to compress an hour)."""
+        with self._lock:
+            self._commit_limit = RateLimit(quota, window_seconds, message="exceeded our hourly quotas for action: "
+                                                                          "commit")
 
     # for assertions: the state, read directly (no request, no quota)
 
@@ -290,6 +307,8 @@ class HubStandin:
         m, s = request.method, request.segments
         if s[:3] == ["api", "repos", "create"] and m == "POST":
             return "create_repo", self._create_repo
+        if s[:2] == ["api", "validate-yaml"] and m == "POST":  # the client checks a README's card first
+            return "validate_yaml", lambda r: Reply.json({})
         if s[:3] == ["api", "repos", "delete"] and m == "DELETE":
             return "delete_repo", self._delete_repo
         if len(s) >= 4 and s[:2] == ["api", "datasets"]:
@@ -302,6 +321,8 @@ class HubStandin:
                 return "tree", lambda r: self._tree(r, repo_id, rest[1], "/".join(rest[2:]))
             if len(rest) == 2 and rest[0] == "preupload" and m == "POST":
                 return "preupload", lambda r: self._preupload(r, repo_id, rest[1])
+            if len(rest) == 2 and rest[0] == "paths-info" and m == "POST":
+                return "paths_info", lambda r: self._paths_info(r, repo_id, rest[1])
             if len(rest) == 2 and rest[0] == "commit" and m == "POST":
                 return "commit", lambda r: self._commit(r, repo_id, rest[1])
             if rest == ["settings"] and m == "PUT":
@@ -417,6 +438,13 @@ class HubStandin:
             headers["Link"] = f'<{url}?{query}>; rel="next"'
         return Reply.json(entries[start:end], headers=headers)
 
+    def _paths_info(self, request: Request, repo_id: str, revision: str) -> Reply:
+        paths = parse_qs(request.body.decode()).get("paths", [])
+        with self._lock:
+            commit = self._repo(repo_id, request.token).at(revision)
+        entries = _tree_entries(commit.tree, "", recursive=True)
+        return Reply.json([e for e in entries if e["path"] in paths])
+
     # -- writing --------------------------------------------------------------------------
 
     def _preupload(self, request: Request, repo_id: str, revision: str) -> Reply:
@@ -442,8 +470,12 @@ class HubStandin:
         header = lines[0]["value"]
         with self._lock:  # check the parent and apply in one step: commits are serialised
             repo = self._repo(repo_id, request.token, write=True)
+            if self._commit_limit is not None:
+                self._commit_limit.check(repo_id, "commit")
             parent = header.get("parentCommit")
             if parent is not None and parent != repo.head:
+                if self._commit_limit is not None:
+                    self._commit_limit.refund(repo_id, "commit")
                 raise HubError(412, CONFLICT_MESSAGE)
             tree = dict(repo.at("main").tree)
             for line in lines[1:]:

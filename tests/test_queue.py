@@ -1,4 +1,4 @@
-"""The request queue (design §8) on a real LocalStore: claim order, leases, expiry and
+"""The request queue (design §8) on a real LocalStore and on the Hub stand-in: claim order, leases, expiry and
 retries, maintainers' moves, races between claimers (threads and processes), and the
 maintainer CLI (in-process and in a real subprocess)."""
 
@@ -48,9 +48,13 @@ def make_request(i: int, **kw) -> Request:
     return Request(**fields)
 
 
-@pytest.fixture
-def store(tmp_path):
-    return local_store(tmp_path / "requests")
+@pytest.fixture(params=["local", "hub"])
+def store(request, tmp_path):
+    """The requests store: a folder, or a Hub dataset repo on the stand-in (tests/hub_standin.py)
+    through the real HfApi; every queue test below runs on both."""
+    if request.param == "local":
+        return local_store(tmp_path / "requests")
+    return request.getfixturevalue("hub_standin").stores("q", cache_dir=tmp_path / "cache").requests
 
 
 @pytest.fixture

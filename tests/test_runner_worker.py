@@ -15,7 +15,6 @@ import pytest
 import torch
 from tiny_vlms import build_tiny_gemma3, build_tiny_qwen25vl
 
-from evaluator import worker as worker_module
 from evaluator.result import Result
 from evaluator.runners import model as model_module
 from evaluator.runners.model import ModelRunner, RunnerSettings
@@ -59,7 +58,7 @@ def deployment(tmp_path, monkeypatch):
     monkeypatch.setenv("LEADERBOARD_HOME", str(home))
     monkeypatch.setenv("LEADERBOARD_STORE", "local")
     monkeypatch.setenv("LEADERBOARD_BOOTSTRAP_SAMPLES", "50")
-    monkeypatch.setattr(worker_module, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setenv("LEADERBOARD_PROGRESS_SECONDS", "0")
     get_settings.cache_clear()
     local = Stores.local(home)
     suite_id = first_start(local)

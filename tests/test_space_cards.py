@@ -10,11 +10,11 @@ from conftest import ROOT
 TAGS = {"leaderboard", "modality:video", "submission:automatic", "test:private", "judge:auto"}
 
 
-@pytest.mark.parametrize("card, app_file", [("space_config/README.md", "app.py"),
-                                            ("space_config/worker/README.md", "worker_app.py")])
-def test_space_card(card, app_file):
+@pytest.mark.parametrize("card, app_file, sdk", [("space_config/README.md", "app.py", "gradio"),
+                                                 ("space_config/worker/README.md", "worker_app.py", "docker")])
+def test_space_card(card, app_file, sdk):
     data = SpaceCard.load(ROOT / card).data
-    assert data.sdk == "gradio" and data.app_file == app_file
+    assert data.sdk == sdk and data.app_file == app_file
     assert (ROOT / app_file).is_file()
     assert data.to_dict()["hf_oauth"] is True
     assert TAGS <= set(data.tags)

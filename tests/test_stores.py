@@ -36,7 +36,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, RepoFile
 from huggingface_hub.errors import Response as HubResponse
 from huggingface_hub.utils import hf_raise_for_status
 
@@ -45,6 +45,7 @@ from submissions.stores import LocalStore, RetryingStore, Stores, open_stores
 from submissions.stores.base import PUBLIC, STORE_NAMES, Versioned
 from submissions.stores.hub import HubStore
 from submissions.stores.local import INTERNAL
+from hub_standin import blob_sha as git_blob
 
 HUB_SKIP = "set HF_TOKEN and LEADERBOARD_TEST_OWNER to run the Hub store contract tests"
 
@@ -145,6 +146,23 @@ class FakeHubApi:
     def file_exists(self, repo_id, filename, *, repo_type=None, revision=None, **_):
         self._call()
         return filename in self._tree(revision)
+
+    @matches_hfapi
+    def get_paths_info(self, repo_id, paths, *, repo_type=None, revision=None, **_):
+        self._call()
+        tree = self._tree(revision)
+        return [RepoFile(path=p, oid=git_blob(tree[p]), size=len(tree[p]), type="file") for p in paths if p in tree]
+
+    @matches_hfapi
+    def list_repo_tree(self, repo_id, path_in_repo=None, *, recursive=False, revision=None, repo_type=None, **_):
+        self._call()
+        tree = self._tree(revision)
+        base = f"{path_in_repo}/" if path_in_repo else ""
+        found = [RepoFile(path=p, oid=git_blob(d), size=len(d), type="file") for p, d in sorted(tree.items())
+                 if p.startswith(base)]
+        if path_in_repo and not found:
+            raise entry_not_found(path_in_repo)
+        return found
 
     @matches_hfapi
     def list_repo_files(self, repo_id, *, repo_type=None, revision=None, **_):
@@ -487,9 +505,9 @@ def test_hub_write_if_passes_the_version_as_parent_commit(fake):
     assert api.commits[-1]["parent_commit"] is None  # plain writes are unconditional
     assert api.commits[-1]["repo_type"] == "dataset"
     seen = store.read("a.json").version
-    assert seen == api.head
+    assert seen.split(":")[0] == api.head  # the commit read at, then the content's ids
     store.write_if("a.json", b"2", seen, "claim")
-    assert api.commits[-1]["parent_commit"] == seen
+    assert api.commits[-1]["parent_commit"] == seen.split(":")[0]
     assert api.commits[-1]["message"] == "claim"
 
 
@@ -502,18 +520,20 @@ def test_hub_create_only_commits_on_the_head_it_checked(fake):
 
 def test_hub_create_only_loses_to_a_file_created_in_between(fake):
     api, store = fake
-    real_file_exists = api.file_exists
+    real_paths_info = api.get_paths_info
 
-    def racing_file_exists(*args, **kwargs):
-        absent = real_file_exists(*args, **kwargs)
-        api.create_commit("me/lb-requests", [CommitOperationAdd(path_in_repo="new.json", path_or_fileobj=b"them")],
-                          commit_message="another writer")
+    def racing_paths_info(*args, **kwargs):
+        absent = real_paths_info(*args, **kwargs)
+        if not api.commits:  # the first check only
+            api.create_commit("me/lb-requests", [CommitOperationAdd(path_in_repo="new.json",
+                                                                    path_or_fileobj=b"them")],
+                              commit_message="another writer")
         return absent
 
-    api.file_exists = racing_file_exists
-    with pytest.raises(ConflictError):
+    api.get_paths_info = racing_paths_info
+    with pytest.raises(ConflictError, match="already exists"):  # the 412, then the check at the new head
         store.write_if("new.json", b"us", None)
-    api.file_exists = real_file_exists
+    api.get_paths_info = real_paths_info
     assert store.read("new.json").data == b"them"
 
 
@@ -528,9 +548,19 @@ def test_hub_upload_folder_is_one_commit(fake, tmp_path):
     assert sorted(api.commits[-1]["paths"]) == ["suite-x/a.json", "suite-x/v/1.mp4", "suite-x/v/2.mp4"]
 
 
+@pytest.mark.parametrize("error", [conflict_412, lambda: hub_http_error(409)])
+def test_hub_a_refused_commit_is_made_again_when_the_file_is_unchanged(fake, error):
+    # the head moved for another file: the file is checked at the new head, then committed on it
+    api, store = fake
+    store.write("a.json", b"0")
+    seen = store.read("a.json")
+    api.fail = [error()]  # refused before it is recorded
+    store.write_if("a.json", b"x", seen.version)
+    assert api.fail == [] and store.read("a.json").data == b"x"
+    assert api.commits[-1]["parent_commit"] == seen.version.split(":")[0]
+
+
 @pytest.mark.parametrize("error, expected, words", [
-    (conflict_412, ConflictError, "someone committed since"),
-    (lambda: hub_http_error(409), ConflictError, "someone committed since"),
     (lambda: hub_http_error(503), TransientStoreError, "503"),
     (lambda: hub_http_error(500), TransientStoreError, "500"),
     (lambda: hub_http_error(429), TransientStoreError, "429"),
@@ -542,10 +572,11 @@ def test_hub_upload_folder_is_one_commit(fake, tmp_path):
 ])
 def test_hub_errors_on_write_if_are_mapped(fake, error, expected, words):
     api, store = fake
-    head = api.head
+    store.write("a.json", b"0")
+    version = store.read("a.json").version
     api.fail = [error()]
     with pytest.raises(expected, match=words) as caught:
-        store.write_if("a.json", b"x", head)
+        store.write_if("a.json", b"x", version)
     assert "me/lb-requests" in str(caught.value)  # the message names the repo
     if expected is StoreError:  # neither retried nor taken for a lost race
         assert not isinstance(caught.value, (TransientStoreError, ConflictError))
@@ -571,7 +602,7 @@ def test_hub_missing_repo_says_how_to_create_it(fake):
 
 def test_hub_refuses_a_version_that_is_not_a_commit(fake):
     api, store = fake
-    with pytest.raises(StoreError, match="not a commit id"):
+    with pytest.raises(StoreError, match="not a Hub file version"):
         store.write_if("a.json", b"x", hashlib.sha256(b"local version").hexdigest())
     assert api.commits == []
 
@@ -643,17 +674,21 @@ def mini_hub(tmp_path, monkeypatch):
     hub.server.server_close()
 
 
-def test_http_412_on_commit_is_a_conflict_and_parent_commit_is_sent(mini_hub):
+def test_http_412_then_a_changed_file_is_a_conflict_and_parent_commit_is_sent(mini_hub):
     hub, store = mini_hub
     hub.routes[("POST", "/api/datasets/me/lb-requests/preupload/main")] = (
         200, {}, {"files": [{"path": "q.json", "uploadMode": "regular", "shouldIgnore": False}]})
     hub.routes[("POST", "/api/datasets/me/lb-requests/commit/main")] = (
         412, {}, {"error": "A commit has happened since. Please refresh and try again."})
-    with pytest.raises(ConflictError, match="412"):
-        store.write_if("q.json", b"{}", "b" * 40)
+    hub.routes[("POST", f"/api/datasets/me/lb-requests/paths-info/{'a' * 40}")] = (
+        200, {}, [{"type": "file", "path": "q.json", "oid": git_blob(b"theirs"), "size": 6}])
+    read_at = f"{'b' * 40}:{git_blob(b'mine')}:{hashlib.sha256(b'mine').hexdigest()}"
+    with pytest.raises(ConflictError, match="changed since"):
+        store.write_if("q.json", b"{}", read_at)
     commit = [body for method, path, body in hub.seen if path.endswith("/commit/main")]
     header = json.loads(commit[0].decode().splitlines()[0])
     assert header["value"]["parentCommit"] == "b" * 40
+    assert any("paths-info" in path and b"q.json" in body for _, path, body in hub.seen)  # checked at the head
 
 
 def test_http_missing_file_reads_as_none_at_the_head(mini_hub):
@@ -728,21 +763,28 @@ def standin_store(hub_standin, tmp_path):
     return hub_standin, one, other
 
 
-def test_standin_refuses_a_stale_parent_commit_with_the_hubs_412(standin_store):
-    from huggingface_hub.errors import HfHubHTTPError
-
-    from hub_standin import CONFLICT_MESSAGE
-
+def test_standin_refuses_a_stale_parent_commit_and_the_changed_file_conflicts(standin_store):
     standin, one, other = standin_store
     seen = one.write("q.json", b"1")
-    other.write("q.json", b"2")  # another client commits in between
+    other.write("q.json", b"2")  # another client commits to the same file in between
     commits = standin.counts["commit"]
-    with pytest.raises(ConflictError, match="412") as caught:
+    with pytest.raises(ConflictError, match="q.json changed since"):
         one.write_if("q.json", b"3", seen)
-    assert standin.counts["commit"] == commits + 1  # sent, and refused by the server
-    cause = caught.value.__cause__
-    assert isinstance(cause, HfHubHTTPError) and cause.server_message == CONFLICT_MESSAGE
+    assert standin.counts["commit"] == commits + 1  # sent, refused with 412, then the file was checked
+    assert standin.counts["paths_info"] == 1
     assert one.read("q.json").data == b"2"
+
+
+def test_standin_a_commit_to_another_file_does_not_conflict(standin_store):
+    # a worker's progress commit to another request must not fail this claim
+    standin, one, other = standin_store
+    one.write("q.json", b"1")
+    seen = one.read("q.json").version
+    other.write("r.json", b"someone else's request")
+    version = one.write_if("q.json", b"3", seen)
+    assert standin.files(one.repo_id)["q.json"] == b"3" and standin.files(one.repo_id)["r.json"]
+    assert version.split(":")[0] == standin.head(one.repo_id)
+    assert standin.counts["paths_info"] == 1  # one 412, one check, one commit on the new head
 
 
 def test_standin_serialises_racing_commits_on_one_parent(standin_store):
@@ -765,8 +807,8 @@ def test_standin_serialises_racing_commits_on_one_parent(standin_store):
         t.join(timeout=60)
     assert sorted(outcomes) == ["lost"] * 7 + ["won"]
     history = standin.history(one.repo_id)
-    assert history[1].sha == parent  # exactly one commit on top of the parent
-    assert one.read("n.txt").version == history[0].sha
+    assert history[1].sha == parent.split(":")[0]  # exactly one commit on top of the parent
+    assert one.read("n.txt").version.split(":")[0] == history[0].sha
 
 
 def test_standin_rate_limit_is_a_429_with_retry_after_and_the_store_waits_for_it(standin_store):
@@ -815,7 +857,7 @@ def test_standin_lost_commit_reply_is_read_back_not_redone(standin_store, how):
     version = store.write_if("new.json", b"mine", None)  # lands; the reply is lost; the retry finds it
     history = standin.history(one.repo_id)
     assert len(history) == before + 1  # one commit: the work was not done twice
-    assert version == history[0].sha and standin.files(one.repo_id)["new.json"] == b"mine"
+    assert version.split(":")[0] == history[0].sha and standin.files(one.repo_id)["new.json"] == b"mine"
     assert standin.counts["commit"] == 1 and standin.counts["lost_reply"] == 1
     assert len(sleeps) == 1  # the client did see a failure, and retried once
 

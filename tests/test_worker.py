@@ -28,7 +28,7 @@ from evaluator.worker import INTERNAL_MESSAGE, Worker, start_in_process
 from leaderboard import disclosure
 from leaderboard.aggregate import TABLE_PATH, load_table, rebuild
 from space_config.settings import Quotas, get_settings
-from submissions.errors import TransientStoreError
+from submissions.errors import LeaseLost, TransientStoreError
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status, utcnow
 from submissions.stores import LocalStore, RetryingStore, Stores
@@ -569,3 +569,14 @@ def test_cli_help():
     done = subprocess.run([sys.executable, "-m", "evaluator.worker", "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and "--once" in done.stdout and "--worker-id" in done.stdout
+
+
+def test_a_request_claimed_elsewhere_runs_under_its_claim(deployment, tmp_path):
+    # what a Hugging Face Job runs: `python -m evaluator.worker --request ID --worker-id <the claim's>`
+    stores, suite = deployment
+    request = submit(stores, make_settings(), suite, tmp_path, seed=1)
+    Queue(stores.requests).claim("dispatch-1", 600)
+    with pytest.raises(LeaseLost):
+        Worker(stores, make_settings(), worker_id="someone-else").run_claimed(request.id)
+    ran = Worker(stores, make_settings(), worker_id="dispatch-1").run_claimed(request.id)
+    assert ran.status == Status.FINISHED and ran.worker_id == "dispatch-1" and len(claims(ran)) == 1

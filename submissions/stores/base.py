@@ -67,3 +67,8 @@ class Store(Protocol):
 
     def local_folder(self, prefix: str) -> Path:
         """A local folder holding the files under `prefix` (the Hub downloads a snapshot)."""
+
+    def head(self) -> str | None:
+        """A token that changes whenever anything in the store changes, from one cheap
+        call (the Hub's head commit), or None where the store cannot tell more cheaply
+        than by looking (a local folder: looking costs nothing there)."""

@@ -1,18 +1,21 @@
 """A store kept in a Hugging Face Hub dataset repo (design §4), through huggingface_hub.
 
-- The version of every file is the repo's head commit sha: `read` asks for the head,
-  then downloads the file at exactly that commit, so data and version always agree.
-- `write_if(path, data, expected)` is one commit with `parent_commit=expected`; the Hub
-  refuses it (HTTP 412, "A commit has happened since") if anyone committed since, and
-  that refusal becomes ConflictError. Because the version is the whole repo's head, a
-  commit to any other file of the repo also counts as a change: callers re-read and retry.
+- A file's version names the commit it was read at and its content (git blob id and
+  sha256): `commit:blob:sha256`. `read` asks for the head, then downloads the file at
+  exactly that commit, so data and version always agree.
+- `write_if(path, data, expected)` is one commit with `parent_commit` set to the commit
+  the file was read at. If anyone committed since, the Hub refuses it (HTTP 412, "A commit
+  has happened since"); we then check the file's own content at the new head (paths-info)
+  and, if it is unchanged (the commit was to another file: another request, a log), commit
+  again on that head. Only a change to the file itself is a ConflictError, so a worker's
+  progress commit never makes another worker's claim or a submitter's add fail.
 - `write_if(path, data, None)` (create only) checks that the file is absent at the head
-  and commits with `parent_commit=head`, so a file created in between is a conflict too.
+  and commits with `parent_commit=head`, retried the same way.
 - `write_files` writes several files in one commit, under the same conditions.
 - huggingface_hub sends no commit when the bytes are already stored (it compares them
   with the head's, then returns the head). For `write_if` that would let a stale writer
   "succeed" (two writers read 5, both write 6), so when no commit was sent and the head
-  is not `expected`, it is a ConflictError, as in the local store.
+  is not the parent, the file is checked again at the head, as after a 412.
 
 Errors become the pipeline's own: 412/409 -> ConflictError (from `write_if`; from an
 unconditional write it is a race with another committer and is worth retrying), network
@@ -24,12 +27,19 @@ Every Hub call goes through `self.api` (an HfApi), so tests can hand in a fake o
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+import random
+import shutil
+import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Iterator, Mapping
 
-from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, constants
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, RepoFile, constants
 from huggingface_hub.errors import (
     EntryNotFoundError,
     HfHubHTTPError,
@@ -44,7 +54,10 @@ from submissions.stores.base import Versioned
 from submissions.stores.local import clean_path
 
 REPO_TYPE = "dataset"
-HUB_PLUMBING = {".gitattributes"}  # files every Hub repo has; never part of a store's content
+HUB_PLUMBING = {".gitattributes"}
+MIRRORS_KEPT = 8  # local copies of the store at recent heads (local_folder)
+REBASES = 20  # commits retried on a moved head while our own files stay unchanged
+REBASE_BACKOFF = 0.02  # seconds; jittered and doubled per retry, so racing writers fall out of step  # files every Hub repo has; never part of a store's content
 
 
 def _network_errors() -> tuple[type[BaseException], ...]:
@@ -163,7 +176,8 @@ class HubStore:
                 if isinstance(e, LocalEntryNotFoundError):
                     raise  # the Hub could not be asked: that is not "no such file"
                 return None
-        return Versioned(Path(local).read_bytes(), head)
+        data = Path(local).read_bytes()
+        return Versioned(data, _version(head, data))
 
     def write(self, path: str, data: bytes, message: str = "") -> str:
         path = clean_path(path, self.name)
@@ -175,43 +189,52 @@ class HubStore:
 
     def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
                     message: str = "") -> dict[str, str]:
-        """One commit. Every version in `expected` must be the same head commit (what this
-        store's reads return); that head is the commit's parent, so the Hub refuses it if
-        anyone committed since. Paths expected absent are checked at that head."""
+        """One commit, made only if every path in `expected` still holds the content its
+        version names (None: absent). The commit's parent is the head those files were
+        checked at, so the Hub refuses it (412) if anyone committed since; a 412 makes us
+        check the files again at the new head and, if they are unchanged (someone wrote
+        another file), commit again on it. Only a change to one of these files conflicts."""
         files = {clean_path(path, self.name): data for path, data in files.items()}
-        expected = {clean_path(path, self.name): version for path, version in (expected or {}).items()}
-        parent = self._parent(expected)
-        for path, version in expected.items():
-            if version is None:
-                with self._hub(f"check whether {path} exists"):
-                    exists = self.api.file_exists(self.repo_id, path, repo_type=REPO_TYPE, revision=parent)
-                if exists:
-                    raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} already "
-                                        f"exists; it was to be created only if absent")
+        expected = {clean_path(path, self.name): _parse_version(version, self) if version is not None else None
+                    for path, version in (expected or {}).items()}
         operations = [CommitOperationAdd(path_in_repo=path, path_or_fileobj=data) for path, data in files.items()]
         names = ", ".join(files)
-        oid = self._commit(operations, message or f"Update {names}", f"write {names}", parent=parent)
-        # huggingface_hub marks an operation committed only when it sent the commit; with
-        # nothing sent (same bytes already there) a stale writer must still lose
-        sent = any(getattr(operation, "_is_committed", True) for operation in operations)
-        if parent is not None and not sent and oid != parent:
-            raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {names} changed since "
-                                f"read (someone else wrote these same bytes); re-read and retry")
-        return {path: oid for path in files}
+        parent = _shared_commit(expected)  # the head the files were read at: no check needed on it
+        for attempt in range(REBASES):
+            if expected and parent is None:
+                parent = self._check(expected)
+            try:
+                oid = self._commit(operations, message or f"Update {names}", f"write {names}", parent=parent)
+            except ConflictError:
+                parent = None  # the head moved: check our files again at the new one
+                time.sleep(random.uniform(0, REBASE_BACKOFF * 2 ** min(attempt, 5)))
+                continue
+            # huggingface_hub sends no commit when the bytes are already stored and returns
+            # the head; if that is not our parent, the file may have changed since: check again
+            sent = any(getattr(operation, "_is_committed", True) for operation in operations)
+            if parent is not None and not sent and oid != parent:
+                parent = None
+                continue
+            return {path: _version(oid, data) for path, data in files.items()}
+        raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): other commits kept landing while "
+                            f"writing {names} ({REBASES} times in a row); re-read and retry")
 
-    def _parent(self, expected: Mapping[str, str | None]) -> str | None:
-        """The parent commit a conditional write is based on (None: unconditional)."""
-        versions = {version for version in expected.values() if version is not None}
-        for version in versions:
-            if not constants.REGEX_COMMIT_OID.fullmatch(version):
-                raise StoreError(f"store {self.name!r} (dataset repo {self.repo_id}): version {version!r} is not "
-                                 f"a commit id; pass the version that read() of this store returned")
-        if len(versions) > 1:  # read at different heads: the older one is stale already
-            raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): the files were read at "
-                                f"different commits; re-read and retry")
-        if versions:
-            return versions.pop()
-        return self._head() if expected else None
+    def _check(self, expected: Mapping[str, FileId | None]) -> str:
+        """The head, after checking that every expected file is, at that head, what its
+        version says (ConflictError otherwise): two calls, the head and paths-info."""
+        head = self._head()
+        with self._hub(f"check {', '.join(expected)}"):
+            entries = self.api.get_paths_info(self.repo_id, list(expected), repo_type=REPO_TYPE, revision=head)
+        found = {entry.path: entry for entry in entries if isinstance(entry, RepoFile)}
+        for path, wanted in expected.items():
+            entry = found.get(path)
+            if wanted is None and entry is not None:
+                raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} already "
+                                    f"exists; it was to be created only if absent")
+            if wanted is not None and (entry is None or not wanted.matches(entry)):
+                raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): {path} changed since "
+                                    f"it was read; re-read and retry")
+        return head
 
     def list(self, prefix: str = "") -> list[str]:
         folder = clean_path(prefix, self.name, allow_root=True)
@@ -253,15 +276,118 @@ class HubStore:
         self._commit(operations, message or f"Upload {folder or 'files'} ({len(operations)} files)",
                      f"upload {source} to {folder or 'the repo root'}")
 
+    def head(self) -> str:
+        """The repo's head commit: one cheap call that tells whether anything changed."""
+        return self._head()
+
     def local_folder(self, prefix: str) -> Path:
+        """A local copy of the files under `prefix` at the head, kept per head commit.
+
+        Not snapshot_download: it sends a HEAD request per file for every new commit, and
+        the requests repo gets a new commit with every claim, so each look at the queue
+        would cost a call per request. Here a look costs the head, one tree listing (only
+        when the head moved) and a download per file whose content we do not hold yet."""
         folder = clean_path(prefix, self.name, allow_root=True)
-        with self._hub(f"download {folder or 'the repo'}"):
-            snapshot = self.api.snapshot_download(self.repo_id, repo_type=REPO_TYPE, cache_dir=self.cache_dir,
-                                                  allow_patterns=[f"{folder}/*"] if folder else None)
-        path = Path(snapshot) / folder if folder else Path(snapshot)
+        head = self._head()
+        mirrors = self.cache_dir / "mirrors"
+        done = mirrors / f"{head}-{hashlib.sha1(folder.encode()).hexdigest()[:12]}"
+        if not done.is_dir():
+            self._mirror(folder, head, done)
+            _prune(mirrors, keep=MIRRORS_KEPT)
+        path = done / folder if folder else done
         if not path.is_dir():
             raise NotFoundError(f"store {self.name!r} (dataset repo {self.repo_id}): nothing stored under {prefix!r}")
         return path
+
+    def _mirror(self, folder: str, head: str, target: Path) -> None:
+        with self._hub(f"list {folder or 'the repo'}"):
+            try:
+                entries = [e for e in self.api.list_repo_tree(self.repo_id, path_in_repo=folder or None, recursive=True,
+                                                              revision=head, repo_type=REPO_TYPE)
+                           if isinstance(e, RepoFile) and e.path not in HUB_PLUMBING]
+            except EntryNotFoundError:
+                entries = []  # no such folder: an empty copy, reported as missing by local_folder
+        staging = target.parent / f".tmp-{uuid.uuid4().hex}"
+        staging.mkdir(parents=True)
+        for entry in entries:
+            blob = self._blob(entry, head)
+            (staging / entry.path).parent.mkdir(parents=True, exist_ok=True)
+            _link(blob, staging / entry.path)
+        try:
+            staging.rename(target)  # whole or not at all: another process may have built it first
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def _blob(self, entry: RepoFile, head: str) -> Path:
+        """The local file holding `entry`'s content (downloaded once per content)."""
+        blob = self.cache_dir / "blobs" / (entry.lfs.sha256 if entry.lfs is not None else entry.blob_id)
+        if not blob.exists():
+            with self._hub(f"download {entry.path}"):
+                local = self.api.hf_hub_download(self.repo_id, entry.path, repo_type=REPO_TYPE, revision=head,
+                                                 cache_dir=self.cache_dir)
+            blob.parent.mkdir(parents=True, exist_ok=True)
+            _link(Path(local).resolve(), blob)
+        return blob
+
+
+def _link(source: Path, target: Path) -> None:
+    """`target` becomes `source`'s content, atomically (a hard link where possible)."""
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}")
+    try:
+        os.link(source, temporary)
+    except OSError:
+        shutil.copyfile(source, temporary)
+    os.replace(temporary, target)
+
+
+def _prune(mirrors: Path, keep: int) -> None:
+    """Drop all but the newest `keep` copies (readers of an old one skip vanished files)."""
+    def age(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except FileNotFoundError:  # pruned by another process meanwhile
+            return 0.0
+
+    copies = sorted((p for p in mirrors.iterdir() if not p.name.startswith(".")), key=age)
+    for old in copies[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class FileId:
+    """What a version says about a file's content: its git blob id (how the Hub names a
+    regular file) and its sha256 (how it names an LFS file)."""
+
+    commit: str
+    blob: str
+    sha256: str
+
+    def matches(self, entry: RepoFile) -> bool:
+        return entry.lfs.sha256 == self.sha256 if entry.lfs is not None else entry.blob_id == self.blob
+
+
+def _version(commit: str, data: bytes) -> str:
+    """A file's version: the commit it was read (or written) at, and its content's ids."""
+    blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return f"{commit}:{blob}:{hashlib.sha256(data).hexdigest()}"
+
+
+def _parse_version(version: str, store: "HubStore") -> FileId:
+    parts = version.split(":")
+    if len(parts) != 3 or not constants.REGEX_COMMIT_OID.fullmatch(parts[0]):
+        raise StoreError(f"store {store.name!r} (dataset repo {store.repo_id}): version {version!r} is not "
+                         f"a Hub file version (commit:blob:sha256); pass the version that read() of this store "
+                         f"returned")
+    return FileId(*parts)
+
+
+def _shared_commit(expected: Mapping[str, FileId | None]) -> str | None:
+    """The commit every expected file was read at, when they were all read at one commit
+    and none is expected absent (then committing on it needs no check); else None."""
+    if not expected or any(file is None for file in expected.values()):
+        return None
+    commits = {file.commit for file in expected.values()}
+    return commits.pop() if len(commits) == 1 else None
 
 
 def _retry_after(response) -> float | None:

@@ -206,6 +206,9 @@ class LocalStore:
             relative = file.relative_to(source).as_posix()
             self.upload_file(f"{folder}/{relative}" if folder else relative, file, message)
 
+    def head(self) -> str | None:
+        return None  # looking at a folder is as cheap as any token that would summarise it
+
     def local_folder(self, prefix: str) -> Path:
         folder = clean_path(prefix, self.name, allow_root=True)
         path = self.root / folder if folder else self.root

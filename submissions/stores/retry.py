@@ -4,7 +4,10 @@ A TransientStoreError (network, 5xx, 429) is retried with exponential backoff pl
 jitter, so that several workers hitting the same hiccup do not retry in lockstep. When
 the server said how long to wait (a 429's Retry-After: the Hub's per-token rate limit),
 the wait is at least that; if that is longer than `max_delay`, retrying now is pointless
-and the error is raised at once, saying how long the server asked to wait.
+and the error is raised at once, saying how long the server asked to wait. The wait also
+holds every later call through this store until it has passed (they wait, or are refused
+at once without reaching the server when the rest is longer than `max_delay`): a 429
+answered by more requests would only extend the refusal.
 A ConflictError is never retried here: it means "re-read, then decide again", which
 only the caller can do (the queue's read + write_if loop).
 
@@ -35,7 +38,7 @@ T = TypeVar("T")
 
 class RetryingStore:
     def __init__(self, inner: Store, attempts: int = 5, base_delay: float = 0.2, max_delay: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep):
+                 patience: float = 300.0, sleep: Callable[[float], None] = time.sleep):
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, not {attempts}")
         self.inner = inner
@@ -43,7 +46,10 @@ class RetryingStore:
         self.attempts = attempts
         self.base_delay = base_delay
         self.max_delay = max_delay  # the longest wait before a retry; a longer Retry-After is not waited for
+        self.patience = patience  # the most time spent waiting out Retry-Afters in one call
         self._sleep = sleep  # tests pass a recorder instead of waiting
+        self._clock = time.monotonic
+        self._not_before = 0.0  # a Retry-After also holds the calls that come after the refused one
 
     def __repr__(self) -> str:
         return f"RetryingStore({self.inner!r})"
@@ -57,13 +63,34 @@ class RetryingStore:
     def _delay(self, failures: int) -> float:
         return self.base_delay * (2 ** (failures - 1)) * random.uniform(1.0, 1.5)
 
+    def _wait_for_the_server(self, what: str) -> None:
+        """Wait out what is left of a Retry-After the server gave an earlier call, or refuse
+        at once when that is longer than `max_delay` (the caller tries again later)."""
+        left = self._not_before - self._clock()
+        if left > self.max_delay:
+            raise TransientStoreError(f"store {self.name!r}: {what} not tried: the server asked to wait "
+                                      f"{left:.0f}s more before trying again", retry_after=left)
+        if left > 0:
+            self._sleep(left)
+
     def _call(self, what: str, call: Callable[[], T], landed: Callable[[], T | None] | None = None) -> T:
         last: TransientStoreError | None = None
-        for attempt in range(1, self.attempts + 1):
+        self._wait_for_the_server(what)
+        attempt, waited = 0, 0.0
+        while attempt < self.attempts:
+            attempt += 1
             try:
                 return call()
             except TransientStoreError as e:
                 last = e
+                if e.retry_after is not None and waited + e.retry_after <= self.patience:
+                    # a rate limit that says when to come back is not a failure: wait it out
+                    # without spending an attempt (a quota shared by many workers may refuse us
+                    # several windows in a row), up to `patience` seconds in all
+                    attempt -= 1
+                    waited += e.retry_after
+                if e.retry_after is not None:
+                    self._not_before = max(self._not_before, self._clock() + e.retry_after)
                 if e.retry_after is not None and e.retry_after > self.max_delay:
                     raise TransientStoreError(
                         f"store {self.name!r}: {what} refused; the server asks to wait {e.retry_after:.0f}s "
@@ -130,3 +157,6 @@ class RetryingStore:
 
     def local_folder(self, prefix: str) -> Path:
         return self._call(f"download {prefix!r}", lambda: self.inner.local_folder(prefix))
+
+    def head(self) -> str | None:
+        return self._call("read the head", self.inner.head)
