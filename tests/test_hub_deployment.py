@@ -71,10 +71,17 @@ def test_worker_processes_over_the_hub_run_each_request_once_within_a_commit_quo
     # workers meet 429s and must wait them out (Retry-After) without failing a job
     standin.commit_quota(6, window_seconds=3)
 
-    procs = [subprocess.Popen([sys.executable, "-m", "evaluator.worker", "--once", "--worker-id", name], cwd=ROOT,
-                              env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for name in ("A", "B", "C")]
-    outputs = [p.communicate(timeout=600)[0] for p in procs]
+    # Output to files, not pipes: a worker whose unread pipe fills up blocks while holding
+    # its lease, and the other --once workers then wait for it forever.
+    logs = [tmp_path / f"worker-{name}.log" for name in ("A", "B", "C")]
+    procs = []
+    for name, log in zip(("A", "B", "C"), logs):
+        with open(log, "w") as out:
+            procs.append(subprocess.Popen([sys.executable, "-m", "evaluator.worker", "--once", "--worker-id", name],
+                                          cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT))
+    for p in procs:
+        p.wait(timeout=600)
+    outputs = [log.read_text() for log in logs]
     assert [p.returncode for p in procs] == [0, 0, 0], [o[-3000:] for o in outputs]
 
     requests = Queue(stores.requests).all()

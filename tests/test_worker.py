@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -179,7 +180,8 @@ def test_two_worker_processes_run_each_request_exactly_once(deployment, tmp_path
 
     # A short pause per job (the failure-drill knob) keeps both processes busy at once.
     procs = [start_worker(home, name, "--once", LEADERBOARD_WORKER_HOLD_SECONDS="0.3") for name in ("A", "B")]
-    outputs = [p.communicate(timeout=600)[0] for p in procs]
+    with ThreadPoolExecutor(len(procs)) as pool:  # read both pipes at once: a full pipe would block its worker
+        outputs = list(pool.map(lambda p: p.communicate(timeout=600)[0], procs))
     assert [p.returncode for p in procs] == [0, 0], outputs
 
     requests = Queue(stores.requests).all()
