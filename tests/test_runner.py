@@ -457,6 +457,21 @@ def test_each_batch_is_prepared_ahead_of_the_answer_before_it():
                       "prepare 4", "answer 2", "answer 3", "answer 4"]
 
 
+def test_each_pass_starts_with_the_batch_decoded_for_it_during_the_pass_before(fake_run):
+    """protocols.first_batch, whose videos are decoded ahead, is the batch each pass starts with."""
+    suite, hidden, _, _, backend, _, _, _ = fake_run
+    passes = protocols.plan_passes(suite.calls, hidden, list(suite.manifest["benchmarks"]))
+    pass_of = {call.id: k for k, step in enumerate(passes) for call in step.calls}
+    starts, last = [], None
+    for batch in backend.batches:
+        ids = list(dict.fromkeys(backend.call_of(r).id for r in batch))
+        if pass_of[ids[0]] != last:
+            starts.append(ids)
+            last = pass_of[ids[0]]
+    assert len(starts) == len(passes)
+    assert starts == [[c.id for c in protocols.first_batch(step, 16)] for step in passes]
+
+
 def run_with(suite, hidden, answer, **settings):
     backend = FakeBackend([*suite.calls, *hidden], answer)
     runner = ModelRunner(backend, RunnerSettings(batch_calls=16, **settings))

@@ -92,6 +92,12 @@ class FrameStore:
         """A call's frames: the frames of its plans, concatenated in order."""
         return [frame for plan in call.frames for frame in self._serve(plan, call_id=call.id)]
 
+    def warm(self, video: str) -> None:
+        """Decode a video's registered frames now and hold them, unless held already or
+        no registered call needs them any more (a runner warms the next pass's first
+        videos while the backend answers this pass)."""
+        self._held(video, (), needed_only=True)
+
     def release(self, call: Call) -> None:
         """A registered call that will not be made (a broken CausalStep chain): its frames
         are no longer needed, so a video nobody else needs is freed (or never decoded)."""
@@ -133,14 +139,17 @@ class FrameStore:
             self._free_if_unneeded(plan.video)
             return out
 
-    def _held(self, video: str, times: Sequence[float]) -> dict[float, np.ndarray]:
+    def _held(self, video: str, times: Sequence[float], needed_only: bool = False) -> dict[float, np.ndarray] | None:
         """The video's decoded frames, holding `times`: decoded here unless held already or
-        being decoded by another thread (then waited for), so each video is decoded once."""
+        being decoded by another thread (then waited for), so each video is decoded once.
+        `needed_only`: None instead of a decode that no registered call needs."""
         while True:
             with self._lock:
                 held = self._frames.get(video)
                 if held is not None and all(t in held for t in times):
                     return held
+                if needed_only and self._pending[video] <= 0:
+                    return None
                 busy = self._decoding.get(video)
                 if busy is None:
                     busy = self._decoding[video] = threading.Event()

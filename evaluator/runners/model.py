@@ -113,7 +113,7 @@ class ModelRunner:
         predictions: list[Prediction] = []
         pool = self._decode_pool()
         try:
-            for step in passes:
+            for index, step in enumerate(passes):
                 report(done, total, step.stage)
 
                 def on_batch(finished: int, stage: str = step.stage) -> None:
@@ -122,7 +122,9 @@ class ModelRunner:
                     report(done, total, stage)
 
                 square = BENCHMARK_SQUARE.get(step.benchmark) if self.options.benchmark_resize else None
-                predictions += protocols.run_pass(step, _Asker(self, store, square, pool), self.options.batch_calls,
+                then = self._first_batch(passes[index + 1]) if index + 1 < len(passes) else []
+                predictions += protocols.run_pass(step, _Asker(self, store, square, pool, then),
+                                                  self.options.batch_calls,
                                                   on_batch, on_skip=lambda call: _give_back(store, call),
                                                   batch_frames=self.options.batch_frames)
         finally:
@@ -130,6 +132,9 @@ class ModelRunner:
                 pool.shutdown(wait=True, cancel_futures=True)
         self.settings = self._describe(suite, request, passes, store)
         return predictions
+
+    def _first_batch(self, step: protocols.Pass) -> list[Call]:
+        return protocols.first_batch(step, self.options.batch_calls, self.options.batch_frames)
 
     def _decode_pool(self) -> ThreadPoolExecutor | None:
         if self.options.decode_ahead == 0:
@@ -189,14 +194,27 @@ class ModelRunner:
 class _Asker:
     """protocols.Ask for one pass: each call's frames from the store (once, shared by its
     variants), then one backend.generate. With a decode pool, `prepare` has the workers
-    get a batch's frames, a task per call, while the backend answers an earlier batch."""
+    get a batch's frames, a task per call, while the backend answers an earlier batch;
+    once the pass's batches are all prepared, the workers go on to the videos of the next
+    pass's first batch (`then`), so the backend does not wait for them at its start."""
 
-    def __init__(self, runner: ModelRunner, store, square: int | None, pool: ThreadPoolExecutor | None):
+    def __init__(self, runner: ModelRunner, store, square: int | None, pool: ThreadPoolExecutor | None,
+                 then: Sequence[Call] = ()):
         self.runner = runner
         self.store = store
         self.square = square  # BENCHMARK_SQUARE side for this pass, or None
         self.pool = pool
         self.ahead = runner.options.decode_ahead if pool is not None else 0
+        self.then = list(then)
+
+    def prepared_all(self) -> None:
+        """Every batch known so far is prepared (protocols._answered): decode what comes
+        next. A failure is left for that batch to meet again, and raise, when it is due."""
+        if self.pool is None or not self.then:
+            return
+        for video in dict.fromkeys(plan.video for call in self.then for plan in call.frames):
+            self.pool.submit(self.store.warm, video)
+        self.then = []  # once: CausalStep's later rounds only serve frames held since its first
 
     def __call__(self, queries: list[protocols.Query]) -> list[str]:
         return self.prepare(queries)()

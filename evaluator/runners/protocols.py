@@ -58,7 +58,8 @@ class Query:
 # An ask may also have `prepare(queries) -> answer` and `ahead` (an int): answer() gives
 # what ask(queries) would, and the executors prepare each batch `ahead` batches before
 # they answer it, so a runner decodes the next batch's frames while the model answers
-# the current one (batches of a pass, or of a CausalStep round, are known in advance).
+# the current one (batches of a pass, or of a CausalStep round, are known in advance);
+# and `prepared_all()`, called once every batch known so far has been prepared.
 Ask = Callable[[list[Query]], list[str]]
 OnBatch = Callable[[int], None]  # called with the number of calls a batch finished
 OnSkip = Callable[[Call], None]  # called with an in-context call that will not be made
@@ -149,6 +150,16 @@ def chunks(groups: list[list[Query]], batch_calls: int, batch_frames: int | None
         yield batch
 
 
+def first_batch(step: Pass, batch_calls: int, batch_frames: int | None = None) -> list[Call]:
+    """The calls of a pass's first batch, known before the pass starts (a runner decodes
+    their frames while the backend answers the pass before). CausalStep: its first round
+    is the calls answered out of context."""
+    ready = [c for c in step.calls if c.context is None] if step.mode == STEPWISE else step.calls
+    groups = [[Query(call, call.prompt)] for call in video_order(ready)]
+    first = next(iter(chunks(groups, batch_calls, batch_frames)), [])
+    return [group[0].call for group in first]
+
+
 def _answered(batches: Iterable[list[list[Query]]], ask: Ask
               ) -> Iterator[tuple[list[list[Query]], list[Query], list[str]]]:
     """(batch, its queries, their responses) for each batch, in order; with an ask that
@@ -161,6 +172,8 @@ def _answered(batches: Iterable[list[list[Query]]], ask: Ask
         waiting.append((batch, queries, prepare(queries) if prepare is not None else partial(ask, queries)))
         if len(waiting) > ahead:
             yield _answer_next(waiting)
+    if prepare is not None and hasattr(ask, "prepared_all"):
+        ask.prepared_all()
     while waiting:
         yield _answer_next(waiting)
 
