@@ -21,7 +21,7 @@ per call. Time is scaled down, proportions kept:
 frames and a few hundred generated tokens per call (transformers with batches of 8 takes
 longer, which makes waiting for frames matter less).
 
-Usage: python bench/runner_overlap.py [--scale 0.05] [--repeats 3] [--generate-s 0.3] [--batch-calls 16]
+Usage: python bench/runner_overlap.py [--scale 0.02] [--repeats 3] [--generate-s 0.3] [--batch-calls 8] [--ahead 1]
 Exit status 1 if the overlapped idle share misses the goal at either end.
 """
 
@@ -90,10 +90,12 @@ def run_once(suite, key, per_call: float, ahead: int, batch_calls: int) -> tuple
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=float, default=0.05)
+    parser.add_argument("--scale", type=float, default=0.02)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--generate-s", type=float, default=0.3, help="real generate time per call (s)")
-    parser.add_argument("--batch-calls", type=int, default=16,
+    parser.add_argument("--ahead", type=int, default=RunnerSettings().decode_ahead,
+                        help="batches decoded ahead in the overlapped runs (RunnerSettings.decode_ahead)")
+    parser.add_argument("--batch-calls", type=int, default=8,
                         help="calls per generate; scaled down with the suite so that a pass has as many "
                              "batches as at full size with 64")
     args = parser.parse_args()
@@ -116,12 +118,13 @@ def main() -> int:
         ok = True
         for real in REAL_DECODE_S_PER_FRAME:
             per_call = args.generate_s * per_frame / real
-            times: dict[int, list[tuple[float, float]]] = {0: [], 1: []}
+            times: dict[int, list[tuple[float, float]]] = {0: [], args.ahead: []}
             for _ in range(args.repeats):
-                for ahead in (0, 1):  # interleaved: both see the same machine load
+                for ahead in (0, args.ahead):  # interleaved: both see the same machine load
                     times[ahead].append(run_once(suite, key, per_call, ahead, args.batch_calls))
             (seq_t, seq_idle), (ovl_t, ovl_idle) = (
-                (statistics.median(t for t, _ in times[a]), statistics.median(i for _, i in times[a])) for a in (0, 1))
+                (statistics.median(t for t, _ in times[a]), statistics.median(i for _, i in times[a]))
+                for a in (0, args.ahead))
             ok &= ovl_idle < GOAL
             print(f"\nreal decode {real * 1000:.1f} ms a frame -> generate sleeps {per_call * 1000:.2f} ms a call "
                   f"here (generate/decode = {per_call * len(calls) / decode:.2f}), median of {args.repeats}:")
