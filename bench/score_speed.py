@@ -58,13 +58,10 @@ def realistic(preds: list[Prediction], seed: int = 0) -> list[Prediction]:
 GOAL = 4.0
 
 
-def median_of(repeats: int, fn) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def forget_caches() -> None:
@@ -105,10 +102,14 @@ def main() -> int:
             forget_caches()
             score(1000)
 
-        t_parse = median_of(opts.repeats, parse)
-        t_cold = median_of(opts.repeats, cold)
-        t_plain = median_of(opts.repeats, lambda: score(0))
-        t_score = median_of(opts.repeats, lambda: score(1000))
+        cold()
+        measured = {fn: [] for fn in ("parse", "score", "plain", "cold")}
+        for _ in range(opts.repeats):  # interleaved: all see the same machine load
+            measured["parse"].append(timed(parse))
+            measured["score"].append(timed(lambda: score(1000)))
+            measured["plain"].append(timed(lambda: score(0)))
+            measured["cold"].append(timed(cold))
+        t_parse, t_score, t_plain, t_cold = (statistics.median(measured[k]) for k in ("parse", "score", "plain", "cold"))
         counts = score(0)[1]
         items = sum(c["items"] for c in counts.values())  # scored questions (CausalStep: per segment)
 
