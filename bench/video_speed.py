@@ -141,10 +141,10 @@ def bench_decoding(folder: Path, minutes: float, repeats: int) -> tuple[float, b
     if decord_read is None:
         print("  decord      not installed (pip install decord: wheels for x86-64 Linux only); not compared")
         return ratio, None
-        same = all(np.array_equal(a, b) for a, b in zip(by_decord, frames))
-        print(f"  decord      {best_decord * 1000:8.1f} ms   1 thread; seeking is {best_decord / best_seek:.2f}x "
-              f"faster (goal: > 1x, stay ahead)   {'OK' if best_decord > best_seek else 'BEHIND'}   "
-              f"same {FRAMES} frames: {'yes' if same else 'no'}")
+    same = all(np.array_equal(a, b) for a, b in zip(by_decord, frames))
+    print(f"  decord      {best_decord * 1000:8.1f} ms   1 thread; seeking is {best_decord / best_seek:.2f}x "
+          f"faster (goal: > 1x, stay ahead)   {'OK' if best_decord > best_seek else 'BEHIND'}   "
+          f"same {FRAMES} frames: {'yes' if same else 'no'}")
     return ratio, best_decord > best_seek
 
 
