@@ -7,11 +7,31 @@ a multinomial weight per video, so all resamples are one matrix product.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
 
 from evaluator.records import round_half_up
+
+# Resample weight matrices kept: one per benchmark of two or three suites. The full-size
+# suite's five take about 11 MB as counts.
+WEIGHTS_KEPT = 16
+
+
+@lru_cache(maxsize=WEIGHTS_KEPT)
+def _resample_counts(videos: int, samples: int, seed: int) -> np.ndarray:
+    """How often each video is drawn in each resample: (samples, videos), read-only.
+
+    Drawing them is nearly all of an interval's cost (a binomial per video and
+    resample) and they depend only on these three numbers, never on the predictions,
+    so a worker scoring submission after submission on one suite draws them once.
+    Kept as the smallest unsigned integer type that holds them: exact, and small."""
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(videos, np.full(videos, 1.0 / videos), size=samples)
+    counts = counts.astype(np.min_scalar_type(videos))
+    counts.flags.writeable = False
+    return counts
 
 
 def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.ndarray],
@@ -20,8 +40,7 @@ def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.nd
     n = len(video_stats)
     if n == 0 or samples <= 0:
         return None
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=samples).astype(np.float64)
+    weights = _resample_counts(n, samples, seed).astype(np.float64)
     values = np.asarray(overall_from(weights @ video_stats), dtype=np.float64)
     values = values[np.isfinite(values)]
     if values.size == 0:

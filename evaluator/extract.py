@@ -229,23 +229,7 @@ def _boxed_spans(text: str, last_only: bool) -> list[tuple[int, int]]:
             i += 1
         if i >= n or text[i] != "{":
             continue
-        depth = 0
-        close = -1
-        skip_to = -1
-        for m in _BRACE_RE.finditer(text, i, min(n, i + _MAX_BOX_LEN)):
-            j = m.start()
-            if j < skip_to:
-                continue
-            c = text[j]
-            if c == "\\":
-                skip_to = j + 2  # escaped \\{ or \\} does not count
-            elif c == "{":
-                depth += 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    close = j
-                    break
+        close = _box_close(text, i, min(n, i + _MAX_BOX_LEN))
         if close < 0:
             continue  # unclosed (truncated output): try an earlier box
         spans.append((i + 1, close))
@@ -253,6 +237,29 @@ def _boxed_spans(text: str, last_only: bool) -> list[tuple[int, int]]:
             break
     spans.reverse()
     return spans
+
+
+def _box_close(text: str, i: int, end: int) -> int:
+    """Index of the brace that closes the one at text[i], searching before `end`; -1 if none."""
+    j = text.find("}", i + 1, end)
+    if j >= 0 and text.find("{", i + 1, j) < 0 and text.find("\\", i + 1, j) < 0:
+        return j  # the common box, \\boxed{B}: nothing nested or escaped, no scan needed
+    depth = 0
+    skip_to = -1
+    for m in _BRACE_RE.finditer(text, i, end):
+        j = m.start()
+        if j < skip_to:
+            continue
+        c = text[j]
+        if c == "\\":
+            skip_to = j + 2  # escaped \\{ or \\} does not count
+        elif c == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
 
 
 def _clean_boxed(s: str) -> str:

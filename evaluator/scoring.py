@@ -27,18 +27,21 @@ from evaluator.result import Result
 from evaluator.suite import AnswerKey, Suite
 
 
-def answered_per_benchmark(suite: Suite, key: AnswerKey, responses: Responses) -> Counter:
+def benchmark_of_calls(suite: Suite, key: AnswerKey) -> dict[str, str]:
+    """Call id -> benchmark, for the public and the hidden calls."""
     bench_of = {c.id: c.benchmark for c in suite.calls}
     bench_of.update({c.id: c.benchmark for c in key.hidden_calls})
+    return bench_of
+
+
+def answered_per_benchmark(bench_of: dict[str, str], responses: Responses) -> Counter:
     ids = set(responses.by_id) | {cid for cid, _ in responses.by_context}
     return Counter(bench_of[i] for i in ids if i in bench_of)
 
 
-def without_final_answer(suite: Suite, key: AnswerKey, responses: Responses) -> Counter:
+def without_final_answer(bench_of: dict[str, str], responses: Responses) -> Counter:
     """Per benchmark, responses that are only a reasoning trace cut off before any
     final answer (extract.reasoning_cut_off); counted apart as `no_final_answer`."""
-    bench_of = {c.id: c.benchmark for c in suite.calls}
-    bench_of.update({c.id: c.benchmark for c in key.hidden_calls})
     preds = list(responses.by_id.values()) + list(responses.by_context.values())
     return Counter(bench_of[p.id] for p in preds if p.id in bench_of and extract.reasoning_cut_off(p.response))
 
@@ -62,8 +65,9 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
     `on_benchmark(name, counts)` is called after each benchmark (the worker records
     progress there, and may raise to stop the job)."""
     ctx = ScoringContext(judge=judge, options=options or ScoringOptions(), worker_run=worker_run)
-    answered = answered_per_benchmark(suite, key, responses)
-    cut_off = without_final_answer(suite, key, responses)
+    bench_of = benchmark_of_calls(suite, key)
+    answered = answered_per_benchmark(bench_of, responses)
+    cut_off = without_final_answer(bench_of, responses)
     if ctx.options.grade_truncated_reasoning:
         responses = reading_cut_off_reasoning(responses)
     calls_per_benchmark = Counter(c.benchmark for c in suite.calls)

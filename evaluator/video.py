@@ -282,8 +282,9 @@ class _CannotSeek(Exception):
     """This file cannot be decoded by seeking (no timestamps, no index...): decode it sequentially."""
 
 
-def _open_video(path: str):
-    """(container, its first video stream), with VideoError for what is not a readable video."""
+def _open_video(path: str, frame_threads: bool = True):
+    """(container, its first video stream), with VideoError for what is not a readable video.
+    `frame_threads`: let FFmpeg decode on several threads (else one)."""
     if not os.path.isfile(path):
         raise VideoError(f"{path}: no such file")
     av = _av()
@@ -295,8 +296,11 @@ def _open_video(path: str):
         container.close()
         raise VideoError(f"{path}: no video stream")
     stream = container.streams.video[0]
-    # Slice and frame threads give bit-exact output in FFmpeg; both decoders use them.
-    stream.thread_type = "AUTO"
+    # Slice and frame threads give bit-exact output in FFmpeg, so either way the frames are the same.
+    if frame_threads:
+        stream.thread_type = "AUTO"
+    else:
+        stream.codec_context.thread_count = 1
     return container, stream
 
 
@@ -455,7 +459,10 @@ def decode_frames(path, times: Sequence[float]) -> list[np.ndarray]:
 
 
 def _decode_by_seeking(path: str, limits: list[float]) -> list[np.ndarray]:
-    container, stream = _open_video(path)
+    # One decoding thread: every seek flushes the decoder, and with frame threads each flush
+    # waits for all of them (measured on the 8-minute video of bench/video_speed.py: 1.6x
+    # slower with them). A runner decodes several videos at once instead (runners/model.py).
+    container, stream = _open_video(path, frame_threads=False)
     with container:
         if stream.start_time is None:
             raise _CannotSeek

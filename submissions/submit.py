@@ -17,9 +17,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from evaluator.records import Call
@@ -114,16 +117,66 @@ def resolve_suite_id(stores: Stores, settings: Settings) -> str:
     return wanted
 
 
-def read_calls(store: Store, suite_id: str) -> dict[str, Call]:
-    """A suite's call list by id, read from the store's calls.jsonl alone.
+# Parsed call lists kept in the site process: the current suite and one more, so a switch
+# of suite does not thrash; a full-size call list is about 17k calls (tens of MB parsed).
+CALL_LISTS_KEPT = 2
+
+
+class _ParsedCallLists:
+    """Call lists by (path, store version), least recently used dropped first.
+
+    Parsing calls.jsonl is most of a submission's cost at full size, and the file only
+    changes with the suite; keying by the version the store read it at (content hash
+    locally, head commit on the Hub) re-parses exactly when it changed."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._parsed: OrderedDict[tuple[str, str], Mapping[str, Call]] = OrderedDict()
+        self._lock = threading.Lock()  # the site validates uploads on several threads
+
+    def get(self, key: tuple[str, str], data: bytes) -> Mapping[str, Call]:
+        with self._lock:
+            if key in self._parsed:
+                self._parsed.move_to_end(key)
+                return self._parsed[key]
+        calls = _parse_calls(data)  # outside the lock: a miss must not stall other submissions
+        with self._lock:
+            self._parsed[key] = calls
+            self._parsed.move_to_end(key)
+            while len(self._parsed) > self.size:
+                self._parsed.popitem(last=False)
+        return calls
+
+    def clear(self) -> None:
+        with self._lock:
+            self._parsed.clear()
+
+
+_call_lists = _ParsedCallLists(CALL_LISTS_KEPT)
+
+
+def clear_call_lists() -> None:
+    """Forget every parsed call list (benchmarks time the uncached path with it)."""
+    _call_lists.clear()
+
+
+def _parse_calls(data: bytes) -> Mapping[str, Call]:
+    calls = (Call.from_json(json.loads(line)) for line in data.decode("utf-8").splitlines() if line.strip())
+    # Read-only: every submission shares this mapping.
+    return MappingProxyType({c.id: c for c in calls})
+
+
+def read_calls(store: Store, suite_id: str) -> Mapping[str, Call]:
+    """A suite's call list by id, read from the store's calls.jsonl alone (read-only).
 
     Validating a prediction file needs nothing else; loading the whole suite folder
-    would make the Space download every video of the suite from the Hub."""
-    found = store.read(f"{suite_id}/calls.jsonl")
+    would make the Space download every video of the suite from the Hub. The file is
+    read every time (its version decides), parsed only when that version is new."""
+    path = f"{suite_id}/calls.jsonl"
+    found = store.read(path)
     if found is None:
-        raise NotFoundError(f"No suite '{suite_id}' in the {store.name} store (no {suite_id}/calls.jsonl).")
-    calls = (Call.from_json(json.loads(line)) for line in found.data.decode("utf-8").splitlines() if line.strip())
-    return {c.id: c for c in calls}
+        raise NotFoundError(f"No suite '{suite_id}' in the {store.name} store (no {path}).")
+    return _call_lists.get((f"{store.name}/{path}", found.version), found.data)
 
 
 # -- shared steps -------------------------------------------------------------------------------

@@ -359,7 +359,7 @@ def validate_predictions(path: Path, suite: Any, settings: Settings) -> Response
     calls: Mapping[str, Call] = suite.calls_by_id() if hasattr(suite, "calls_by_id") else suite
     path = Path(path)
     try:
-        return read_predictions(path, dict(calls), settings.max_prediction_bytes)
+        return read_predictions(path, calls, settings.max_prediction_bytes)
     except PredictionFileError as e:
         # The same line-numbered message, naming the file as the submitter knows it, not
         # by the server's temporary upload path.

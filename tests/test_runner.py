@@ -9,7 +9,9 @@ import dataclasses
 import hashlib
 import re
 import sys
+import threading
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -428,6 +430,114 @@ def test_a_frame_count_override_reaches_the_backend(demo_suite):
     assert set(runner.settings["frame_budgets"].values()) == {4, 1}
     assert runner.settings["frame_budgets"]["videommmu_question_only"] == 1
     assert runner.settings["decodes"]["max_decodes_per_video"] == 1
+
+
+# -- frames decoded while the backend answers ------------------------------------------------
+
+def test_each_batch_is_prepared_ahead_of_the_answer_before_it():
+    """The pipeline order: batch k+ahead is prepared before batch k is answered."""
+    events = []
+
+    class Preparing:
+        ahead = 2
+
+        def __call__(self, queries):
+            raise AssertionError("an ask that prepares is only answered through prepare")
+
+        def prepare(self, queries):
+            k = queries[0].prompt
+            events.append(f"prepare {k}")
+            return lambda: events.append(f"answer {k}") or [k] * len(queries)
+
+    call = Call("c", "expvid", "i", "mcq", "p", "choice")
+    groups = [[protocols.Query(call, str(k))] for k in range(5)]
+    answered = list(protocols._answered(protocols.chunks(groups, 1), Preparing()))
+    assert [responses for _, _, responses in answered] == [[str(k)] for k in range(5)]
+    assert events == ["prepare 0", "prepare 1", "prepare 2", "answer 0", "prepare 3", "answer 1",
+                      "prepare 4", "answer 2", "answer 3", "answer 4"]
+
+
+def test_each_pass_starts_with_the_batch_decoded_for_it_during_the_pass_before(fake_run):
+    """protocols.first_batch, whose videos are decoded ahead, is the batch each pass starts with."""
+    suite, hidden, _, _, backend, _, _, _ = fake_run
+    passes = protocols.plan_passes(suite.calls, hidden, list(suite.manifest["benchmarks"]))
+    pass_of = {call.id: k for k, step in enumerate(passes) for call in step.calls}
+    starts, last = [], None
+    for batch in backend.batches:
+        ids = list(dict.fromkeys(backend.call_of(r).id for r in batch))
+        if pass_of[ids[0]] != last:
+            starts.append(ids)
+            last = pass_of[ids[0]]
+    assert len(starts) == len(passes)
+    assert starts == [[c.id for c in protocols.first_batch(step, 16)] for step in passes]
+
+
+def run_with(suite, hidden, answer, **settings):
+    backend = FakeBackend([*suite.calls, *hidden], answer)
+    runner = ModelRunner(backend, RunnerSettings(batch_calls=16, **settings))
+    return runner, backend, runner.run(request_for(suite), suite, hidden)
+
+
+@pytest.mark.parametrize("ahead, workers", [(1, 1), (1, 4), (2, 3)])
+def test_decoding_ahead_changes_nothing_the_backend_sees(demo_suite, ahead, workers):
+    """Same requests (prompts, frames, batches) and predictions as decoding each batch
+    just before it is answered; still one decode per video."""
+    suite, key = demo_suite
+    suite, hidden = tagged(suite, key)
+    answer = answerer(5, gold_labels(key), right=0.6, unreadable=0.15)  # chains break too
+    _, before, expected = run_with(suite, hidden, answer, decode_ahead=0)
+    runner, after, predictions = run_with(suite, hidden, answer, decode_ahead=ahead, decode_workers=workers)
+    assert predictions == expected
+    assert [[r.prompt for r in b] for b in after.batches] == [[r.prompt for r in b] for b in before.batches]
+    for old, new in zip(before.requests(), after.requests()):
+        assert old[1].frame_times == new[1].frame_times and old[1].as_video == new[1].as_video
+        assert all(np.array_equal(a, b) for a, b in zip(old[1].frames, new[1].frames))
+    assert runner.settings["decodes"]["max_decodes_per_video"] == 1
+    assert runner.settings["decodes"]["videos"] == len(suite.videos)
+    assert not runner.frame_store.held_videos()
+
+
+@pytest.mark.parametrize("ahead", [0, 1])
+def test_frames_are_decoded_on_the_decode_workers_only_when_ahead(demo_suite, monkeypatch, ahead):
+    from evaluator.runners import frames as frame_store
+
+    suite, key = demo_suite
+    suite, hidden = tagged(suite, key)
+    threads = []
+    decode = frame_store.decode_frames
+
+    def recording(path, times):
+        threads.append(threading.current_thread().name)
+        return decode(path, times)
+
+    monkeypatch.setattr(frame_store, "decode_frames", recording)
+    run_with(suite, hidden, answerer(6, {}), decode_ahead=ahead, decode_workers=2)
+    assert len(threads) == len(suite.videos)
+    on_workers = {name.startswith("frame-decode") for name in threads}
+    assert on_workers == {bool(ahead)}
+
+
+def test_a_decode_error_on_a_worker_is_the_runs_error(demo_suite, monkeypatch):
+    from evaluator.runners import frames as frame_store
+    from evaluator.video import VideoError
+
+    suite, key = demo_suite
+    suite, hidden = tagged(suite, key)
+    broken = sorted({c.frames[0].video for c in suite.calls if c.benchmark == "exact"})[1]
+    decode = frame_store.decode_frames
+
+    def failing(path, times):
+        if path.name == Path(suite.videos[broken].file).name:
+            raise VideoError(f"{path}: corrupt")
+        return decode(path, times)
+
+    monkeypatch.setattr(frame_store, "decode_frames", failing)
+    backend = FakeBackend([*suite.calls, *hidden], answerer(7, {}))
+    with pytest.raises(VideoError, match="corrupt"):
+        ModelRunner(backend, RunnerSettings(batch_calls=16, decode_ahead=2)).run(request_for(suite), suite, hidden)
+    asked = {backend.call_of(r).frames[0].video for batch in backend.batches for r in batch}
+    assert broken not in asked  # its batch never reached the backend
+    assert not [t for t in threading.enumerate() if t.name.startswith("frame-decode")]  # the pool is gone
 
 
 # -- real tiny models ------------------------------------------------------------------------

@@ -23,7 +23,10 @@ from submissions.quotas import check_quota, counts_against_quota, quota_usage
 from submissions.requests import Failure, Reason, Request, Status, utcnow
 from submissions.stores import RetryingStore, Stores
 from submissions.submit import (
+    CALL_LISTS_KEPT,
     Identity,
+    clear_call_lists,
+    read_calls,
     remaining_quota,
     resolve_suite_id,
     submit_model,
@@ -117,6 +120,44 @@ def test_a_configured_suite_that_is_not_published_is_a_clear_error(stores, setti
 def test_no_demo_suite_is_a_clear_error(tmp_path, settings):
     with pytest.raises(NotFoundError, match="No demo suite in the suite store"):
         resolve_suite_id(Stores.local(tmp_path / "empty"), settings)
+
+
+# -- the call list, parsed once per suite version ------------------------------------------------
+
+def test_the_call_list_is_parsed_once_and_shared_read_only(stores, suite_id):
+    clear_call_lists()
+    first = read_calls(stores.suite, suite_id)
+    assert read_calls(stores.suite, suite_id) is first
+    with pytest.raises(TypeError):
+        first["x"] = first[next(iter(first))]  # shared by every submission: nobody may change it
+
+
+def test_a_changed_call_list_under_the_same_suite_id_is_read_again(stores, settings, suite_id, demo_suite,
+                                                                   tmp_path):
+    """Validation stays exact: a call removed from the published list is an unknown id at once."""
+    suite = demo_suite[0]
+    path = preds_file(tmp_path, suite)
+    assert submit_predictions(stores, settings, ALICE, path, "before").status == Status.PENDING
+    removed = suite.calls[0].id
+    lines = stores.suite.read(f"{suite_id}/calls.jsonl").data.decode().splitlines(keepends=True)
+    kept = [line for line in lines if json.loads(line)["id"] != removed]
+    stores.suite.write(f"{suite_id}/calls.jsonl", "".join(kept).encode())
+    assert removed not in read_calls(stores.suite, suite_id)
+    with pytest.raises(Refused, match=f"unknown call id '{removed}'"):
+        submit_predictions(stores, settings, BOB, path, "after")
+
+
+def test_only_a_few_call_lists_are_kept(stores, suite_id):
+    clear_call_lists()
+    path = f"{suite_id}/calls.jsonl"
+    original = stores.suite.read(path).data
+    first = read_calls(stores.suite, suite_id)
+    for n in range(CALL_LISTS_KEPT):  # other versions push the first one out
+        stores.suite.write(path, original + b"\n" * (n + 1))  # blank lines: same calls, new version
+        read_calls(stores.suite, suite_id)
+    stores.suite.write(path, original)
+    again = read_calls(stores.suite, suite_id)
+    assert again is not first and again == first
 
 
 # -- identity --------------------------------------------------------------------------------

@@ -16,6 +16,10 @@ memory until every registered plan of that video has been served (or released:
 paper-size ExpVid level-3 video has 128 frames). `decodes` and `uses`
 count per video how often it was decoded and how many calls used it: a job should
 show exactly one decode per video.
+
+Calls may be served from several threads at once (the runner's decode workers get the
+next batch ready while the model answers the current one): a video is decoded outside
+the store's lock, by the first thread that needs it, while the others wait for it.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class FrameStore:
         self._slots: dict[tuple, list[str]] = defaultdict(list)  # plan key -> ids of calls still to serve
         self._frames: dict[str, dict[float, np.ndarray]] = {}  # decoded frames held, per video
         self._users: set[tuple[str, str]] = set()  # (video, call id) pairs already counted in uses
+        self._decoding: dict[str, threading.Event] = {}  # videos being decoded now, set when done
 
     # -- registering -------------------------------------------------------
 
@@ -86,6 +91,12 @@ class FrameStore:
     def call_frames(self, call: Call) -> list[np.ndarray]:
         """A call's frames: the frames of its plans, concatenated in order."""
         return [frame for plan in call.frames for frame in self._serve(plan, call_id=call.id)]
+
+    def warm(self, video: str) -> None:
+        """Decode a video's registered frames now and hold them, unless held already or
+        no registered call needs them any more (a runner warms the next pass's first
+        videos while the backend answers this pass)."""
+        self._held(video, (), needed_only=True)
 
     def release(self, call: Call) -> None:
         """A registered call that will not be made (a broken CausalStep chain): its frames
@@ -118,17 +129,39 @@ class FrameStore:
     # -- internals ---------------------------------------------------------
 
     def _serve(self, plan: FramePlan, call_id: str | None) -> list[np.ndarray]:
+        held = self._held(plan.video, plan.times)
         with self._lock:
             registered, call_id = self._take_slot(plan, call_id)
-            held = self._frames.get(plan.video)
-            if held is None or any(t not in held for t in plan.times):
-                held = self._decode(plan.video, extra=plan.times)
             out = [held[t] for t in plan.times]
             self._count_use(plan.video, call_id)
             if registered:
                 self._pending[plan.video] -= 1
             self._free_if_unneeded(plan.video)
             return out
+
+    def _held(self, video: str, times: Sequence[float], needed_only: bool = False) -> dict[float, np.ndarray] | None:
+        """The video's decoded frames, holding `times`: decoded here unless held already or
+        being decoded by another thread (then waited for), so each video is decoded once.
+        `needed_only`: None instead of a decode that no registered call needs."""
+        while True:
+            with self._lock:
+                held = self._frames.get(video)
+                if held is not None and all(t in held for t in times):
+                    return held
+                if needed_only and self._pending[video] <= 0:
+                    return None
+                busy = self._decoding.get(video)
+                if busy is None:
+                    busy = self._decoding[video] = threading.Event()
+                    wanted = sorted(self._times.get(video, set()) | set(times))
+                    break
+            busy.wait()  # another thread decodes it; look again (it may have failed)
+        try:
+            return self._decode(video, wanted)
+        finally:
+            with self._lock:
+                del self._decoding[video]
+            busy.set()
 
     def _free_if_unneeded(self, video: str) -> None:
         if self._pending[video] <= 0:
@@ -154,13 +187,14 @@ class FrameStore:
             self._users.add((video, call_id))
             self.uses[video] += 1
 
-    def _decode(self, video: str, extra: Sequence[float]) -> dict[float, np.ndarray]:
-        """Decode every registered time of `video` (and `extra`) in one pass; hold them if still needed."""
-        times = sorted(self._times.get(video, set()) | set(extra))
+    def _decode(self, video: str, times: list[float]) -> dict[float, np.ndarray]:
+        """Decode these times of `video` in one pass (the lock is not held) and hold them."""
         frames = resize_frames(decode_frames(self._path(video), times), self.resize)
-        self.decodes[video] += 1
         held = dict(zip(times, frames, strict=True))
-        self._frames[video] = held
+        with self._lock:
+            self.decodes[video] += 1
+            if self._pending[video] > 0:  # not when every call needing it was released meanwhile
+                self._frames[video] = held
         return held
 
     def _path(self, video: str) -> Path:

@@ -20,7 +20,9 @@ One run:
   3. the passes of protocols.plan_passes in the suite's benchmark order, each ordered by
      video, at most `batch_calls` calls / `batch_frames` frames per backend.generate,
      progress reported after each batch (the callback raises to stop the job; nothing
-     here catches it);
+     here catches it). While the backend answers one batch, a pool of decode workers
+     (one per core) gets the frames of the next `decode_ahead` batches ready, so the
+     GPU does not wait for PyAV; a decode error reaches the run when its batch is due;
   4. one Prediction per call (per context label for CausalStep calls in context): the
      records a prediction file would hold, scored by the worker the same way.
 
@@ -35,13 +37,16 @@ from __future__ import annotations
 import gc
 import importlib.util
 import inspect
+import os
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from evaluator import frames as frame_plans
 from evaluator.records import Call, Prediction
 from evaluator.runners import protocols
+from evaluator.runners.frames import call_times
 
 # Set by a paper, not by the runner: ExpVid resized every frame to 224x224 for every
 # model "to ensure fair comparison" (shared/specs/expvid.md, frames).
@@ -61,12 +66,21 @@ class RunnerSettings:
     batch_calls: int = 64  # calls per backend.generate
     batch_frames: int | None = DEFAULT_BATCH_FRAMES  # frames per backend.generate; None: no limit
     benchmark_resize: bool = True  # BENCHMARK_SQUARE: the papers' own frame sizes
+    # Batches whose frames are decoded while the backend answers an earlier one. Each
+    # holds up to `batch_frames` frames in memory; 0: decode a batch just before it is
+    # answered, on the runner's own thread (no overlap).
+    decode_ahead: int = 1
+    decode_workers: int | None = None  # decode threads; None: one per core this process may use
 
     def __post_init__(self) -> None:
         if self.batch_calls < 1:
             raise ValueError(f"batch_calls must be at least 1, not {self.batch_calls}")
         if self.batch_frames is not None and self.batch_frames < 1:
             raise ValueError(f"batch_frames must be at least 1, not {self.batch_frames}")
+        if self.decode_ahead < 0:
+            raise ValueError(f"decode_ahead must be 0 or more, not {self.decode_ahead}")
+        if self.decode_workers is not None and self.decode_workers < 1:
+            raise ValueError(f"decode_workers must be at least 1, not {self.decode_workers}")
 
 
 class ModelRunner:
@@ -97,41 +111,36 @@ class ModelRunner:
         total, done = len(public) + len(hidden), 0
         report = progress_callback or (lambda done, total, stage: None)
         predictions: list[Prediction] = []
-        for step in passes:
-            report(done, total, step.stage)
+        pool = self._decode_pool()
+        try:
+            for index, step in enumerate(passes):
+                report(done, total, step.stage)
 
-            def on_batch(finished: int, stage: str = step.stage) -> None:
-                nonlocal done
-                done += finished
-                report(done, total, stage)
+                def on_batch(finished: int, stage: str = step.stage) -> None:
+                    nonlocal done
+                    done += finished
+                    report(done, total, stage)
 
-            predictions += protocols.run_pass(step, self._asker(store, step.benchmark), self.options.batch_calls,
-                                              on_batch, on_skip=lambda call: _give_back(store, call),
-                                              batch_frames=self.options.batch_frames)
+                square = BENCHMARK_SQUARE.get(step.benchmark) if self.options.benchmark_resize else None
+                then = self._first_batch(passes[index + 1]) if index + 1 < len(passes) else []
+                predictions += protocols.run_pass(step, _Asker(self, store, square, pool, then),
+                                                  self.options.batch_calls,
+                                                  on_batch, on_skip=lambda call: _give_back(store, call),
+                                                  batch_frames=self.options.batch_frames)
+        finally:
+            if pool is not None:  # batches decoded ahead of a stop or an error are not waited for
+                pool.shutdown(wait=True, cancel_futures=True)
         self.settings = self._describe(suite, request, passes, store)
         return predictions
 
-    def _asker(self, store, benchmark: str) -> protocols.Ask:
-        """ask(queries) for one pass: each call's frames from the store (once, shared by
-        its variants), then one backend.generate."""
-        from evaluator.runners.backends import GenRequest
+    def _first_batch(self, step: protocols.Pass) -> list[Call]:
+        return protocols.first_batch(step, self.options.batch_calls, self.options.batch_frames)
 
-        square = BENCHMARK_SQUARE.get(benchmark) if self.options.benchmark_resize else None
-
-        def ask(queries: list[protocols.Query]) -> list[str]:
-            shown: dict[str, list] = {}
-            batch = []
-            for query in queries:
-                call = query.call
-                if call.id not in shown:
-                    shown[call.id] = _resized(store.call_frames(call), square)
-                batch.append(GenRequest(prompt=query.prompt, frames=shown[call.id],
-                                        frame_times=[t for plan in call.frames for t in plan.times],
-                                        as_video=len(shown[call.id]) > 1))
-            self.generations += len(batch)
-            return self.backend.generate(batch)
-
-        return ask
+    def _decode_pool(self) -> ThreadPoolExecutor | None:
+        if self.options.decode_ahead == 0:
+            return None
+        workers = self.options.decode_workers or available_cores()
+        return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="frame-decode")
 
     # -- what is recorded ---------------------------------------------------------------
 
@@ -180,6 +189,61 @@ class ModelRunner:
 
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
+
+
+class _Asker:
+    """protocols.Ask for one pass: each call's frames from the store (once, shared by its
+    variants), then one backend.generate. With a decode pool, `prepare` has the workers
+    get a batch's frames, a task per call, while the backend answers an earlier batch;
+    once the pass's batches are all prepared, the workers go on to the videos of the next
+    pass's first batch (`then`), so the backend does not wait for them at its start."""
+
+    def __init__(self, runner: ModelRunner, store, square: int | None, pool: ThreadPoolExecutor | None,
+                 then: Sequence[Call] = ()):
+        self.runner = runner
+        self.store = store
+        self.square = square  # BENCHMARK_SQUARE side for this pass, or None
+        self.pool = pool
+        self.ahead = runner.options.decode_ahead if pool is not None else 0
+        self.then = list(then)
+
+    def prepared_all(self) -> None:
+        """Every batch known so far is prepared (protocols._answered): decode what comes
+        next. A failure is left for that batch to meet again, and raise, when it is due."""
+        if self.pool is None or not self.then:
+            return
+        for video in dict.fromkeys(plan.video for call in self.then for plan in call.frames):
+            self.pool.submit(self.store.warm, video)
+        self.then = []  # once: CausalStep's later rounds only serve frames held since its first
+
+    def __call__(self, queries: list[protocols.Query]) -> list[str]:
+        return self.prepare(queries)()
+
+    def prepare(self, queries: list[protocols.Query]) -> Callable[[], list[str]]:
+        calls = list({q.call.id: q.call for q in queries}.values())
+        if self.pool is None:
+            return lambda: self._generate(queries, {c.id: self._frames(c) for c in calls})
+        decoding = {c.id: self.pool.submit(self._frames, c) for c in calls}
+        # result() raises a worker's error (a broken video) here, in the runner's thread
+        return lambda: self._generate(queries, {cid: job.result() for cid, job in decoding.items()})
+
+    def _frames(self, call: Call) -> list:
+        return _resized(self.store.call_frames(call), self.square)
+
+    def _generate(self, queries: list[protocols.Query], shown: dict[str, list]) -> list[str]:
+        from evaluator.runners.backends import GenRequest
+
+        batch = [GenRequest(prompt=q.prompt, frames=shown[q.call.id], frame_times=call_times(q.call),
+                            as_video=len(shown[q.call.id]) > 1) for q in queries]
+        self.runner.generations += len(batch)
+        return self.runner.backend.generate(batch)
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity where the OS says, e.g. in a container)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def replan_calls(public: list[Call], hidden: list[Call], videos: dict, count: int | None

@@ -33,8 +33,10 @@ video is one batch: a 51-segment video costs 51 rounds, not 51 x videos.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from functools import partial
+from typing import Callable, Iterable, Iterator, Sequence
 
 from evaluator import extract
 from evaluator.benchmarks import causalstep, videommmu, videosimpleqa
@@ -53,6 +55,11 @@ class Query:
 
 # ask(queries) -> one raw response per query, same order. Queries of one call always
 # come in the same `ask` (variants of an in-context call share its frames).
+# An ask may also have `prepare(queries) -> answer` and `ahead` (an int): answer() gives
+# what ask(queries) would, and the executors prepare each batch `ahead` batches before
+# they answer it, so a runner decodes the next batch's frames while the model answers
+# the current one (batches of a pass, or of a CausalStep round, are known in advance);
+# and `prepared_all()`, called once every batch known so far has been prepared.
 Ask = Callable[[list[Query]], list[str]]
 OnBatch = Callable[[int], None]  # called with the number of calls a batch finished
 OnSkip = Callable[[Call], None]  # called with an in-context call that will not be made
@@ -143,8 +150,40 @@ def chunks(groups: list[list[Query]], batch_calls: int, batch_frames: int | None
         yield batch
 
 
-def _ask_checked(ask: Ask, queries: list[Query]) -> list[str]:
-    responses = ask(queries)
+def first_batch(step: Pass, batch_calls: int, batch_frames: int | None = None) -> list[Call]:
+    """The calls of a pass's first batch, known before the pass starts (a runner decodes
+    their frames while the backend answers the pass before). CausalStep: its first round
+    is the calls answered out of context."""
+    ready = [c for c in step.calls if c.context is None] if step.mode == STEPWISE else step.calls
+    groups = [[Query(call, call.prompt)] for call in video_order(ready)]
+    first = next(iter(chunks(groups, batch_calls, batch_frames)), [])
+    return [group[0].call for group in first]
+
+
+def _answered(batches: Iterable[list[list[Query]]], ask: Ask
+              ) -> Iterator[tuple[list[list[Query]], list[Query], list[str]]]:
+    """(batch, its queries, their responses) for each batch, in order; with an ask that
+    prepares (see Ask), each batch is prepared `ask.ahead` batches before it is answered."""
+    prepare = getattr(ask, "prepare", None)
+    ahead = ask.ahead if prepare is not None else 0
+    waiting: deque = deque()
+    for batch in batches:
+        queries = [q for group in batch for q in group]
+        waiting.append((batch, queries, prepare(queries) if prepare is not None else partial(ask, queries)))
+        if len(waiting) > ahead:
+            yield _answer_next(waiting)
+    if prepare is not None and hasattr(ask, "prepared_all"):
+        ask.prepared_all()
+    while waiting:
+        yield _answer_next(waiting)
+
+
+def _answer_next(waiting: deque) -> tuple[list[list[Query]], list[Query], list[str]]:
+    batch, queries, answer = waiting.popleft()
+    return batch, queries, _checked(queries, answer())
+
+
+def _checked(queries: list[Query], responses: list[str]) -> list[str]:
     if len(responses) != len(queries):
         raise EvaluatorError(f"the model backend returned {len(responses)} responses for {len(queries)} "
                              f"requests (first call: {queries[0].call.id})")
@@ -158,9 +197,8 @@ def run_independent(calls: Sequence[Call], ask: Ask, batch_calls: int, on_batch:
     """One query per call (its prompt as published), in video order."""
     predictions: list[Prediction] = []
     groups = [[Query(call, call.prompt)] for call in video_order(calls)]
-    for batch in chunks(groups, batch_calls, batch_frames):
-        queries = [q for group in batch for q in group]
-        for query, response in zip(queries, _ask_checked(ask, queries)):
+    for batch, queries, responses in _answered(chunks(groups, batch_calls, batch_frames), ask):
+        for query, response in zip(queries, responses):
             predictions.append(Prediction(query.call.id, response))
         if on_batch is not None:
             on_batch(len(batch))
@@ -195,9 +233,8 @@ def run_stepwise(calls: Sequence[Call], ask: Ask, batch_calls: int, on_batch: On
                 skipped += 1
                 if on_skip is not None:
                     on_skip(call)
-        for batch in chunks(answered, batch_calls, batch_frames):
-            queries = [q for group in batch for q in group]
-            for query, response in zip(queries, _ask_checked(ask, queries)):
+        for batch, queries, responses in _answered(chunks(answered, batch_calls, batch_frames), ask):
+            for query, response in zip(queries, responses):
                 predictions.append(Prediction(query.call.id, response, context=query.context))
                 labels = chosen.setdefault(query.call.id, [])
                 picked = extract.extract_choice(response, query.call.labels, query.call.options)
