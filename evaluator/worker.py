@@ -796,5 +796,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _exit(code: int) -> None:
+    """Leave without the interpreter's teardown. pyarrow (26 here) sometimes aborts in its
+    C++ teardown at exit ("terminate called without an active exception": SIGABRT after
+    the work is done), which would turn a finished --once run into a failure. Everything
+    is written and flushed first."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())

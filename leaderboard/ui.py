@@ -293,7 +293,6 @@ class Handlers:
         self.queue = queue or QueueSource(stores, max_age=source.min_interval)
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._cache_lock = threading.Lock()
-        self._calls: dict[str, dict] = {}  # suite id -> its call list (suites never change under one id)
         self._logs: dict[tuple, str | None] = {}  # (log path, request state) -> log text
 
     # -- suites and the cached board --------------------------------------------------------
@@ -559,9 +558,8 @@ class Handlers:
         return text
 
     def calls_for(self, suite_id: str) -> dict:
-        if suite_id not in self._calls:
-            self._calls[suite_id] = read_calls(self.stores.suite, suite_id)
-        return self._calls[suite_id]
+        """The suite's call list (read_calls keeps it per store version: a changed list is re-read)."""
+        return read_calls(self.stores.suite, suite_id)
 
     def check_file(self, file: str | None) -> str:
         """Validate an upload at once: every problem by line, or how many predictions it holds."""
