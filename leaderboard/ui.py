@@ -109,7 +109,8 @@ a row with all five scores ranks above every row without.
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
 noise. Rows are ranked only against rows of the same judge."""
 
-PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times to show).
+PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
+   to show).
 2. Answer every call with your model and write one JSON line per call:
    `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
    (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
@@ -782,6 +783,8 @@ def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                 upload = gr.File(label="Prediction file (JSON Lines)", file_types=[".jsonl", ".json"],
                                  type="filepath", elem_id="submit-file")
                 send = gr.Button("Submit prediction file", variant="primary", elem_id="submit-button")
+                # No math: KaTeX would read "$$" in a quoted value, escaped or not.
+                result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
             with gr.Tab("Hub model", id="submit-model"):
                 gr.Markdown("A public model on the Hugging Face Hub, pinned to the commit its revision resolves "
                             "to now. It needs a license, safetensors weights and a config transformers can load.")
@@ -796,15 +799,15 @@ def _submit_tab(h: Handlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                                               placeholder="e.g. 32", elem_id="model-frames")
                     model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
                 send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
-        # No math: KaTeX would read "$$" in a quoted value, escaped or not.
-        result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
+                # each sub-tab its own status: a file's refusal is not shown under the model form
+                model_result = gr.Markdown(elem_id="submit-model-status", latex_delimiters=[])
     # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
     upload.upload(h.check_file, [upload], result, api_name="check_file", concurrency_limit=2)
     upload.clear(lambda: "", None, result, api_visibility="private")
     send.click(h.submit_file, [upload, name, params, weights, frames, thinking], [result, quota],
                concurrency_limit=4, api_name="submit_file")
-    send_model.click(h.submit_model, [model, revision, precision, model_frames, model_thinking], [result, quota],
-                     concurrency_limit=4, api_name="submit_model")
+    send_model.click(h.submit_model, [model, revision, precision, model_frames, model_thinking],
+                     [model_result, quota], concurrency_limit=4, api_name="submit_model")
     return signed, quota, tab, download
 
 

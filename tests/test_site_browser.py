@@ -244,6 +244,9 @@ def test_a_malformed_file_gets_a_line_numbered_error(page, tmp_path, site):
     status = page.locator("#submit-status")
     expect(status).to_contain_text("❌")
     expect(status).to_contain_text(re.compile(r"line 2\b"))
+    open_tab(page, "Hub model")  # the file's refusal stays with the file form
+    expect(page.locator("#submit-model-status")).not_to_contain_text("❌")
+    expect(page.locator("#submit-status")).to_be_hidden()
 
 
 def test_an_uploaded_prediction_file_reaches_the_leaderboard(page, tmp_path, site, screenshots):
