@@ -43,6 +43,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from evaluator.benchmarks import ORDER
+from evaluator.records import ratio
 from evaluator.result import Result
 from leaderboard import disclosure
 from submissions.errors import ConflictError
@@ -136,7 +137,7 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
     for key, value in sorted(metadata.items()):
         row[f"meta.{key}"] = str(value)
     overalls = [result.scores.get(name, {}).get("overall") for name in ORDER]
-    row["average"] = round(sum(overalls) / len(overalls), 2) if all(v is not None for v in overalls) else None
+    row["average"] = ratio(sum(overalls), len(overalls)) if all(v is not None for v in overalls) else None
     for name in [*ORDER, *sorted(set(result.scores) - set(ORDER))]:
         if name in result.scores:
             row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))

@@ -211,25 +211,18 @@ def table(frame: pd.DataFrame) -> dict:
     return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
 
 
-def fitted_table(fn):
-    """Wire a handler of the Leaderboard or By level table: its frame with column types and
-    fixed column widths, so the default columns fit a 1280 px window (wider choices
-    scroll, the model pinned)."""
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        if not isinstance(out, pd.DataFrame):
-            return out
-        return gr.update(value=_with_shown_text(out), datatype=datatypes(out),
-                         column_widths=views.column_widths(list(out.columns)))
-    return run
+def fitted(frame: pd.DataFrame) -> dict:
+    """table(), with fixed column widths: the default Leaderboard and By level columns fit a
+    1280 px window (wider choices scroll, the model pinned)."""
+    return {**table(frame), "column_widths": views.column_widths(list(frame.columns))}
 
 
-def as_tables(fn):
+def as_tables(fn, shape: Callable[[pd.DataFrame], dict] = table):
     """Wire a handler returning frames (the tests read those) so each frame reaches its
-    gr.Dataframe with column types; anything else (gr.skip, updates) passes through."""
+    gr.Dataframe as `shape` makes it (table, or fitted); anything else (gr.skip, updates)
+    passes through."""
     def convert(value):
-        return table(value) if isinstance(value, pd.DataFrame) else value
+        return shape(value) if isinstance(value, pd.DataFrame) else value
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
@@ -688,7 +681,7 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
     inputs = [suite, search, types, sizes, sources, frames, judges, columns]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change], fitted_table(h.leaderboard), inputs, shown,
+           frames.change, judges.change, columns.change], as_tables(h.leaderboard, fitted), inputs, shown,
           trigger_mode="always_last", api_name="leaderboard")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
@@ -714,7 +707,7 @@ def _level_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
                     "(ICRA) accuracy.")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
-    gr.on([tab.select, suite.change, generation.change], fitted_table(h.by_level), [suite], shown,
+    gr.on([tab.select, suite.change, generation.change], as_tables(h.by_level, fitted), [suite], shown,
           api_name="by_level")
 
 
