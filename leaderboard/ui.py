@@ -36,7 +36,8 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import disclosure, markup, views
+from leaderboard import disclosure, markup, paging, views
+from leaderboard.checking import FileChecker
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -49,7 +50,6 @@ from submissions.submit import (
     submit_model,
     submit_predictions,
 )
-from submissions.validation import validate_predictions
 
 if TYPE_CHECKING:
     from space_config.settings import Settings
@@ -66,7 +66,7 @@ CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 TITLE = "Video Reasoning Leaderboard"
 REFRESH_SECONDS = 5.0  # how often an open page asks whether the table or the queue changed
 LOG_TAIL_LINES = 20
-CACHE_ENTRIES = 128  # views kept per process (a view is a small frame)
+CACHE_ENTRIES = 512  # views kept per process (a view is a small frame, a page at most paging.PAGE_ROWS rows)
 GENERIC_ERROR = ("Something went wrong on our side. The maintainers have the details in the site's log; "
                  "please try again in a moment.")
 
@@ -272,13 +272,16 @@ def _read_text(path: Path, placeholder: str) -> str:
         return placeholder
 
 
+_CHECKER = FileChecker()  # one validation pool per site process, started on the first upload
+
+
 # -- the callbacks -------------------------------------------------------------------------------------
 
 class Handlers:
     """Every callback of the site. Views are cached per table generation and suite."""
 
     def __init__(self, stores: Stores, settings: Settings, source: TableSource, scheduler=None,
-                 hub: HubClient | None = None, queue: QueueSource | None = None):
+                 hub: HubClient | None = None, queue: QueueSource | None = None, checker: FileChecker | None = None):
         self.stores = stores
         self.settings = settings
         self.source = source
@@ -288,6 +291,7 @@ class Handlers:
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._logs: dict[tuple, str | None] = {}  # (log path, request state) -> log text
+        self.checker = checker or _CHECKER  # prediction files are validated in its process, not here
 
     # -- suites and the cached board --------------------------------------------------------
 
@@ -361,6 +365,38 @@ class Handlers:
         """views.leaderboard_table of the suite, cached: filters only pick from it."""
         board = self.board(suite)
         return self._view(board, ("leaderboard", suite), lambda: views.leaderboard_table(board))
+
+    @failsafe(outputs=3)
+    def leaderboard_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+                         sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+                         columns: Sequence[str], page: float | None = 1) -> tuple[dict, str, int]:
+        """What the page shows: one page (paging.PAGE_ROWS rows) of the filtered view, shaped
+        for the Dataframe, the line under it and the page number (clamped). Each step is
+        cached under the table's generation: a view asked for again costs a lookup."""
+        board = self.board(suite)
+        filters = paging.view_filters(search, types, sizes, sources, frames, judges)
+        chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in set(columns or ()))
+        rows = self._view(board, ("filtered", suite, filters),
+                          lambda: views.filter_rows(self.leaderboard_rows(suite), filters))
+        number = paging.clamp_page(page, paging.page_count(len(rows)))
+
+        def shape() -> tuple[dict, str]:
+            part = paging.page_of(rows, number)
+            return fitted(views.leaderboard_view(part.rows, chosen)), paging.page_text(part)
+        shaped, text = self._view(board, ("page", suite, filters, chosen, number), shape)
+        return dict(shaped), text, number  # a copy: gradio pops the value out of an update
+
+    def first_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+                   sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+                   columns: Sequence[str]) -> tuple[dict, str, int]:
+        """A changed filter, search, column choice or suite starts again at page 1."""
+        return self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns, 1)
+
+    @failsafe()
+    def suite_from_link(self, request: gr.Request | None = None):
+        """`?suite=<id>` in the page's address opens that suite (a link to one suite's board)."""
+        wanted = (request.query_params.get("suite") if request is not None else None) or None
+        return gr.update(value=wanted) if wanted in self.suite_options() else gr.skip()
 
     @failsafe(outputs=2)
     def filter_options(self, suite: str, frames: Sequence[str] | None, judges: Sequence[str] | None):
@@ -561,19 +597,17 @@ class Handlers:
             return ""
         try:
             suite_id = resolve_suite_id(self.stores, self.settings)
-            calls = self.calls_for(suite_id)
-            responses = validate_predictions(Path(file), calls, self.settings)
+            checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
         except (SubmissionError, EvaluatorError) as e:
             return status(str(e), ok=False)
         except Exception:
             log.exception("validating an upload failed")
             return status(GENERIC_ERROR, ok=False)
-        count = len(responses.by_id) + len(responses.by_context)
-        answered = set(responses.by_id) | {call_id for call_id, _ in responses.by_context}
-        missing = len(set(calls) - answered)
-        text = f"{count} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit."
-        if missing:
-            text += f" {missing} calls have no prediction: they will score as unanswered."
+        if not checked.ok:
+            return status(checked.message, ok=False)
+        text = f"{checked.predictions} predictions for {checked.calls} calls of suite `{suite_id}`; ready to submit."
+        if checked.missing:
+            text += f" {checked.missing} calls have no prediction: they will score as unanswered."
         return done(text)
 
     def _submitted(self, request) -> str:
@@ -621,8 +655,17 @@ class Handlers:
             metadata["frames"] = str(count)
         if thinking:
             metadata["thinking"] = "true"
-        return self._submit(profile, lambda who: submit_predictions(self.stores, self.settings, who, Path(file),
-                                                                   name, metadata=metadata))
+        return self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata))
+
+    def _submit_checked(self, who: Identity, file: Path, name: str, metadata: dict) -> Any:
+        """Validate in the checker's process, then queue (submit_predictions skips the second
+        validation when the file still has the hash that was validated)."""
+        suite_id = resolve_suite_id(self.stores, self.settings)
+        checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
+        if not checked.ok:
+            raise SubmissionError(checked.message)
+        return submit_predictions(self.stores, self.settings, who, file, name, suite_id=suite_id, metadata=metadata,
+                                  checked_sha256=checked.sha256)
 
     def submit_model(self, model: str, revision: str, precision: str, frames: str, thinking: bool,
                      profile: gr.OAuthProfile | None) -> tuple[str, str]:
@@ -673,16 +716,33 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
         with gr.Accordion("Columns", open=False):
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
-        first = views.leaderboard_view(h.leaderboard_rows(initial))
-        shown = gr.Dataframe(_with_shown_text(first), datatype=datatypes(first), interactive=False,
-                             column_widths=views.column_widths(list(first.columns)), show_search="filter",
+        # The first page only is inlined in the page's /config (small whatever the results).
+        first = paging.page_of(h.leaderboard_rows(initial), 1)
+        first_view = views.leaderboard_view(first.rows)
+        # No client-side search box: it would search only the page sent; the search above covers every row.
+        shown = gr.Dataframe(_with_shown_text(first_view), datatype=datatypes(first_view), interactive=False,
+                             column_widths=views.column_widths(list(first_view.columns)), show_search="none",
                              pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
+        with gr.Row(equal_height=True):
+            previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="page-previous")
+            page = gr.Number(first.number, precision=0, minimum=1, label="Page", scale=0, min_width=90,
+                             elem_id="page-number")
+            following = gr.Button("Next ▶", size="sm", scale=0, elem_id="page-next")
+            info = gr.Markdown(paging.page_text(first), elem_id="page-info")
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
     inputs = [suite, search, types, sizes, sources, frames, judges, columns]
+    outputs = [shown, info, page]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change], as_tables(h.leaderboard, fitted), inputs, shown,
+           frames.change, judges.change, columns.change], h.first_page, inputs, outputs,
           trigger_mode="always_last", api_name="leaderboard")
+    gr.on([page.submit, page.blur], h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
+          api_name="leaderboard_page")
+    # the buttons move the page number in the browser, then ask for that page
+    for button, step in ((previous, -1), (following, 1)):
+        button.click(h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
+                     js=f"(...a) => {{ a[a.length - 1] = Math.max(1, (Number(a[a.length - 1]) || 1) + ({step})); "
+                        f"return a; }}", api_visibility="private")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
 
@@ -896,6 +956,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         refresh = [updated, generation, signature]
         gr.on([demo.load, timer.tick], h.tick, None, refresh, show_progress="hidden", api_name="tick")
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
+        demo.load(h.suite_from_link, None, suite, api_visibility="private")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
         gr.on([demo.load, submit_tab.select], h.calls_file, None, download, api_name="calls_file")
     return demo

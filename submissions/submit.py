@@ -166,17 +166,33 @@ def _parse_calls(data: bytes) -> Mapping[str, Call]:
     return MappingProxyType({c.id: c for c in calls})
 
 
+def call_list_bytes(store: Store, suite_id: str):
+    """The suite's calls.jsonl as read from the store (Versioned: data and version)."""
+    path = f"{suite_id}/calls.jsonl"
+    found = store.read(path)
+    if found is None:
+        raise NotFoundError(f"No suite '{suite_id}' in the {store.name} store (no {path}).")
+    return found
+
+
+def parsed_calls(key: tuple[str, str], data: bytes) -> Mapping[str, Call]:
+    """A call list's bytes parsed, kept per `key` (store path, version) like read_calls does;
+    for a process that gets the bytes from elsewhere (the site's validation process)."""
+    return _call_lists.get(key, data)
+
+
 def read_calls(store: Store, suite_id: str) -> Mapping[str, Call]:
     """A suite's call list by id, read from the store's calls.jsonl alone (read-only).
 
     Validating a prediction file needs nothing else; loading the whole suite folder
     would make the Space download every video of the suite from the Hub. The file is
     read every time (its version decides), parsed only when that version is new."""
-    path = f"{suite_id}/calls.jsonl"
-    found = store.read(path)
-    if found is None:
-        raise NotFoundError(f"No suite '{suite_id}' in the {store.name} store (no {path}).")
-    return _call_lists.get((f"{store.name}/{path}", found.version), found.data)
+    found = call_list_bytes(store, suite_id)
+    return parsed_calls(call_list_key(store, suite_id, found.version), found.data)
+
+
+def call_list_key(store: Store, suite_id: str, version: str) -> tuple[str, str]:
+    return f"{store.name}/{suite_id}/calls.jsonl", version
 
 
 # -- shared steps -------------------------------------------------------------------------------
@@ -233,20 +249,24 @@ def sha256_file(path: Path) -> str:
 
 def submit_predictions(stores: Stores, settings: Settings, identity: Identity | Any, file_path: Path,
                        model_name: str, suite_id: str | None = None,
-                       metadata: Mapping[str, str] | None = None) -> Request:
+                       metadata: Mapping[str, str] | None = None, checked_sha256: str | None = None) -> Request:
     """Queue a prediction file for scoring. The file is validated against the suite's call
     list first; only then is it stored (private store, `predictions/<id>.jsonl`) and the
-    PENDING request added."""
+    PENDING request added. `checked_sha256`: the caller already validated a file with this
+    hash against this suite (the site does it in a process of its own); it is validated
+    again here unless the file still has that hash."""
     who = _identity(identity)
     name = _display_name(model_name)
     extra = _metadata(metadata)
     suite_id = suite_id or resolve_suite_id(stores, settings)
     file_path = Path(file_path)
-    validate_predictions(file_path, read_calls(stores.suite, suite_id), settings)
+    sha256 = sha256_file(file_path)
+    if checked_sha256 is None or checked_sha256 != sha256:
+        validate_predictions(file_path, read_calls(stores.suite, suite_id), settings)
 
     queue = Queue(stores.requests)
     request = Request(id=new_id(), kind="predictions", submitter=who.username, suite_id=suite_id, model=name,
-                      predictions_sha256=sha256_file(file_path), metadata=extra,
+                      predictions_sha256=sha256, metadata=extra,
                       max_attempts=settings.worker.max_attempts)
     request.predictions_path = f"predictions/{request.id}.jsonl"
     rules = _rules(request, settings, None)

@@ -1,0 +1,101 @@
+"""Prediction files are validated in a process of their own, not on the site's threads.
+
+    checker = FileChecker()
+    checked = checker.check(path, stores.suite, suite_id, settings)   # Checked(ok, message, ...)
+
+Validating a 5 MB file is about a second of pure-Python work; on a thread of the
+site's process it would hold the interpreter lock and slow every page being browsed.
+Here it runs in CHECK_PROCESSES worker processes (spawned once, kept): at most that many
+files are validated at once, later ones wait in the pool's queue, and browsing keeps the
+site's process. The site's process reads the call list from the store (its version
+decides, as before) and sends it along; the worker parses it once per version.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from space_config.settings import Settings
+    from submissions.stores import Store
+
+log = logging.getLogger(__name__)
+
+CHECK_PROCESSES = 1  # files validated at once; the site's 2 vCPUs keep one for browsing
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What the validation process found (it crosses a process boundary: plain fields only)."""
+
+    ok: bool
+    message: str = ""  # the refusal, by line (ok False)
+    predictions: int = 0
+    answered: int = 0  # distinct calls answered
+    calls: int = 0  # calls in the suite
+    sha256: str = ""  # of the file as validated
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def missing(self) -> int:
+        return self.calls - self.answered
+
+
+def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings: Settings) -> Checked:
+    """Validate `path` against the call list `data` (parsed once per `key`). Runs in the pool."""
+    from evaluator.errors import EvaluatorError
+    from submissions.errors import SubmissionError
+    from submissions.submit import parsed_calls, sha256_file
+    from submissions.validation import validate_predictions
+
+    calls = parsed_calls(key, data)
+    try:
+        responses = validate_predictions(Path(path), calls, settings)
+    except (SubmissionError, EvaluatorError) as e:
+        return Checked(ok=False, message=str(e), calls=len(calls))
+    answered = set(responses.by_id) | {call_id for call_id, _ in responses.by_context}
+    return Checked(ok=True, predictions=len(responses.by_id) + len(responses.by_context),
+                   answered=len(answered & set(calls)), calls=len(calls), sha256=sha256_file(Path(path)))
+
+
+class FileChecker:
+    """A lazily started pool of validation processes, restarted if one dies."""
+
+    def __init__(self, processes: int = CHECK_PROCESSES):
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _executor(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                # spawn: a fork of a threaded server (gradio, the worker) may inherit held locks
+                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+            return self._pool
+
+    def check(self, path: str | Path, store: Store, suite_id: str, settings: Settings) -> Checked:
+        from submissions.submit import call_list_bytes, call_list_key
+
+        found = call_list_bytes(store, suite_id)
+        args = (str(path), call_list_key(store, suite_id, found.version), found.data, settings)
+        try:
+            return self._executor().submit(check_in_this_process, *args).result()
+        except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, one more try
+            log.warning("the validation process died; starting a new one")
+            with self._lock:
+                self._pool = None
+            return self._executor().submit(check_in_this_process, *args).result()
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
