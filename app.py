@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
-import gradio as gr
-
-from evaluator.worker import start_in_process
-from leaderboard.source import TableSource
-from leaderboard.ui import CSS, build_ui
-from space_config.settings import get_settings
-from submissions.stores import open_stores
-from submissions.suites import first_start
+if TYPE_CHECKING:
+    import gradio as gr
 
 
 def build_app() -> gr.Blocks:
     """Stores, first start (local store), the embedded worker, the table, the UI."""
+    # Imported here, not above: the site's validation process (leaderboard/checking.py) is
+    # spawned, and a spawned process imports this file; it needs none of these.
+    from evaluator.worker import start_in_process
+    from leaderboard.source import TableSource
+    from leaderboard.ui import build_ui
+    from space_config.settings import get_settings
+    from submissions.stores import open_stores
+    from submissions.suites import first_start
+
     settings = get_settings()
     stores = open_stores(settings)
     if settings.store == "local":
@@ -38,6 +42,8 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per poll otherwise
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    from leaderboard.ui import CSS
+
     demo = build_app()
     # GRADIO_* are gradio's own variables; gradio would default to 127.0.0.1, a Space needs 0.0.0.0.
     demo.queue(default_concurrency_limit=8).launch(

@@ -66,6 +66,13 @@ def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings
                    answered=len(answered & set(calls)), calls=len(calls), sha256=sha256_file(Path(path)))
 
 
+def _ready() -> bool:
+    import submissions.submit
+    import submissions.validation  # noqa: F401 - imported for its cost
+
+    return bool(submissions.submit)
+
+
 class FileChecker:
     """A lazily started pool of validation processes, restarted if one dies."""
 
@@ -80,6 +87,13 @@ class FileChecker:
                 # spawn: a fork of a threaded server (gradio, the worker) may inherit held locks
                 self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
             return self._pool
+
+    def warm(self) -> None:
+        """Start the process now (it imports the validator), so the first upload does not wait for it."""
+        try:
+            self._executor().submit(_ready)
+        except Exception:  # noqa: BLE001 - the first check starts it instead
+            log.exception("could not start the validation process")
 
     def check(self, path: str | Path, store: Store, suite_id: str, settings: Settings) -> Checked:
         from submissions.submit import call_list_bytes, call_list_key

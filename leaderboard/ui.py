@@ -696,6 +696,18 @@ class Handlers:
 
 # -- layout ---------------------------------------------------------------------------------------------
 
+def _fill_when_open(tab: gr.Tab, tab_id: str, opened: gr.State, suite: gr.Radio, generation: gr.State, fn,
+                    inputs: list, outputs: list, api_name: str, triggers: Sequence = ()) -> None:
+    """A tab other than the Leaderboard fills when it is opened (and on `triggers`, its own
+    controls); a new suite or table refills it only while it is the open tab, so browsing the
+    Leaderboard never ships the other tabs' tables (each holds every row)."""
+    gr.on([tab.select, *triggers], fn, inputs, outputs, api_name=api_name)
+
+    def refill(shown: str | None, *args):
+        return fn(*args) if shown == tab_id else _skip(len(outputs))
+    gr.on([suite.change, generation.change], refill, [opened, *inputs], outputs, api_visibility="private")
+
+
 def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, initial: str) -> None:
     with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
         with gr.Row():
@@ -747,7 +759,7 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
           api_name="filter_options")
 
 
-def _benchmark_tabs(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
+def _benchmark_tabs(h: Handlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
         gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed.")
         tables = []
@@ -756,23 +768,23 @@ def _benchmark_tabs(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> No
                 with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
                     tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,
                                                max_height=640, label=views.TITLES[name], elem_id=f"bench-{name}"))
-    gr.on([tab.select, suite.change, generation.change], as_tables(h.benchmarks), [suite], tables,
-          api_name="benchmarks")
+    _fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmarks), [suite], tables,
+                    "benchmarks")
 
 
-def _level_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
+def _level_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("By level", id="by-level", elem_id="tab-by-level") as tab:
         gr.Markdown("ExpVid's three levels (perception, procedure, reasoning), Video-MMMU's three tracks "
                     "(perception, comprehension, adaptation) and CausalStep's descriptive (DUA) versus causal "
                     "(ICRA) accuracy.")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
-    gr.on([tab.select, suite.change, generation.change], as_tables(h.by_level, fitted), [suite], shown,
-          api_name="by_level")
+    _fill_when_open(tab, "by-level", opened, suite, generation, as_tables(h.by_level, fitted), [suite], [shown],
+                    "by_level")
 
 
-def _breakdown_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, title: str, keys: Sequence[str],
-                   slug: str, note: str) -> None:
+def _breakdown_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State, title: str,
+                   keys: Sequence[str], slug: str, note: str) -> None:
     with gr.Tab(title, id=f"by-{slug}", elem_id=f"tab-by-{slug}") as tab:
         gr.Markdown(note)
         with gr.Row():
@@ -781,12 +793,12 @@ def _breakdown_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, title:
             metric = gr.Dropdown([], value=None, label="Value shown", visible=False, elem_id=f"{slug}-metric")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label=title, elem_id=f"by-{slug}-table")
-    gr.on([tab.select, suite.change, generation.change, key.change], as_tables(h.breakdown_choice),
-          [suite, key, metric], [metric, shown], api_name=f"by_{slug}")
+    _fill_when_open(tab, f"by-{slug}", opened, suite, generation, as_tables(h.breakdown_choice),
+                    [suite, key, metric], [metric, shown], f"by_{slug}", triggers=[key.change])
     metric.input(as_tables(h.breakdown), [suite, key, metric], shown, api_name=f"by_{slug}_value")
 
 
-def _plots_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
+def _plots_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("Plots", id="plots", elem_id="tab-plots") as tab:
         models = gr.Dropdown([], value=[], multiselect=True, label="Models in the per-level profile",
                              elem_id="plot-models")
@@ -802,8 +814,8 @@ def _plots_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State) -> None:
                                  caption="One point per result that states its parameter count (papers' rows, "
                                          "Hub models, prediction files that give it).")
         no_scatter = gr.Markdown(visible=False, elem_id="score-vs-params-empty")
-    gr.on([tab.select, suite.change, generation.change], h.plots, [suite, models, benchmark],
-          [models, profile, no_profile, benchmark, scatter, no_scatter], api_name="plots")
+    _fill_when_open(tab, "plots", opened, suite, generation, h.plots, [suite, models, benchmark],
+                    [models, profile, no_profile, benchmark, scatter, no_scatter], "plots")
     models.input(h.level_plot_shown, [suite, models], [profile, no_profile], api_name="level_plot")
     benchmark.input(h.params_plot_shown, [suite, benchmark], [scatter, no_scatter], api_name="params_plot")
 
@@ -928,6 +940,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
     """The site. `scheduler` is the embedded worker (evaluator.worker.start_in_process),
     woken after each submission; `hub` replaces the Hub client (tests)."""
     h = Handlers(stores, settings, source, scheduler, hub=hub)
+    h.checker.warm()
     options = h.suite_options()
     initial = h.default_suite(options)
     with gr.Blocks(title=TITLE) as demo:
@@ -938,20 +951,24 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
             updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
-        with gr.Tabs():
+        opened = gr.State("leaderboard")  # the open tab (tabs other than the Leaderboard fill when opened)
+        with gr.Tabs() as tabs:
             _leaderboard_tab(h, suite, generation, initial)
-            _benchmark_tabs(h, suite, generation)
-            _level_tab(h, suite, generation)
-            _breakdown_tab(h, suite, generation, "By domain", views.DOMAIN_VIEWS, "domain",
+            _benchmark_tabs(h, suite, generation, opened)
+            _level_tab(h, suite, generation, opened)
+            _breakdown_tab(h, suite, generation, opened, "By domain", views.DOMAIN_VIEWS, "domain",
                            "Scores per discipline, domain, activity or category.")
-            _breakdown_tab(h, suite, generation, "By hop", views.HOP_VIEWS, "hop",
+            _breakdown_tab(h, suite, generation, opened, "By hop", views.HOP_VIEWS, "hop",
                            "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
                            "CausalStep accuracy by position in the reasoning chain.")
-            _plots_tab(h, suite, generation)
+            _plots_tab(h, suite, generation, opened)
             signed, quota, submit_tab, download = _submit_tab(h)
             _queue_tab(h, signature)
             _about_tab(h)
             _citation_tab()
+        for tab in tabs.children:  # which tab is open, for _fill_when_open
+            if isinstance(tab, gr.Tab):
+                tab.select(lambda shown=tab.id: shown, None, opened, show_progress="hidden", api_visibility="private")
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]
         gr.on([demo.load, timer.tick], h.tick, None, refresh, show_progress="hidden", api_name="tick")

@@ -11,6 +11,7 @@ imported from the app into the test process: what the tests see is what a browse
 Also here, because the browser, client and scale tests and the bench share them:
     launch_chromium(playwright)         Debian's chromium, headless (chromium_path() is None without it)
     rows(page), wait_rows(page, n), choose/tick/search/open_tab(page, ...)   reading and driving the page
+    total_rows(page), wait_total(page, n)   the Leaderboard view's rows over all its pages
     prepare_home(home, results=N)       a home with the demo suite, the baselines and N more results
     wait_until(what, check, timeout)    a bounded poll that says what it waited for when it gives up
 """
@@ -278,6 +279,30 @@ def wait_rows(page, expected, elem_id: str = "leaderboard-table", what: str = ""
             return n
         if waited >= timeout_ms:
             raise AssertionError(f"#{elem_id} has {n} rows; expected {what or expected} within {timeout_ms // 1000} s")
+        page.wait_for_timeout(200)
+        waited += 200
+
+
+def total_rows(page) -> int:
+    """Rows of the whole Leaderboard view, every page, as the line under the table states them
+    ("Rows 1-150 of 1,002 · page 1 of 7"; "No rows match.")."""
+    text = page.locator("#page-info").inner_text()
+    found = re.search(r"of ([\d,]+)", text)
+    if found is None:
+        return 0 if "No rows" in text else -1  # -1: not drawn yet
+    return int(found.group(1).replace(",", ""))
+
+
+def wait_total(page, expected: int, what: str = "", timeout_ms: int = WAIT_MS) -> int:
+    """Wait until the Leaderboard view holds `expected` rows over all its pages."""
+    waited = 0
+    while True:
+        n = total_rows(page)
+        if n == expected:
+            return n
+        if waited >= timeout_ms:
+            raise AssertionError(f"the Leaderboard view has {n} rows in all; expected {what or expected} "
+                                 f"within {timeout_ms // 1000} s")
         page.wait_for_timeout(200)
         waited += 200
 
