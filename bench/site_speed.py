@@ -1,35 +1,46 @@
 """Speed of the website, measured in this run against `python app.py` on loopback.
 
-(a) first render   navigation start until the Leaderboard tab's table draws its first row,
-                   in headless Debian chromium (a fresh browser context each load, so nothing
+Each figure is a ratio against a baseline measured in the same run, printed beside its goal.
+The sites run without their embedded worker (LEADERBOARD_EMBEDDED_WORKER=0, as on the Space:
+workers run elsewhere), so the server's CPU is the site's own.
+
+(a) first render   navigation start until the Leaderboard tab draws a row of the results' suite
+                   (the page opened at ?suite=<the demo suite>: it first shows the papers' rows, then
+                   switches), in headless Debian chromium (a fresh browser context each load, so nothing
                    is cached; the first load, which warms the server, is not counted), with
-                   --results-small and with --results-large results; each printed beside the
-                   same measurement on a leaderboard holding only the two built-in baselines,
-                   with the ratio, and the size of the page's /config (the first table is
-                   inlined there). Median of --loads.
-(b) concurrency    latency of /leaderboard (the call the page makes when the search box or a
-                   filter changes; default filters: every row) through gradio_client, on the
-                   --results-small home: one user alone (2 x --calls calls in a row), then
-                   --users users at once (threads, each its own client, --calls calls each).
-                   Printed: the single user's median and p95, the concurrent p95 and median,
-                   and the ratio of the concurrent p95 to the single-user median. Both include
-                   gradio_client's own overhead (it polls for results in 50 ms steps).
+                   --results-small and --results-large results, each beside the same measurement on a
+                   leaderboard holding only the two built-in baselines, and the size of the page's
+                   /config (the first page of the first table is inlined there). Median of --loads.
+                   Goals: at most 1.3x the baselines-only page; /config under 300 KiB.
+(b) server CPU     CPU time of the server process (user + system, /proc) per /leaderboard call with
+                   the default filters, --cpu-calls calls in a row from one client, on homes of
+                   --cpu-sizes results. Goal: the largest at most 2x the smallest.
+(c) concurrency    latency of /leaderboard (the call the page makes when the search box or a
+                   filter changes; default filters) through gradio_client, on the --results-small
+                   home: one user alone (2 x --calls calls in a row), then --users users at once, each
+                   in its own process with its own client, released together, --calls calls each.
+                   Goal: the concurrent p95 at most 5x the single-user median. Both include
+                   gradio_client's own overhead (it polls for results in 50 ms steps), and the users'
+                   processes share this machine's cores with the server.
 
 Usage: python bench/site_speed.py [--results-small 1000] [--results-large 10000] [--loads 5]
-                                  [--users 50] [--calls 10]
+                                  [--users 50] [--calls 10] [--cpu-sizes 100,1000,10000] [--cpu-calls 100]
 Needs /usr/bin/chromium for (a) (`make bench` installs it); without it (a) is skipped.
-Takes a few minutes: building the 10,000-result home alone takes about a minute.
+Takes several minutes: building the 10,000-result home alone takes about a minute.
+Exit status 1 when a goal is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -47,19 +58,25 @@ from site_server import (
     prepare_home,
 )
 
-TABLE_CELLS = "#leaderboard-table [role=gridcell]"
+RENDER_GOAL = 1.3  # first render with many results, x the baselines-only page
+CONFIG_GOAL_KIB = 300  # the page's /config with the most results
+CPU_GOAL = 2.0  # server CPU per call, most results / fewest
+LATENCY_GOAL = 5.0  # p95 under many users / the single-user median
+SITE_ENV = {"LEADERBOARD_EMBEDDED_WORKER": "0"}  # the site alone, as on the Space
 
 # Runs in the page before any of its scripts: records performance.now() (ms since navigation
-# start) the first time a cell of the leaderboard table is laid out with text in it, so the
-# figure does not include playwright's own round trips.
+# start) the first time the leaderboard table lays out a Source cell (column 3) of a row that is
+# not a paper's (papers' rows say "📄 ... paper"): the results' suite has replaced the papers'
+# rows the page opens with. Measured in the page, so playwright's own round trips are not in it.
 FIRST_ROWS_SCRIPT = """
 (() => {
-  const selector = %r;
+  const selector = "#leaderboard-table [role=gridcell][aria-colindex='3']";
   const check = () => {
     if (window.__rowsVisibleAt !== undefined) return;
     for (const cell of document.querySelectorAll(selector)) {
       const box = cell.getBoundingClientRect();
-      if (box.width > 0 && box.height > 0 && cell.textContent.trim()) {
+      const text = cell.textContent.trim();
+      if (box.width > 0 && box.height > 0 && text && !text.includes("\\u{1F4C4}")) {
         window.__rowsVisibleAt = performance.now();
         observer.disconnect();
         return;
@@ -76,6 +93,10 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:8.1f} ms"
 
 
+def verdict(ok: bool) -> str:
+    return "OK" if ok else "MISSED"
+
+
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile (p in 0-100)."""
     ordered = sorted(values)
@@ -86,8 +107,8 @@ def percentile(values: list[float], p: float) -> float:
 # -- (a) time to first render ----------------------------------------------------------------
 
 def first_render(url: str, loads: int) -> float:
-    """Median seconds from navigation start to the first visible table row, over `loads`
-    page loads, each in a fresh browser context."""
+    """Median seconds from navigation start to the first visible row of the results' suite,
+    over `loads` page loads, each in a fresh browser context."""
     from playwright.sync_api import sync_playwright
 
     times = []
@@ -97,7 +118,7 @@ def first_render(url: str, loads: int) -> float:
             for _ in range(loads + 1):  # the first load warms the server (imports, caches); not counted
                 context = browser.new_context(viewport=VIEWPORT)
                 page = context.new_page()
-                page.add_init_script(FIRST_ROWS_SCRIPT % TABLE_CELLS)
+                page.add_init_script(FIRST_ROWS_SCRIPT)
                 page.goto(url)
                 page.wait_for_function("window.__rowsVisibleAt !== undefined", timeout=120_000)
                 times.append(page.evaluate("window.__rowsVisibleAt") / 1000)
@@ -107,24 +128,31 @@ def first_render(url: str, loads: int) -> float:
     return statistics.median(times[1:])
 
 
-def render_series(homes: dict[int, Path], loads: int) -> None:
-    print(f"(a) time to first render of the Leaderboard tab (navigation start -> first row drawn), "
-          f"median of {loads} loads, headless chromium")
-    baseline = None
+def render_series(homes: dict[int, Path], loads: int) -> bool:
+    print(f"(a) time to first render of the results' suite on the Leaderboard tab (navigation start -> first "
+          f"row drawn), median of {loads} loads, headless chromium")
+    baseline, ok = None, True
     for size, home in homes.items():
-        with SiteServer(home, dev_user=None) as site:
-            took = first_render(site.url, loads)
+        with SiteServer(home, dev_user=None, env=SITE_ENV) as site:
+            took = first_render(site.url + "?" + urllib.parse.urlencode({"suite": demo_suite_id(home)}), loads)
             weight = config_bytes(site.url)
         if baseline is None:
             baseline = took
             print(f"    baselines only (2 rows)         {ms(took)}                        /config {kib(weight)}")
-        else:
-            print(f"    {size:>6} results + baselines     {ms(took)}   ratio {took / baseline:5.2f}x "
-                  f"the baselines-only page   /config {kib(weight)}")
+            continue
+        ratio = took / baseline
+        line = (f"    {size:>6} results + baselines     {ms(took)}   ratio {ratio:5.2f}x the baselines-only page"
+                f"   /config {kib(weight)}")
+        if size == max(homes):  # the goals are for the largest
+            fits = ratio <= RENDER_GOAL and weight < CONFIG_GOAL_KIB * 1024
+            ok &= fits
+            line += f"   (goal <= {RENDER_GOAL:g}x, /config < {CONFIG_GOAL_KIB} KiB)   {verdict(fits)}"
+        print(line)
+    return ok
 
 
 def config_bytes(url: str) -> int:
-    """Size of the page's /config (every component's first value, the first table included)."""
+    """Size of the page's /config (every component's first value, the first table's first page included)."""
     with urllib.request.urlopen(url + "config", timeout=60) as response:
         return len(response.read())
 
@@ -133,72 +161,129 @@ def kib(n: int) -> str:
     return f"{n / 1024:8.0f} KiB"
 
 
-# -- (b) latency under 50 users ------------------------------------------------------------------
+# -- calls through gradio_client ---------------------------------------------------------------
 
 ENDPOINT = "/leaderboard"  # what the page calls when the search box or a filter changes
 
 
 def one_call(client, suite: str) -> float:
-    """One leaderboard view of the results' suite with the page's default filters (every row)."""
+    """One leaderboard view of the results' suite with the page's default filters (page 1)."""
     start = time.perf_counter()
     answer = client.predict(suite=suite, search="", api_name=ENDPOINT)
     took = time.perf_counter() - start
-    table = answer.get("value", answer) if isinstance(answer, dict) else None  # a Dataframe or its update
+    table = answer[0] if isinstance(answer, tuple | list) else answer  # (table, the line under it, page)
+    table = table.get("value", table) if isinstance(table, dict) else None  # a Dataframe or its update
     if not isinstance(table, dict) or not table.get("data"):
         raise RuntimeError(f"{ENDPOINT} answered without rows: {str(answer)[:300]}")
     return took
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/<pid>/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# -- (b) server CPU per call ---------------------------------------------------------------------
+
+def cpu_series(homes: dict[int, Path], calls: int) -> bool:
+    from gradio_client import Client
+
+    print(f"(b) server CPU per {ENDPOINT} call (default filters, page 1), {calls} calls in a row, one client")
+    per_call = {}
+    for size, home in homes.items():
+        with SiteServer(home, dev_user=None, env=SITE_ENV) as site:
+            client = Client(site.url, verbose=False)
+            suite = demo_suite_id(home)
+            for _ in range(5):  # warm: the board and the page are built and cached by the first call
+                one_call(client, suite)
+            before = server_cpu_seconds(site.process.pid)
+            for _ in range(calls):
+                one_call(client, suite)
+            per_call[size] = (server_cpu_seconds(site.process.pid) - before) / calls
+        print(f"    {size:>6} results + baselines     {ms(per_call[size])} CPU a call")
+    smallest, largest = min(per_call), max(per_call)
+    ratio = per_call[largest] / per_call[smallest]
+    ok = ratio <= CPU_GOAL
+    print(f"    ratio {ratio:5.2f}x  ({largest} results / {smallest})   (goal <= {CPU_GOAL:g}x)   {verdict(ok)}")
+    return ok
+
+
+# -- (c) latency under many users, each in its own process -----------------------------------------
+
+def user_process(url: str, suite: str, calls: int, connecting, start, out) -> None:
+    """One user: its own process and client; connects (one user at a time: a client reads the
+    app's config and API description, which is not what is measured), waits for the others,
+    then makes `calls` calls."""
+    try:
+        from gradio_client import Client
+
+        with connecting:
+            client = Client(url, verbose=False, httpx_kwargs={"timeout": 300})
+            one_call(client, suite)  # connected and warm before the clock starts, like a page already open
+        start.wait()
+        out.put((os.getpid(), [one_call(client, suite) for _ in range(calls)]))
+    except BaseException as e:  # noqa: BLE001 - reported by the parent
+        start.abort()
+        out.put(f"{type(e).__name__}: {e}")
 
 
 def single_user(url: str, suite: str, calls: int) -> list[float]:
     from gradio_client import Client
 
     client = Client(url, verbose=False)
-    one_call(client, suite)  # warm: the board of the suite is built and cached by the first call
+    one_call(client, suite)  # warm
     return [one_call(client, suite) for _ in range(calls)]
 
 
 def concurrent_users(url: str, suite: str, users: int, calls: int) -> list[float]:
-    """`users` threads, each its own gradio_client, released together, `calls` calls each."""
-    from gradio_client import Client
-
-    clients = [Client(url, verbose=False) for _ in range(users)]
-    start = threading.Barrier(users)
-    latencies: list[float] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-
-    def user(client) -> None:
-        start.wait()
-        try:
-            mine = [one_call(client, suite) for _ in range(calls)]
-        except BaseException as e:  # noqa: BLE001 - reported after every thread ended
-            with lock:
-                errors.append(e)
-            return
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=user, args=(c,)) for c in clients]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    """`users` processes, each its own gradio_client, released together, `calls` calls each."""
+    spawn = multiprocessing.get_context("spawn")
+    connecting, start, out = spawn.Lock(), spawn.Barrier(users), spawn.Queue()
+    procs = [spawn.Process(target=user_process, args=(url, suite, calls, connecting, start, out))
+             for _ in range(users)]
+    for proc in procs:
+        proc.start()
+    answers = [out.get(timeout=900) for _ in procs]
+    for proc in procs:
+        proc.join(timeout=60)
+    errors = [a for a in answers if isinstance(a, str)]
     if errors:
-        raise RuntimeError(f"{len(errors)} of {users} users failed; first: {errors[0]!r}")
-    return latencies
+        raise RuntimeError(f"{len(errors)} of {users} users failed; first: {errors[0]}")
+    pids = {pid for pid, _ in answers}
+    if len(pids) != users or os.getpid() in pids:
+        raise RuntimeError(f"{users} users ran in {len(pids)} processes; each needs its own")
+    return [t for _, times in answers for t in times]
 
 
-def latency_series(home: Path, size: int, users: int, calls: int) -> None:
+def latency_series(home: Path, size: int, users: int, calls: int) -> bool:
     suite = demo_suite_id(home)  # the results are in the demo suite; the page opens on the papers' rows
-    with SiteServer(home, dev_user=None) as site:
+    with SiteServer(home, dev_user=None, env=SITE_ENV) as site:
+        cpu, mine = server_cpu_seconds(site.process.pid), time.process_time()
         alone = single_user(site.url, suite, calls * 2)
+        server_alone = (server_cpu_seconds(site.process.pid) - cpu) / (len(alone) + 1)
+        client_alone = (time.process_time() - mine) / (len(alone) + 1)
+        cpu, wall = server_cpu_seconds(site.process.pid), time.perf_counter()
         together = concurrent_users(site.url, suite, users, calls)
+        server_together = (server_cpu_seconds(site.process.pid) - cpu) / (users * (calls + 1))
+        wall = time.perf_counter() - wall
     median, p95_alone, p95_together = statistics.median(alone), percentile(alone, 95), percentile(together, 95)
-    print(f"(b) {ENDPOINT} through gradio_client, {size} results + baselines, loopback")
+    ratio = p95_together / median
+    ok = ratio <= LATENCY_GOAL
+    print(f"(c) {ENDPOINT} through gradio_client, {size} results + baselines, loopback")
     print(f"    1 user, {len(alone)} calls:   median {ms(median)}   p95 {ms(p95_alone)}")
-    print(f"    {users} users at once, {len(together)} calls:   p95 {ms(p95_together)}   "
+    print(f"    {users} users at once ({users} processes), {len(together)} calls:   p95 {ms(p95_together)}   "
           f"median {ms(statistics.median(together))}")
-    print(f"    ratio {p95_together / median:6.1f}x  (p95 under {users} users / single-user median)")
+    print(f"    ratio {ratio:6.1f}x  (p95 under {users} users / single-user median)   (goal <= {LATENCY_GOAL:g}x)   "
+          f"{verdict(ok)}")
+    print(f"    CPU a call: the server {ms(server_alone)} alone, {ms(server_together)} under {users} users "
+          f"(connections included); a gradio_client user {ms(client_alone)}; the {users}-user phase took "
+          f"{wall:.1f} s on {os.cpu_count()} cores")
+    floor = users * client_alone / (os.cpu_count() or 1)
+    print(f"    the users' own CPU alone keeps the {users}-user latency above {users} x {ms(client_alone).strip()} / "
+          f"{os.cpu_count()} cores = {ms(floor).strip()}, {floor / median:.1f}x the single-user median, "
+          f"whatever the server does")
+    return ok
 
 
 def main() -> int:
@@ -207,19 +292,29 @@ def main() -> int:
     p.add_argument("--results-large", type=int, default=10000)
     p.add_argument("--loads", type=int, default=5)
     p.add_argument("--users", type=int, default=50)
-    p.add_argument("--calls", type=int, default=10, help="calls per user in (b)")
+    p.add_argument("--calls", type=int, default=10, help="calls per user in (c)")
+    p.add_argument("--cpu-sizes", default="100,1000,10000", help="homes measured in (b), comma-separated")
+    p.add_argument("--cpu-calls", type=int, default=100)
+    p.add_argument("--only", default="abc", help="which parts to run (letters a, b, c)")
     args = p.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # each figure shows as soon as it is measured
+    cpu_sizes = [int(n) for n in args.cpu_sizes.split(",") if n.strip()]
+    sizes = sorted({*((0, args.results_small, args.results_large) if "a" in args.only else ()),
+                    *(cpu_sizes if "b" in args.only else ()), *((args.results_small,) if "c" in args.only else ())})
+    ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"preparing leaderboards of 0, {args.results_small} and {args.results_large} results...")
-        homes = {size: prepare_home(Path(tmp) / f"home-{size}", results=size)
-                 for size in (0, args.results_small, args.results_large)}
-        if chromium_path() is None:
-            print(f"(a) skipped: {NO_BROWSER}")
-        else:
-            render_series(homes, args.loads)
-        latency_series(homes[args.results_small], args.results_small, args.users, args.calls)
-    return 0
+        print(f"preparing leaderboards of {', '.join(map(str, sizes))} results...")
+        homes = {size: prepare_home(Path(tmp) / f"home-{size}", results=size) for size in sizes}
+        if "a" in args.only:
+            if chromium_path() is None:
+                print(f"(a) skipped: {NO_BROWSER}")
+            else:
+                ok &= render_series({n: homes[n] for n in (0, args.results_small, args.results_large)}, args.loads)
+        if "b" in args.only:
+            ok &= cpu_series({n: homes[n] for n in cpu_sizes}, args.cpu_calls)
+        if "c" in args.only:
+            ok &= latency_series(homes[args.results_small], args.results_small, args.users, args.calls)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -13,14 +13,18 @@ row on any page); the table's own header sort orders the rows of the page shown.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
 from leaderboard.views import Filters
 
 PAGE_ROWS = 150  # rows per page; the papers' reported view (about 110 rows) fits on one
+PAGES_KEPT = 256  # shaped pages cached per process (each at most PAGE_ROWS rows: tens of MB at most)
 
 
 @dataclass(frozen=True)
@@ -75,3 +79,29 @@ def view_filters(search: str | None, types: Sequence[str] | None, sizes: Sequenc
     depend on the order the boxes were ticked) and the search in lower case without outer spaces (it matches either case)."""
     return Filters(search=(search or "").strip().lower(), types=_choice(types), sizes=_choice(sizes),
                    sources=_choice(sources), frames=_choice(frames), judges=_choice(judges))
+
+
+class Lru:
+    """A bounded map of computed values, least recently used dropped first. The pages have one
+    of their own: a flood of distinct searches then evicts only other pages, never the boards
+    every default view is cut from."""
+
+    def __init__(self, size: int = PAGES_KEPT):
+        self.size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = compute()  # outside the lock: a slow miss does not hold up the hits
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)

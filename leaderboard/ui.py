@@ -15,8 +15,11 @@ Freshness: one gr.Timer per page asks `TableSource.refresh()` every REFRESH_SECO
 and writes the table's generation into a gr.State; the views re-render when that
 value changes (and when the suite changes). The queue works the same way with a
 signature of the requests. Views are cached per (table generation, suite, view), so
-many open pages share one computation. On first render only the Leaderboard view is
-built; every other tab fills when it is opened.
+many open pages share one computation; the Leaderboard tab's pages (leaderboard/paging.py)
+are cached shaped, per (generation, suite, filters, columns, page), in a cache of their own.
+On first render only the Leaderboard's first page is built; every other tab fills when it
+is opened, and refills on a new suite or table only while it is the open tab. Uploaded
+files are validated in a process of their own (leaderboard/checking.py).
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 TITLE = "Video Reasoning Leaderboard"
 REFRESH_SECONDS = 5.0  # how often an open page asks whether the table or the queue changed
 LOG_TAIL_LINES = 20
-CACHE_ENTRIES = 512  # views kept per process (a view is a small frame, a page at most paging.PAGE_ROWS rows)
+CACHE_ENTRIES = 128  # views kept per process (a view is a small frame)
 GENERIC_ERROR = ("Something went wrong on our side. The maintainers have the details in the site's log; "
                  "please try again in a moment.")
 
@@ -200,9 +203,9 @@ def _with_shown_text(frame: pd.DataFrame) -> pd.DataFrame | dict:
     if not shown.notna().any(axis=None):
         return frame
     data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+    # no "styling" matrix: the table reads it as optional, and every cell of it is more to send
     return {"headers": [str(c) for c in frame.columns], "data": data,
-            "metadata": {"display_value": shown.to_numpy().tolist(),
-                         "styling": [[""] * len(frame.columns) for _ in range(len(frame))]}}
+            "metadata": {"display_value": shown.to_numpy().tolist()}}
 
 
 def table(frame: pd.DataFrame) -> dict:
@@ -272,7 +275,7 @@ def _read_text(path: Path, placeholder: str) -> str:
         return placeholder
 
 
-_CHECKER = FileChecker()  # one validation pool per site process, started on the first upload
+_CHECKER = FileChecker()  # one validation pool per site process, started with the site (build_ui)
 
 
 # -- the callbacks -------------------------------------------------------------------------------------
@@ -290,6 +293,7 @@ class Handlers:
         self.queue = queue or QueueSource(stores, max_age=source.min_interval)
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._pages = paging.Lru()  # the Leaderboard tab's shaped pages, apart from the views they come from
         self._logs: dict[tuple, str | None] = {}  # (log path, request state) -> log text
         self.checker = checker or _CHECKER  # prediction files are validated in its process, not here
 
@@ -374,16 +378,22 @@ class Handlers:
         for the Dataframe, the line under it and the page number (clamped). Each step is
         cached under the table's generation: a view asked for again costs a lookup."""
         board = self.board(suite)
+        generation = board.attrs["generation"]
         filters = paging.view_filters(search, types, sizes, sources, frames, judges)
         chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in set(columns or ()))
-        rows = self._view(board, ("filtered", suite, filters),
-                          lambda: views.filter_rows(self.leaderboard_rows(suite), filters))
-        number = paging.clamp_page(page, paging.page_count(len(rows)))
+        filtered: list[pd.DataFrame] = []  # the filtered rows, computed at most once per call, kept by no cache
+
+        def rows() -> pd.DataFrame:
+            if not filtered:
+                filtered.append(views.filter_rows(self.leaderboard_rows(suite), filters))
+            return filtered[0]
+        count = self._pages.get((generation, "count", suite, filters), lambda: len(rows()))
+        number = paging.clamp_page(page, paging.page_count(count))
 
         def shape() -> tuple[dict, str]:
-            part = paging.page_of(rows, number)
+            part = paging.page_of(rows(), number)
             return fitted(views.leaderboard_view(part.rows, chosen)), paging.page_text(part)
-        shaped, text = self._view(board, ("page", suite, filters, chosen, number), shape)
+        shaped, text = self._pages.get((generation, "page", suite, filters, chosen, number), shape)
         return dict(shaped), text, number  # a copy: gradio pops the value out of an update
 
     def first_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],

@@ -123,3 +123,11 @@ def test_a_rewritten_table_file_makes_every_view_new(handlers, stores, suite):
     assert f"of {RESULTS + 3:,}" in after[1]
     assert not source.refresh()  # unchanged since: nothing reloaded, the cache stays
     assert len(page(handlers, suite, 3)[0]) == RESULTS + 3 - 2 * paging.PAGE_ROWS  # the last page gained it
+
+
+def test_a_flood_of_searches_evicts_only_pages_never_the_board(handlers, suite):
+    board = handlers.board(suite)
+    for i in range(paging.PAGES_KEPT + 20):  # more distinct views than the page cache keeps
+        handlers.leaderboard_page(suite, f"flood-{i}", *ALL, list(views.DEFAULT_COLUMNS), 1)
+    assert len(handlers._pages) == paging.PAGES_KEPT
+    assert handlers.board(suite) is board  # the board every view is cut from was kept
