@@ -7,7 +7,8 @@ workers run elsewhere), so the server's CPU is the site's own.
 (a) first render   navigation start until the Leaderboard tab draws a row of the results' suite
                    (the page opened at ?suite=<the demo suite>: it first shows the papers' rows, then
                    switches), in headless Debian chromium (a fresh browser context each load, so nothing
-                   is cached; the first load, which warms the server, is not counted), with
+                   is cached; the first load, which warms the server, is not counted; the sites run
+                   side by side and their loads take turns, so the machine's other work hits all), with
                    --results-small and --results-large results, each beside the same measurement on a
                    leaderboard holding only the two built-in baselines, and the size of the page's
                    /config (the first page of the first table is inlined there). Median of --loads.
@@ -33,6 +34,7 @@ Exit status 1 when a goal is missed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing
 import os
@@ -106,36 +108,44 @@ def percentile(values: list[float], p: float) -> float:
 
 # -- (a) time to first render ----------------------------------------------------------------
 
-def first_render(url: str, loads: int) -> float:
-    """Median seconds from navigation start to the first visible row of the results' suite,
-    over `loads` page loads, each in a fresh browser context."""
-    from playwright.sync_api import sync_playwright
-
-    times = []
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            for _ in range(loads + 1):  # the first load warms the server (imports, caches); not counted
-                context = browser.new_context(viewport=VIEWPORT)
-                page = context.new_page()
-                page.add_init_script(FIRST_ROWS_SCRIPT)
-                page.goto(url)
-                page.wait_for_function("window.__rowsVisibleAt !== undefined", timeout=120_000)
-                times.append(page.evaluate("window.__rowsVisibleAt") / 1000)
-                context.close()
-        finally:
-            browser.close()
-    return statistics.median(times[1:])
+def render_once(browser, url: str) -> float:
+    """Seconds from navigation start to the first visible row of the results' suite, in a fresh
+    browser context (nothing cached)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.add_init_script(FIRST_ROWS_SCRIPT)
+        page.goto(url)
+        page.wait_for_function("window.__rowsVisibleAt !== undefined", timeout=120_000)
+        return page.evaluate("window.__rowsVisibleAt") / 1000
+    finally:
+        context.close()
 
 
 def render_series(homes: dict[int, Path], loads: int) -> bool:
+    """Every home's site runs at once and the loads take turns (home 1, home 2, ..., then again),
+    so a busy moment on this shared machine falls on every home alike."""
+    from playwright.sync_api import sync_playwright
+
     print(f"(a) time to first render of the results' suite on the Leaderboard tab (navigation start -> first "
-          f"row drawn), median of {loads} loads, headless chromium")
+          f"row drawn), median of {loads} loads taking turns, headless chromium")
+    with sync_playwright() as p, contextlib.ExitStack() as stack:  # the stack (browser, sites) closes first
+        sites = {size: stack.enter_context(SiteServer(home, dev_user=None, env=SITE_ENV))
+                 for size, home in homes.items()}
+        urls = {size: site.url + "?" + urllib.parse.urlencode({"suite": demo_suite_id(homes[size])})
+                for size, site in sites.items()}
+        browser = launch_chromium(p)
+        stack.callback(browser.close)
+        times: dict[int, list[float]] = {size: [] for size in homes}
+        for size, url in urls.items():  # warms each server (imports, caches); not counted
+            render_once(browser, url)
+        for _ in range(loads):
+            for size, url in urls.items():
+                times[size].append(render_once(browser, url))
+        weights = {size: config_bytes(site.url) for size, site in sites.items()}
     baseline, ok = None, True
-    for size, home in homes.items():
-        with SiteServer(home, dev_user=None, env=SITE_ENV) as site:
-            took = first_render(site.url + "?" + urllib.parse.urlencode({"suite": demo_suite_id(home)}), loads)
-            weight = config_bytes(site.url)
+    for size in homes:
+        took, weight = statistics.median(times[size]), weights[size]
         if baseline is None:
             baseline = took
             print(f"    baselines only (2 rows)         {ms(took)}                        /config {kib(weight)}")

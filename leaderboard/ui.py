@@ -412,7 +412,8 @@ class Handlers:
     def filter_options(self, suite: str, frames: Sequence[str] | None, judges: Sequence[str] | None):
         """The frames and judge choices present in this suite (kept selections that still exist)."""
         board = self.board(suite)
-        frame_values, judge_values = views.frame_choices(board), views.judge_choices(board)
+        frame_values, judge_values = self._view(board, ("filter-choices", suite),
+                                                lambda: (views.frame_choices(board), views.judge_choices(board)))
         return (gr.Dropdown(choices=frame_values, value=[f for f in frames or () if f in frame_values],
                             multiselect=True),
                 gr.Dropdown(choices=judge_values, value=[j for j in judges or () if j in judge_values],
