@@ -747,11 +747,12 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
                              column_widths=views.column_widths(list(first_view.columns)), show_search="none",
                              pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
-        with gr.Row(equal_height=True):
-            previous = gr.Button("◀ Previous", size="sm", scale=0, elem_id="page-previous")
-            page = gr.Number(first.number, precision=0, minimum=1, label="Page", scale=0, min_width=90,
-                             elem_id="page-number")
-            following = gr.Button("Next ▶", size="sm", scale=0, elem_id="page-next")
+        with gr.Row():
+            previous = gr.Button("◀ Previous", size="sm", scale=0, min_width=110, elem_id="page-previous")
+            page = gr.Number(first.number, precision=0, minimum=1, label="Page", show_label=False, scale=0,
+                             min_width=80,
+                             container=False, elem_id="page-number")
+            following = gr.Button("Next ▶", size="sm", scale=0, min_width=110, elem_id="page-next")
             info = gr.Markdown(paging.page_text(first), elem_id="page-info")
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
     inputs = [suite, search, types, sizes, sources, frames, judges, columns]
