@@ -750,8 +750,7 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
         with gr.Row():
             previous = gr.Button("◀ Previous", size="sm", scale=0, min_width=110, elem_id="page-previous")
             page = gr.Number(first.number, precision=0, minimum=1, label="Page", show_label=False, scale=0,
-                             min_width=80,
-                             container=False, elem_id="page-number")
+                             min_width=80, container=False, elem_id="page-number")
             following = gr.Button("Next ▶", size="sm", scale=0, min_width=110, elem_id="page-next")
             info = gr.Markdown(paging.page_text(first), elem_id="page-info")
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
