@@ -771,6 +771,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--request", metavar="ID",
                    help="run this one request, already claimed (RUNNING) for --worker-id, then exit: what a "
                         "Hugging Face Job started by a dispatcher runs; exit status 0 if it FINISHED")
+    p.add_argument("--dispatch", choices=["hf-jobs"],
+                   help="run no evaluation here: claim requests and run each one as a Hugging Face Job "
+                        "(evaluator/dispatch.py; LEADERBOARD_JOBS_* settings); with --once, until nothing is "
+                        "pending and its jobs have ended")
     return p
 
 
@@ -780,6 +784,10 @@ def main(argv: list[str] | None = None) -> int:
     from space_config.settings import get_settings
     from submissions.stores import open_stores
 
+    if args.dispatch:
+        from evaluator.dispatch import run_dispatcher
+
+        return run_dispatcher(args.dispatch, args.once, args.worker_id)
     settings = get_settings()
     worker = Worker(open_stores(settings), settings, args.worker_id)
     if args.request:
