@@ -3,6 +3,7 @@ the results (design §2, §8).
 
     python -m evaluator.worker            # poll the queue every LEADERBOARD_POLL_SECONDS, forever
     python -m evaluator.worker --once     # work until nothing is pending or running, then exit
+    python -m evaluator.worker --dispatch hf-jobs   # run each request as a Hugging Face Job (evaluator/dispatch.py)
 
 One job, as `Worker.run_once` runs it:
 
