@@ -20,6 +20,8 @@ The dispatcher runs on any small machine (no GPU). For each request it
                   pulls its image), so a healthy job costs no extra commit;
                 - CANCELLED by a maintainer, or taken back after its lease ran out: `cancel_job`;
                 - past the job's time limit while the job still runs: `cancel_job`, FAILED(timeout);
+    gives back  a request whose job the Hub refused to start (attempt + 1, FAILED internal once
+                its attempts are used up) and claims nothing for a while (doubling up to 10 min);
     ends        when the job reaches a final stage: its output (the last MAX_LOG_LINES lines) is
                 appended to the request's private log (`logs/<id>.log`), and a request the job
                 left RUNNING (it crashed, ran out of memory or time, or was stopped on the Hub)
@@ -35,10 +37,9 @@ it starts, finds the request no longer its own and exits.
 from __future__ import annotations
 
 import logging
-import re
+import os
 import signal
 import socket
-import os
 import threading
 import time
 import uuid
@@ -46,13 +47,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from evaluator.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
+                                      job_timeout_message)
 from evaluator.errors import DispatchError
-from submissions.errors import ConflictError, LeaseLost, StoreError
+from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
 from submissions.queue import Queue
 from submissions.requests import Progress, Reason, Request, Status
 
 if TYPE_CHECKING:
-    from space_config.settings import JobsSettings, Settings
+    from space_config.settings import Settings
     from submissions.stores import Stores
 
 log = logging.getLogger("evaluator.dispatch")
@@ -62,63 +65,6 @@ STAGE_PREFIX = "hf job"  # progress.stage written by the dispatcher (the job's w
 MAX_LOG_LINES = 5000  # of a job's output copied into the private log
 LOG_RETRIES = 10
 MAX_BACKOFF_SECONDS = 600.0
-
-NOT_STARTED = ("The evaluation could not be started on Hugging Face Jobs. This is not a problem with your "
-               "submission; the maintainers have the details in its private log and can requeue it.")
-JOB_ERROR = ("The evaluation job on Hugging Face Jobs stopped with an error before this submission was scored. "
-             "This is not a problem with your submission as far as we can tell; the maintainers have the job's "
-             "output in its private log and can requeue it.")
-JOB_STOPPED = ("The evaluation job was stopped on Hugging Face Jobs before this submission was scored. This is "
-               "not a problem with your submission; a maintainer can requeue it.")
-JOB_OOM = ("The evaluation ran out of memory on its Hugging Face Jobs machine. Try fewer frames or a smaller "
-           "precision, or ask the maintainers for a larger machine.")
-
-
-def job_timeout_message(seconds: float) -> str:
-    hours = seconds / 3600
-    limit = f"{hours:g} h" if hours >= 1 else f"{seconds:g} s"
-    return (f"The evaluation took longer than the time limit of {limit} on Hugging Face Jobs and was stopped. "
-            f"Nothing was published; a maintainer can requeue it with a longer limit.")
-
-
-# -- flavors --------------------------------------------------------------------------
-
-def model_billions(request: Request) -> float | None:
-    """The model's size in billions of parameters as the site recorded it at submission."""
-    try:
-        return float(request.metadata["params_billions"])
-    except (KeyError, ValueError):
-        return None
-
-
-def choose_flavor(request: Request, jobs: "JobsSettings") -> str:
-    """The Jobs hardware flavor for a request: prediction files need no GPU (scoring only);
-    a model gets the smallest flavor of the table whose limit its weights fit (float32
-    counts double), the largest one beyond, and `unknown_size_flavor` if its size is unknown."""
-    if request.kind == "predictions":
-        return jobs.predictions_flavor
-    billions = model_billions(request)
-    if billions is None:
-        return jobs.unknown_size_flavor
-    if request.precision == "float32":
-        billions *= 2
-    for limit, flavor in jobs.flavors:
-        if billions <= limit:
-            return flavor
-    return jobs.flavors[-1][1]
-
-
-def gpu_count(flavor: str) -> int:
-    """GPUs of a Jobs flavor by its name: cpu-* none, '...x<N>' N, any other one."""
-    if flavor.startswith("cpu"):
-        return 0
-    match = re.search(r"x(\d+)$", flavor)
-    return int(match.group(1)) if match else 1
-
-
-def job_command(request_id: str, worker_id: str) -> list[str]:
-    return ["python", "-m", "evaluator.worker", "--request", request_id, "--worker-id", worker_id]
-
 
 def _stage(info) -> str:
     stage = info.status.stage
@@ -297,8 +243,11 @@ class Dispatcher:
             log.info("request %s: job %s %s -> %s", d.request_id, d.job_id, d.stage, stage)
             d.stage = stage
         self._show_logs(d)
-        request = self.queue.get(d.request_id)  # after the stage: a job that ended has written its request
-        ours = request.status == Status.RUNNING and request.worker_id == d.worker_id
+        try:  # after the stage: a job that ended has written its request
+            request = self.queue.get(d.request_id)
+        except NotFoundError:  # deleted by a maintainer: nobody waits for it
+            request = None
+        ours = request is not None and request.status == Status.RUNNING and request.worker_id == d.worker_id
         if stage in TERMINAL:
             self._ended(d, info, ours)
             return
@@ -306,9 +255,9 @@ class Dispatcher:
             return  # asked already; waiting for the job to stop
         over_time = time.monotonic() > d.deadline
         if not ours:
-            if request.status in (Status.FINISHED, Status.FAILED) and not over_time:
+            if request is not None and request.status in (Status.FINISHED, Status.FAILED) and not over_time:
                 return  # the job's worker ended it (and may still be publishing): the job exits by itself
-            self._cancel(d, f"the request is {request.status.value}"
+            self._cancel(d, "the request is gone" if request is None else f"the request is {request.status.value}"
                          + (f" on {request.worker_id}" if request.status == Status.RUNNING else ""))
             return
         if over_time:
@@ -356,11 +305,13 @@ class Dispatcher:
         except Exception as e:  # noqa: BLE001 - the output is a help; the request's state matters more
             output = [f"(the job's output could not be fetched: {type(e).__name__}: {e})"]
         kept = output[-MAX_LOG_LINES:]
-        lines = [f"dispatcher {self.dispatcher_id}: job {d.job_id} ({d.flavor}, worker {d.worker_id}) ended "
-                 f"{stage}" + (f": {message}" if message else "") + (f"; cancelled: {d.cancelled}" if d.cancelled else ""),
+        ended = (f"dispatcher {self.dispatcher_id}: job {d.job_id} ({d.flavor}, worker {d.worker_id}) ended {stage}"
+                 + (f": {message}" if message else "") + (f"; cancelled: {d.cancelled}" if d.cancelled else ""))
+        lines = [ended,
                  f"-- the job's output ({len(kept)} of {len(output)} lines) --", *(f"| {line}" for line in kept),
                  "-- end of the job's output --"]
-        failure = self._failure(d, info) if ours else None
+        failure = job_failure(d.stage, info.status.message, info.durations.total_secs if info.durations else None,
+                              d.timeout_seconds) if ours else None
         if failure is not None:
             lines.append(f"FAILED {failure[0].value}: {failure[1]}")
         path = self._append_log(d.request_id, lines)
@@ -369,19 +320,6 @@ class Dispatcher:
         log.info("request %s: job %s ended %s%s", d.request_id, d.job_id, stage,
                  f"; request FAILED {failure[0].value}" if failure else "")
         del self.running[d.request_id]
-
-    @staticmethod
-    def _failure(d: Dispatched, info) -> tuple[Reason, str]:
-        """Why a request its job left RUNNING failed, from the job's final stage."""
-        message = (info.status.message or "").lower()
-        total = info.durations.total_secs if info.durations else None
-        if "timeout" in message or "timed out" in message or (total is not None and total >= d.timeout_seconds):
-            return Reason.TIMEOUT, job_timeout_message(d.timeout_seconds)
-        if "out of memory" in message or "oom" in re.findall(r"[a-z]+", message) or "137" in message:
-            return Reason.OUT_OF_MEMORY, JOB_OOM
-        if d.stage in ("CANCELED", "DELETED"):
-            return Reason.INTERNAL, JOB_STOPPED
-        return Reason.INTERNAL, JOB_ERROR
 
     # -- writing ----------------------------------------------------------------------
 

@@ -74,7 +74,8 @@ class StandinJob:
 
     def info(self) -> dict:
         end = self.finished_at or _now()
-        image = {"spaceId": self.spec["spaceId"]} if "spaceId" in self.spec else {"dockerImage": self.spec.get("dockerImage")}
+        image = ({"spaceId": self.spec["spaceId"]} if "spaceId" in self.spec
+                 else {"dockerImage": self.spec.get("dockerImage")})
         return {
             "id": self.id, "createdAt": _iso(self.created_at), "startedAt": _iso(self.started_at),
             "finishedAt": _iso(self.finished_at), **image, "command": self.spec.get("command"),

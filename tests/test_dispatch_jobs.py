@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.baselines import predictions
-from evaluator.dispatch import (JOB_ERROR, NOT_STARTED, Dispatcher, choose_flavor, gpu_count, job_command)
+from evaluator.dispatch import Dispatcher
+from evaluator.dispatch_rules import (JOB_ERROR, JOB_OOM, JOB_STOPPED, NOT_STARTED, choose_flavor, gpu_count,
+                                      job_command, job_failure)
 from evaluator.predictions import write_predictions
 from leaderboard.aggregate import load_table
 from space_config.settings import JobsSettings, Quotas, get_settings, parse_flavors
@@ -177,20 +179,15 @@ def test_the_dispatcher_holds_the_lease_while_the_job_waits_for_hardware(hub, tm
 
 
 def test_why_a_job_failed_reads_its_final_stage():
-    from types import SimpleNamespace
-
-    from evaluator.dispatch import JOB_OOM, JOB_STOPPED, Dispatched
-
     def failure(stage, message=None, total=10):
-        d = Dispatched("r", "w", "j", "l4x1", timeout_seconds=100, deadline=0, stage=stage)
-        info = SimpleNamespace(status=SimpleNamespace(message=message), durations=SimpleNamespace(total_secs=total))
-        return Dispatcher._failure(d, info)
+        return job_failure(stage, message, total, timeout_seconds=100)
 
     assert failure("ERROR", "Job failed with exit code: 1") == (Reason.INTERNAL, JOB_ERROR)
     assert failure("ERROR", "Job timeout")[0] == Reason.TIMEOUT
     assert failure("ERROR", None, total=100)[0] == Reason.TIMEOUT  # ran its whole time, whatever the words
     assert failure("ERROR", "Job failed with exit code: 137 (OOM killed)") == (Reason.OUT_OF_MEMORY, JOB_OOM)
     assert failure("CANCELED") == (Reason.INTERNAL, JOB_STOPPED)  # stopped on the Hub, not by a maintainer
+    assert failure("ERROR", "Zoomed out")[0] == Reason.INTERNAL  # "oom" as a word only
     assert "took longer than the time limit of 100 s" in failure("ERROR", "Job timeout")[1]
 
 
