@@ -115,9 +115,10 @@ def parse_flavors(text: str, name: str = "LEADERBOARD_JOBS_FLAVORS") -> tuple[tu
 
 # Settings the dispatcher passes on to the worker in each job (its environment), when set
 # here: the job's worker must score, time out and publish exactly as a local worker would.
-# HF_TOKEN goes as a secret instead; LEADERBOARD_JOBS_* and LEADERBOARD_HOME stay behind.
+# HF_TOKEN goes as a secret instead; LEADERBOARD_JOBS_* and this machine's paths stay behind.
 def forwarded_environment() -> dict[str, str]:
-    skip = ("LEADERBOARD_JOBS_", "LEADERBOARD_HOME", "LEADERBOARD_DEV_USER", "LEADERBOARD_EMBEDDED_WORKER")
+    skip = ("LEADERBOARD_JOBS_", "LEADERBOARD_HOME", "LEADERBOARD_JUDGE_CACHE", "LEADERBOARD_DEV_USER",
+            "LEADERBOARD_EMBEDDED_WORKER")
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith("LEADERBOARD_") and not k.startswith(skip)}
 
 

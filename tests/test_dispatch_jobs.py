@@ -50,12 +50,12 @@ def hub(hub_standin, tmp_path, monkeypatch, demo_dir, demo_suite):
     get_settings.cache_clear()
 
 
-def submit(stores, suite, tmp_path: Path) -> Request:
+def submit(stores, suite, tmp_path: Path, seed: int = 1) -> Request:
     """A prediction file through the site's own submit path."""
-    path = tmp_path / "preds.jsonl"
-    write_predictions(path, predictions("random", suite.calls, seed=1))
+    path = tmp_path / f"preds-{seed}.jsonl"
+    write_predictions(path, predictions("random", suite.calls, seed=seed))
     settings = dataclasses.replace(get_settings(), quotas=Quotas(per_user=100, per_org=100, pending_per_user=100))
-    return submit_predictions(stores, settings, Identity("alice"), path, "random seed 1", suite_id=suite.id)
+    return submit_predictions(stores, settings, Identity("alice"), path, f"random seed {seed}", suite_id=suite.id)
 
 
 def dispatch_in_thread(stores, standin) -> tuple[Dispatcher, threading.Thread]:
@@ -189,6 +189,37 @@ def test_why_a_job_failed_reads_its_final_stage():
     assert failure("CANCELED") == (Reason.INTERNAL, JOB_STOPPED)  # stopped on the Hub, not by a maintainer
     assert failure("ERROR", "Zoomed out")[0] == Reason.INTERNAL  # "oom" as a word only
     assert "took longer than the time limit of 100 s" in failure("ERROR", "Job timeout")[1]
+
+
+def test_a_job_finishes_its_request_after_the_dispatcher_is_gone(hub, tmp_path):
+    standin, stores, suite, _ = hub
+    request = submit(stores, suite, tmp_path)
+    Dispatcher(stores, get_settings(), api=standin.api(), dispatcher_id="gone").step()  # launch, then never again
+    job = standin.jobs.wait_for(lambda j: j.stage in ("COMPLETED", "ERROR"), timeout=120)
+    assert job.stage == "COMPLETED"  # the job's worker held its own lease and finished
+    done = Queue(stores.requests).get(request.id)
+    assert done.status == Status.FINISHED and done.worker_id.startswith("gone-")
+    assert request.id in set(load_table(stores.results)["id"])
+
+
+def test_no_more_jobs_run_at_once_than_the_setting_allows(hub, tmp_path, monkeypatch):
+    standin, stores, suite, _ = hub
+    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
+    monkeypatch.setenv("LEADERBOARD_JOBS_MAX_RUNNING", "2")
+    get_settings.cache_clear()
+    ids = [submit(stores, suite, tmp_path, seed).id for seed in range(3)]
+    dispatcher = Dispatcher(stores, get_settings(), api=standin.api(), dispatcher_id="disp")
+    dispatcher.step()
+    dispatcher.step()
+    assert len(standin.jobs.jobs) == 2 and len(dispatcher.running) == 2
+    statuses = [Queue(stores.requests).get(i).status for i in ids]
+    assert statuses == [Status.RUNNING, Status.RUNNING, Status.PENDING]  # the oldest first
+    Queue(stores.requests).cancel(ids[0])
+    standin.jobs.wait_for(lambda j: "holding 120 s" in j.output)  # ids[0]'s job may still be starting: either way
+    dispatcher.step()  # cancels ids[0]'s job
+    standin.jobs.wait_for(lambda j: j.stage == "CANCELED", timeout=30)
+    dispatcher.step()  # its slot is free again: the third request gets a job
+    assert len(standin.jobs.jobs) == 3 and Queue(stores.requests).get(ids[2]).status == Status.RUNNING
 
 
 def test_a_job_the_hub_refuses_gives_the_request_back_and_backs_off(hub, tmp_path):
