@@ -244,7 +244,7 @@ HASH_FIELDS = ("suite_id", "frame_times_sha256", "prompts_sha256", "resolution",
 
 def protocol_hash(card: ProtocolCard) -> str:
     """Equal for two cards whose score-changing fields are equal (the judge aside)."""
-    generation = {k: (card.generation or {}).get(k) for k in ("decoding", "max_new_tokens")} \
+    generation = {k: (card.generation or {}).get(k) for k in ("decoding", "max_new_tokens", "thinking")} \
         if card.generation is not None else None
     fields = {name: getattr(card, name) for name in HASH_FIELDS} | {"generation": generation}
     return _sha(fields)
