@@ -180,15 +180,17 @@ def model_card(suite, request, runner_name: str, settings: dict, judge, options:
     backend = dict(settings.get("backend") or {})
     kind = backend.get("backend") or runner_name
     decoder = (settings.get("frame_decoder") or {}).get("decoder")
+    budgets = settings.get("frame_budgets") or suite.manifest.get("frame_budgets", {})
     sampling = UNIFORM_SAMPLING if not request.frames else (
         f"re-planned: {request.frames} uniform frames per call over the same span (per segment for CausalStep), "
         f"first and last frame included; Video-MMMU's question-only call keeps its one frame")
     card = ProtocolCard(
         source="model-run",
         verified=True,
-        frames={k: int(v) for k, v in (settings.get("frame_budgets") or suite.manifest.get("frame_budgets", {})).items()},
+        frames={k: int(v) for k, v in budgets.items()},
         frame_sampling=sampling,
-        resolution=resolution_text(str(settings.get("resize") or REFERENCE_RESIZE), settings.get("benchmark_resize") or {}),
+        resolution=resolution_text(str(settings.get("resize") or REFERENCE_RESIZE),
+                                   settings.get("benchmark_resize") or {}),
         decoder=decoder.split(":")[0] if decoder else None,
         backend=kind,
         backend_version=_package_version(kind) if kind in ("transformers", "vllm") else None,

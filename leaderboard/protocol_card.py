@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from leaderboard import markup
+
 REFERENCE, DECLARED, DIFFERS, UNKNOWN, PAPER = "reference", "declared", "differs", "unknown", "paper"
 DEFAULT_STATUSES = (REFERENCE, DECLARED, PAPER)
 RANKED_STATUSES = (REFERENCE, DECLARED)
@@ -94,14 +96,16 @@ def _code(value: Any) -> str:
     return f"`{text.replace('`', '')}`"
 
 
-def _stated(value: Any, verified: bool) -> str:
+def _stated(value: Any, source: str) -> str:
     if value is None or value == {}:
-        return "not stated" + ("" if verified else " (prediction file)")
+        return {"prediction-file": "not stated (prediction file)",
+                "baseline": "not used (a built-in baseline)"}.get(source, "not stated")
     return _code(value)
 
 
-def _table(pairs: dict[str, str]) -> list[str]:
-    return ["| field | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in pairs.items())]
+def _fields(pairs: dict[str, str]) -> list[str]:
+    # a list, not a table: long hashes would squeeze a table's field column to a letter a line
+    return [f"- **{name}**: {value}" for name, value in pairs.items()]
 
 
 def card_markdown(row: dict | pd.Series) -> str:
@@ -109,7 +113,7 @@ def card_markdown(row: dict | pd.Series) -> str:
     row = dict(row)
     model = str(row.get("model") or row.get("id") or "this row")
     status = str(row.get("protocol_status") or UNKNOWN)
-    head = f"### Protocol card: {model.replace('|', '/')}\n"
+    head = f"### Protocol card: {markup.escape(model)}\n"
     if status == PAPER:
         return head + ("**Paper's own protocol.** This number is printed in the benchmark's paper and was produced "
                        "with that paper's frames, prompts and judge, not by our worker; it has no card and is never "
@@ -120,19 +124,21 @@ def card_markdown(row: dict | pd.Series) -> str:
                        "was produced is not recorded here, so it is not ranked and is shown only with "
                        "\"All protocols\". A rerun gives it a card.")
     card = json.loads(raw)
-    verified = bool(card.get("verified"))
+    verified, source = bool(card.get("verified")), str(card.get("source"))
     if status == DIFFERS:
         verdict = (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
                    "Not ranked; shown only with \"All protocols\".")
     elif status == DECLARED:
         verdict = ("**Reference protocol (declared, not verified).** The call list, judge and scoring are the "
                    "suite's reference; the runner fields are what the submitter declared, which we cannot check.")
+    elif source == "baseline":
+        verdict = "**✓ The suite's reference protocol**: a built-in baseline, our own code answering the call list."
     else:
         verdict = "**✓ The suite's reference protocol**, run by our worker."
     judge = card.get("judge") or {}
     generation = card.get("generation")
     pairs = {
-        "source": f"{card.get('source')} ({'verified' if verified else 'declared, not verified'})",
+        "source": f"{source} ({'verified' if verified else 'declared, not verified'})",
         "suite": _code(card.get("suite_id")),
         "code version": _code(card.get("code_version")),
         "frames per call": _code(card.get("frames")),
@@ -140,19 +146,21 @@ def card_markdown(row: dict | pd.Series) -> str:
         "frame times hash": _code(card.get("frame_times_sha256")),
         "prompts hash": _code(card.get("prompts_sha256")),
         "prompt template hashes": _code(card.get("prompt_templates")),
-        "resolution": _stated(card.get("resolution"), verified),
-        "decoder": _stated(card.get("decoder"), verified),
+        "resolution": _stated(card.get("resolution"), source),
+        "decoder": _stated(card.get("decoder"), source),
         "backend": _stated(" ".join(str(v) for v in (card.get("backend"), card.get("backend_version")) if v) or None,
-                           verified),
-        "dtype": _stated(card.get("dtype"), verified),
-        "generation": _stated(generation, verified),
+                           source),
+        "dtype": _stated(card.get("dtype"), source),
+        "generation": _stated(generation, source),
         "judge": f"{_code(judge.get('id'))} ({judge.get('kind')}, pinned revision {_code(judge.get('revision'))})",
         "scoring options": _code(card.get("scoring")),
-        "declared by the submitter": _code(card.get("declared")) if card.get("declared") else "nothing",
+        # the submitter's own words: escaped, never inside a code span (which shows references as typed)
+        "declared by the submitter": ", ".join(f"{markup.escape(k)} = {markup.escape(v)}"
+                                               for k, v in sorted((card.get("declared") or {}).items())) or "nothing",
         "protocol hash": _code(card.get("hash")),
         "card schema": _code(card.get("schema_version")),
     }
-    return "\n".join([head, verdict, "", *_table(pairs)])
+    return "\n".join([head, verdict, "", *_fields(pairs)])
 
 
 def card_options(board: pd.DataFrame) -> list[tuple[str, str]]:

@@ -108,8 +108,8 @@ a row with all five scores ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
 noise. Rows are ranked only against rows of the same judge, and only rows that share the suite's **reference
-protocol** are shown and ranked by default: "All protocols" (the Protocol filter) shows the others, marked ≠, unranked.
-The **Protocol card** under the table (or a click on a row) says how a row's numbers were produced."""
+protocol** are shown and ranked by default: "All protocols" (the Protocol filter) shows the others, marked ≠,
+unranked. The **Protocol card** under the table (or a click on a row) says how a row's numbers were produced."""
 
 PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
    to show).
@@ -677,8 +677,8 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
         with gr.Accordion("Columns", open=False):
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
-        first = views.leaderboard_view(views.filter_rows(h.leaderboard_rows(initial), views.Filters(protocols=protocols.value)),
-                                       protocol_tab.columns_for(views.DEFAULT_COLUMNS, protocols.value))
+        first = h.leaderboard(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                              views.DEFAULT_COLUMNS, protocols.value)
         shown = gr.Dataframe(_with_shown_text(first), datatype=datatypes(first), interactive=False,
                              column_widths=views.column_widths(list(first.columns)), show_search="filter",
                              pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
@@ -687,8 +687,8 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
     inputs = [suite, search, types, sizes, sources, frames, judges, columns, protocols]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change, protocols.change], as_tables(h.leaderboard, fitted), inputs, shown,
-          trigger_mode="always_last", api_name="leaderboard")
+           frames.change, judges.change, columns.change, protocols.change], as_tables(h.leaderboard, fitted), inputs,
+          shown, trigger_mode="always_last", api_name="leaderboard")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
 

@@ -246,3 +246,9 @@ def test_a_click_on_a_table_row_finds_its_card(results, demo_suite):
     assert protocol_tab.clicked_id(board, ["1", "No Such Model", "✓ verified"]) is None
     options = dict((v, k) for k, v in protocol_card.card_options(board))
     assert options["f16"].endswith("≠ frames")
+
+
+def test_a_model_name_cannot_inject_markup_into_its_card(results):
+    row = aggregate.result_row(results["file"]) | {"model": "Evil [click](https://x.test) <img src=x>"}
+    shown = protocol_card.card_markdown(row)
+    assert "<img" not in shown and "](" not in shown and "Evil" in shown
