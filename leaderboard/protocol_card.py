@@ -163,13 +163,23 @@ def card_markdown(row: dict | pd.Series) -> str:
     return "\n".join([head, verdict, "", *_fields(pairs)])
 
 
-def card_options(board: pd.DataFrame) -> list[tuple[str, str]]:
-    """(label, id) for the card picker: each row's name, then its protocol status."""
+PICKER_ROWS = 300  # rows offered in the card picker (in board order); a clicked row is added
+
+
+def card_options(board: pd.DataFrame, chosen: str | None = None) -> list[tuple[str, str]]:
+    """(label, id) for the card picker: each row's name, then its protocol status; the
+    first PICKER_ROWS rows (a large board would send thousands of choices to every page),
+    plus `chosen` when it is further down."""
     if board.empty:
         return []
-    names = board["label"] if "label" in board.columns else board["model"].astype(str)
-    texts = board["protocol_text"] if "protocol_text" in board.columns else labels(board)
-    return [(f"{name} · {text}", str(row_id)) for name, text, row_id in zip(names, texts, board["id"])]
+    ids = board["id"].astype(str)
+    keep = pd.Series(range(len(board)), index=board.index) < PICKER_ROWS
+    if chosen is not None:
+        keep |= ids == chosen
+    rows = board[keep.to_numpy(bool)]
+    names = rows["label"] if "label" in rows.columns else rows["model"].astype(str)
+    texts = rows["protocol_text"] if "protocol_text" in rows.columns else labels(rows)
+    return [(f"{name} · {text}", str(row_id)) for name, text, row_id in zip(names, texts, rows["id"])]
 
 
 def card_for(board: pd.DataFrame, row_id: str | None) -> str:

@@ -42,6 +42,10 @@ def clicked_id(board: pd.DataFrame, row_value: list[Any] | None) -> str | None:
         return None
     model, source = str(row_value[1]), str(row_value[2])
     found = board[(board["model_text"].astype(str) == model) & (views.source_text(board).astype(str) == source)]
+    if len(found) > 1 and len(row_value) > 3:  # the same name twice (e.g. thinking on and off): the average decides
+        average = pd.to_numeric(pd.Series([row_value[3]]), errors="coerce").iloc[0]
+        same = found[(pd.to_numeric(found["average"], errors="coerce") - average).abs() < 0.005]
+        found = same if len(same) else found
     return str(found.iloc[0]["id"]) if len(found) else None
 
 
@@ -51,9 +55,8 @@ def card_panel(h: "Handlers", suite: gr.Radio, generation: gr.State, table: gr.D
     @failsafe(outputs=2)
     def choices(suite_id: str, chosen: str | None):
         board = h.board(suite_id)
-        options = protocol_card.card_options(board)
-        ids = {value for _, value in options}
-        chosen = chosen if chosen in ids else None
+        options = protocol_card.card_options(board, chosen)
+        chosen = chosen if chosen in {value for _, value in options} else None
         return gr.Dropdown(choices=options, value=chosen), protocol_card.card_for(board, chosen)
 
     @failsafe()
@@ -66,7 +69,7 @@ def card_panel(h: "Handlers", suite: gr.Radio, generation: gr.State, table: gr.D
         row_id = clicked_id(board, getattr(event, "row_value", None))
         if row_id is None:
             return gr.skip(), gr.skip(), gr.skip()
-        return (gr.Dropdown(choices=protocol_card.card_options(board), value=row_id),
+        return (gr.Dropdown(choices=protocol_card.card_options(board, row_id), value=row_id),
                 protocol_card.card_for(board, row_id), gr.Accordion(open=True))
 
     first = h.board(initial)

@@ -252,3 +252,15 @@ def test_a_model_name_cannot_inject_markup_into_its_card(results):
     row = aggregate.result_row(results["file"]) | {"model": "Evil [click](https://x.test) <img src=x>"}
     shown = protocol_card.card_markdown(row)
     assert "<img" not in shown and "](" not in shown and "Evil" in shown
+
+
+def test_the_card_picker_offers_a_bounded_number_of_rows_plus_the_clicked_one(results, demo_suite):
+    suite, _ = demo_suite
+    many = [results["baseline"].model_copy(update={"submission": {**results["baseline"].submission, "id": f"r{i:04d}",
+                                                                  "model": f"Model {i}"}})
+            for i in range(protocol_card.PICKER_ROWS + 20)]
+    board = views.prepare(views.select_suite(aggregate.build_table(many), suite.id))
+    assert len(protocol_card.card_options(board)) == protocol_card.PICKER_ROWS
+    last = str(board.iloc[-1]["id"])
+    offered = [value for _, value in protocol_card.card_options(board, last)]
+    assert len(offered) == protocol_card.PICKER_ROWS + 1 and offered[-1] == last
