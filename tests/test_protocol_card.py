@@ -264,3 +264,13 @@ def test_the_card_picker_offers_a_bounded_number_of_rows_plus_the_clicked_one(re
     last = str(board.iloc[-1]["id"])
     offered = [value for _, value in protocol_card.card_options(board, last)]
     assert len(offered) == protocol_card.PICKER_ROWS + 1 and offered[-1] == last
+
+
+def test_the_reference_runner_settings_are_the_workers_defaults():
+    from evaluator import protocol
+    from evaluator.runners import model
+
+    assert protocol.REFERENCE_SQUARE == model.BENCHMARK_SQUARE
+    assert protocol.REFERENCE_MAX_NEW_TOKENS == model.DEFAULT_MAX_NEW_TOKENS
+    assert protocol.REFERENCE_MAX_NEW_TOKENS_THINKING == model.DEFAULT_MAX_NEW_TOKENS_THINKING
+    assert model.RunnerSettings().benchmark_resize  # the papers' sizes are on by default
