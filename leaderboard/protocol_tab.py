@@ -80,4 +80,5 @@ def card_panel(h: "Handlers", suite: gr.Radio, generation: gr.State, table: gr.D
         card = gr.Markdown(protocol_card.card_for(first, None), elem_id="protocol-card")
     gr.on([suite.change, generation.change], choices, [suite, picker], [picker, card], api_name="protocol_choices")
     picker.input(show, [suite, picker], card, api_name="protocol_card")
-    table.select(clicked, [suite], [picker, card, panel], api_name="protocol_click")
+    # a click carries the row it landed on (gr.SelectData): a browser event, not an API endpoint
+    table.select(clicked, [suite], [picker, card, panel], api_visibility="private")
