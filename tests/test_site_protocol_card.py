@@ -1,4 +1,5 @@
-"""Protocol cards in a real browser: headless chromium against `python app.py` on a home with
+"""Protocol cards in a real browser (named to run after test_site_browser.py, which empties
+test-artifacts/screenshots/ when it starts): headless chromium against `python app.py` on a home with
 the demo suite, its baselines (the reference protocol), a result scored with other scoring
 options (differs) and a result written before results carried a card (unknown).
 
