@@ -66,6 +66,7 @@ from evaluator import CODE_VERSION
 from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
+from evaluator.protocol import model_card
 from evaluator.records import ScoringOptions
 from evaluator.runners import RunnerUnavailable, get_runner
 from evaluator.runners.backends import ModelNotFound
@@ -545,8 +546,11 @@ class Worker:
                     f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
         responses = as_responses(predictions)
         scores, counts = self._score(job, suite, key, responses, worker_run=True)
+        card = model_card(suite, request, runner.name, runner.settings, self.judge, self.options)
+        job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
+                                                  if card.deviations else "the suite's reference protocol"))
         return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                           runner={"name": runner.name, **runner.settings})
+                           runner={"name": runner.name, **runner.settings}, protocol=card)
 
     @property
     def judge(self):
