@@ -39,6 +39,7 @@ import pandas as pd
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
 from leaderboard import disclosure
+from leaderboard.bands import rank_bands
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
 TITLES: dict[str, str] = {name: _MODULES[name].TITLE for name in BENCHMARKS}
@@ -58,7 +59,8 @@ UNSTATED_FRAMES = "not stated"  # a paper row without a frame count
 
 # -- leaderboard columns (display names) --------------------------------------------------------------
 RANK, MODEL, SOURCE, AVERAGE = "Rank", "Model", "Source", "Average"
-ALWAYS_SHOWN = (RANK, MODEL, SOURCE, AVERAGE)
+BAND = "Band"  # leaderboard/bands.py: rows whose intervals overlap the band leader's
+ALWAYS_SHOWN = (RANK, BAND, MODEL, SOURCE, AVERAGE)
 PARAMS, FRAMES, TYPE, THINKING = "Params (B)", "Frames", "Type", "Thinking"
 RUNNER, JUDGE, DATE = "Runner", "Judge", "Date"
 SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION = "Submitter", "Revision", "Precision", "Paper", "Submission id"
@@ -341,6 +343,7 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     half = _mean_half_width(out, has_average)
     tier = np.where(has_average, 1, 0)  # a row with all five scores ranks above a partial one
     out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["source_kind"] == "verified")
+    out["band"] = rank_bands(score, half, tier, out["judge_text"], out["source_kind"] == "verified")
     out["label"] = _labels(out)
     return out
 
@@ -468,7 +471,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         if name == ci_label(benchmark):
             return ci_text(rows, benchmark)
     sources = {
-        RANK: lambda: rows["rank"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
+        RANK: lambda: rows["rank"], BAND: lambda: rows["band"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
         AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
         TYPE: lambda: rows["model_type"], THINKING: lambda: rows["thinking_text"],
         RUNNER: lambda: rows["runner_text"], JUDGE: lambda: rows["judge_text"], DATE: lambda: rows["date"],
@@ -511,7 +514,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
 
 # Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px
 # window (long headers wrap); other columns get WIDE.
-WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 164, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
+WIDTHS = {RANK: 62, BAND: 62, MODEL: 160, SOURCE: 164, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
           PARAMS: 80, FRAMES: 74, DATE: 100}
 LEVEL_WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 150}
 WIDE = 130
