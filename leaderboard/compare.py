@@ -208,7 +208,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     for column in (N, SCORE_A, SCORE_B, DIFF, "low", "high"):
         full[column] = pd.to_numeric(full[column], errors="coerce")
     for column in (INTERVAL, SIGNIFICANT, NOTE):
-        full[column] = full[column].fillna("")
+        full[column] = full[column].astype(object).fillna("")
     out = full[list(COLUMNS)].copy()
     out.attrs.update(path=list(full["path"]), low=list(full["low"]), high=list(full["high"]))
     return out
