@@ -97,7 +97,7 @@ def check_stats(row: dict[str, Any], stats: PairedStats | None, label: str) -> P
     name = _text(row.get("model")) or _text(row.get("id"))
     if stats is None:
         raise CompareRefused(f"{label} ({name}) was scored before comparisons existed and has no per-video "
-                             f"statistics; a maintainer can rerun it (`python -m evaluator queue rerun ID`).")
+                             f"statistics; a maintainer can rerun it (python -m evaluator queue rerun ID).")
     if stats.suite_id != _text(row.get("suite_id")) or stats.judge_id != _text(row.get("judge_id")):
         raise CompareRefused(f"The per-video statistics of {label} ({name}) are of another suite or judge than "
                              f"its row; a rerun brings them in line.")

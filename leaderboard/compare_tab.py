@@ -53,12 +53,16 @@ class CompareHandlers:
         return board[board["source_kind"] == "verified"]
 
     def choices(self, suite: str, a: str | None, b: str | None) -> tuple[dict, dict]:
-        """The verified rows, best first, as (label, id); a choice that left the suite is cleared."""
+        """The verified rows, best first, as (label, id); a choice that left the suite is
+        cleared. An empty choice is left alone: this event's inputs may be older than a
+        pick the visitor made meanwhile, which must not be undone."""
         rows = self._rows(suite)
         options = list(zip(rows["label"], rows["id"].astype(str)))
         ids = {i for _, i in options}
-        return (gr.update(choices=options, value=a if a in ids else None),
-                gr.update(choices=options, value=b if b in ids else None))
+
+        def update(chosen: str | None) -> dict:
+            return gr.update(choices=options) if not chosen or chosen in ids else gr.update(choices=options, value=None)
+        return update(a), update(b)
 
     def _row(self, suite: str, submission: str) -> dict[str, Any]:
         board = self.h.board(suite)

@@ -335,6 +335,8 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
         a, _ = handlers.choices(suite.id, request.id, None)
         assert {value for _, value in a["choices"]} == {request.id, baseline_id("random", suite.id),
                                                         baseline_id("first-option", suite.id)}
-        assert a["value"] == request.id
+        assert "value" not in a  # a valid pick is kept
+        a, _ = handlers.choices(suite.id, "gone", None)
+        assert a["value"] is None  # a row no longer in the suite is cleared
     finally:
         get_settings.cache_clear()
