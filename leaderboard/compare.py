@@ -142,18 +142,27 @@ def _aligned(a: BucketStats, b: BucketStats) -> tuple[np.ndarray, np.ndarray] | 
     return a.matrix(), b.matrix()[[where[v] for v in a.videos]]
 
 
-def compare_bucket(a: BucketStats, b: BucketStats, samples: int, seed: int) -> dict[str, Any]:
-    """Scores, difference, its paired interval and significance of one bucket."""
+def compare_bucket(a: BucketStats, b: BucketStats, samples: int, seed: int,
+                   drawn: list[str] | None = None) -> dict[str, Any]:
+    """Scores, difference, its paired interval and significance of one bucket. `drawn`:
+    the benchmark's videos (its overall's), which each resample draws; a bucket's score
+    in a resample comes from the drawn videos that have items in it. Default: the
+    bucket's own videos."""
     stats = _aligned(a, b)
     if stats is None or a.reducer != b.reducer:
         return {NOTE: "the two results were scored on different items"}
+    where = {v: i for i, v in enumerate(drawn if drawn is not None else a.videos)}
+    if any(v not in where for v in a.videos):
+        return {NOTE: "the two results were scored on different items"}
+    rows = np.fromiter((where[v] for v in a.videos), dtype=np.int64, count=len(a.videos))
     fn = reducer(a.reducer)
     score_a, score_b = (float(fn(m.sum(0)[None])[0]) for m in stats)
     out: dict[str, Any] = {SCORE_A: _rounded(score_a), SCORE_B: _rounded(score_b),
                            DIFF: _rounded(score_a - score_b)}
     if len(a.videos) < 2:  # every resample is that one video again: no spread to measure
         return out | {NOTE: "one video only: no interval"}
-    bounds = bootstrap.paired_difference(stats[0], fn, stats[1], fn, samples=samples, seed=seed)
+    bounds = bootstrap.paired_difference(stats[0], fn, stats[1], fn, samples=samples, seed=seed,
+                                         videos=len(where), rows=rows)
     if bounds is None or not (np.isfinite(score_a) and np.isfinite(score_b)):
         return out | {NOTE: "no interval: the score is undefined in every resample"}
     low, high = bounds
@@ -185,6 +194,9 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
         if not by_path_a and not by_path_b:
             continue
         title = _MODULES[benchmark].TITLE if benchmark in _MODULES else benchmark
+        overall_a, overall_b = by_path_a.get(OVERALL), by_path_b.get(OVERALL)
+        drawn = overall_a.videos if overall_a is not None and overall_b is not None \
+            and sorted(overall_a.videos) == sorted(overall_b.videos) else None
         for path in sorted(set(by_path_a) | set(by_path_b), key=lambda p: _order(benchmark, p)):
             sa, sb = by_path_a.get(path), by_path_b.get(path)
             row: dict[str, Any] = {BENCHMARK: title, NUMBER: bucket_label(path), "path": "/".join(path)}
@@ -199,7 +211,10 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
             if path != OVERALL and 0 < n < min_items:
                 rows.append(row | {NOTE: f"{hidden_text(n)}: not compared"})
                 continue
-            rows.append(row | compare_bucket(sa, sb, a.samples, a.seed))
+            if drawn is None:
+                rows.append(row | {NOTE: "the two results were scored on different items"})
+                continue
+            rows.append(row | compare_bucket(sa, sb, a.samples, a.seed, drawn))
     return _frame(rows)
 
 

@@ -85,8 +85,9 @@ def percentile(values: list[float], q: float) -> float:
 
 def loop_bootstrap(videos: list[str], items_a: list[tuple], items_b: list[tuple], metric) -> tuple[float, float]:
     """items: (video, per-item statistic tuple); metric(list of summed tuples) -> value.
-    Each replicate draws how often each video is taken (a multinomial over the videos in
-    first-appearance order, seeded like evaluator.bootstrap) and uses that draw for both."""
+    Each replicate draws how often each of the benchmark's `videos` is taken (a
+    multinomial over them in first-appearance order, seeded like evaluator.bootstrap)
+    and uses that draw for both models; items of videos not drawn count zero times."""
     rng = np.random.default_rng(SEED)
     n = len(videos)
     diffs = []
@@ -139,11 +140,14 @@ def test_exact_interval_matches_an_independent_paired_bootstrap(pair, demo_suite
     assert got[compare.SIGNIFICANT] == ("yes" if low > 0 or high < 0 else "no")
 
 
-def test_a_bucket_is_resampled_over_its_own_videos(pair, demo_suite):
+def test_a_bucket_uses_the_benchmarks_draw_of_videos(pair, demo_suite):
+    """A bucket's score in a replicate comes from the benchmark's drawn videos that have
+    items in the bucket: the same draw as the overall's."""
     suite, _ = demo_suite
     (_, a), (_, b) = pair
-    indexed = [(i, q) for i, q in enumerate(suite.questions["exact"]) if q.category == "tips"]
-    videos = list(dict.fromkeys(q.video for _, q in indexed))
+    questions = suite.questions["exact"]
+    indexed = [(i, q) for i, q in enumerate(questions) if q.category == "tips"]
+    videos = list(dict.fromkeys(q.video for q in questions))  # all of ExAct's, not only the bucket's
     items_a = [(q.video, (1.0 if EXACT_A(i) else 0.0, 1.0)) for i, q in indexed]
     items_b = [(q.video, (1.0 if EXACT_B(i) else 0.0, 1.0)) for i, q in indexed]
     low, high = loop_bootstrap(videos, items_a, items_b, accuracy)
