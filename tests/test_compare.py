@@ -344,3 +344,42 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
         assert a["value"] is None  # a row no longer in the suite is cleared
     finally:
         get_settings.cache_clear()
+
+
+def videommmu_predictions(suite, key, after, before) -> list[Prediction]:
+    """Video-MMMU answers: right where after(i) holds, and for Adaptation items with a
+    question-only call, that call right where before(i) holds."""
+    gold = {a.id: a for a in key.answers["videommmu"]}
+
+    def answer(q, right: bool) -> str:
+        a = gold[q.id]
+        if not right:
+            return "I cannot tell."
+        return a.labels[0] if a.labels else (a.texts[0] if a.texts else f"{a.values[0]:g}")
+    out = []
+    for i, q in enumerate(suite.questions["videommmu"]):
+        out.append(Prediction(f"videommmu/{q.id}", answer(q, after(i))))
+        if q.question_only_video:
+            out.append(Prediction(f"videommmu/{q.id}/question-only", answer(q, before(i))))
+    return out
+
+
+def test_delta_knowledge_is_recomputed_in_every_resample(demo_suite):
+    """Δknowledge = (right after - right before) / (wrong before), over the Adaptation items
+    with a question-only call: the independent loop sums both per video and divides."""
+    suite, key = demo_suite
+    after_a, before_a = (lambda i: i % 2 == 0), (lambda i: i % 4 == 0)
+    after_b, before_b = (lambda i: i % 3 != 0), (lambda i: i % 5 == 0)
+    result_a, a = scored(suite, key, videommmu_predictions(suite, key, after_a, before_a), "a")
+    result_b, b = scored(suite, key, videommmu_predictions(suite, key, after_b, before_b), "b")
+    questions = suite.questions["videommmu"]
+    videos = list(dict.fromkeys(q.video for q in questions))
+
+    def items(after, before):
+        return [(q.video, (float(after(i)) - float(before(i)), 1.0 - float(before(i))))
+                for i, q in enumerate(questions) if q.question_only_video]
+    low, high = loop_bootstrap(videos, items(after_a, before_a), items(after_b, before_b), accuracy)
+    got = row(compare.compare(a, b, min_items=0), "Video-MMMU", "Δknowledge")
+    assert got[compare.SCORE_A] == result_a.scores["videommmu"]["delta_knowledge"]  # graded as intended
+    assert got[compare.SCORE_B] == result_b.scores["videommmu"]["delta_knowledge"]
+    assert (got["low"], got["high"]) == (round_half_up(low), round_half_up(high))
