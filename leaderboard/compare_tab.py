@@ -131,10 +131,27 @@ def build(h: "Handlers", suite: gr.Radio, generation: gr.State) -> CompareHandle
 
 
 def _as_table(fn):
-    """The frame as a Dataframe update with its column types (numbers sort as numbers)."""
+    """The frame as a Dataframe update: numbers stay numbers (they sort as numbers) and
+    show with two decimals, as every score on the site; missing ones show empty."""
     from leaderboard.ui import datatypes
 
     def run(suite, a, b):
         text, frame = fn(suite, a, b)
-        return text, gr.update(value=frame, datatype=datatypes(frame))
+        return text, gr.update(value=_shown(frame), datatype=datatypes(frame))
     return run
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame | dict:
+    if frame.empty:
+        return frame
+    def text(column: str, value) -> str:
+        if pd.isna(value):
+            return ""
+        return f"{int(value)}" if column == logic.N else f"{value:.2f}" if column in _DECIMALS else str(value)
+    data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+    shown = [[text(c, v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
+    return {"headers": list(frame.columns), "data": data,
+            "metadata": {"display_value": shown, "styling": [[""] * len(frame.columns) for _ in range(len(frame))]}}
+
+
+_DECIMALS = (logic.SCORE_A, logic.SCORE_B, logic.DIFF)
