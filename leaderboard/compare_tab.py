@@ -96,17 +96,16 @@ class CompareHandlers:
             minimum = self.h.settings.min_bucket_items
             generation = self.h.board(suite).attrs.get("generation")
 
-            def run() -> pd.DataFrame:
+            def run() -> tuple[pd.DataFrame, int]:
                 stats_a = logic.check_stats(row_a, self._paired(row_a), "Model A")
                 stats_b = logic.check_stats(row_b, self._paired(row_b), "Model B")
-                return logic.compare(stats_a, stats_b, minimum)
-            frame = self.h._cached((generation, "compare", suite, a, b, minimum), run)
+                return logic.compare(stats_a, stats_b, minimum), stats_a.samples
+            frame, samples = self.h._cached((generation, "compare", suite, a, b, minimum), run)
         except CompareRefused as e:
             return f"⚠️ {markup.escape(e)}", empty
         except Exception:  # noqa: BLE001 - logged with its traceback, shown generically
             log.exception("comparing %s and %s failed", a, b)
             return f"⚠️ {GENERIC_ERROR}", empty
-        samples = self._paired(row_a).samples  # cached; check_stats made sure it exists
         return logic.summary(markup.escape(row_a.get("label") or a), markup.escape(row_b.get("label") or b),
                              frame, samples), frame
 
