@@ -60,8 +60,12 @@ def reading_cut_off_reasoning(responses: Responses) -> Responses:
 def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
                     options: ScoringOptions | None = None, worker_run: bool = False,
                     bootstrap_samples: int = 1000, seed: int = 0,
-                    on_benchmark: Callable[[str, dict], None] | None = None) -> tuple[dict, dict]:
+                    on_benchmark: Callable[[str, dict], None] | None = None,
+                    paired: dict | None = None) -> tuple[dict, dict]:
     """(scores, counts) for every attempted benchmark of the suite.
+
+    `paired`, when given, receives each attempted benchmark's per-video statistics for
+    comparisons (evaluator.paired; private: they must never be published).
 
     `on_benchmark(name, counts)` is called after each benchmark (the worker records
     progress there, and may raise to stop the job)."""
@@ -86,6 +90,11 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
         metrics["overall_ci95"] = bootstrap.interval(result.video_stats, result.overall_from,
                                                      samples=bootstrap_samples, seed=seed)
         scores[name] = metrics
+        if paired is not None:
+            from evaluator.paired import collect_benchmark
+
+            paired[name] = collect_benchmark(name, suite.questions[name], key.answers[name], responses, ctx,
+                                             result, suite.id)
         counts[name] = {"calls": calls_per_benchmark[name], "answered": answered[name],
                         "attempted": True, **result.counts, "no_final_answer": cut_off[name]}
         if on_benchmark is not None:

@@ -219,6 +219,7 @@ class Job:
         self.renewed_at = time.monotonic()  # last time the store confirmed we own the request
         self.stop_reason: str | None = None
         self.publishing = False  # past this point the time limit no longer applies
+        self.paired: dict | None = None  # per-video statistics for comparisons (evaluator.paired), private
         self._stop = threading.Event()  # set: the work must stop
         self._done = threading.Event()  # set: the heartbeat must end
         self._lock = threading.Lock()  # orders stop / timeout / publish decisions
@@ -633,8 +634,10 @@ class Worker:
             job.log.add(f"scored {name}: {state} ({counts['answered']} of {counts['calls']} calls answered)")
             job.progress(done, total, f"scored {name}")
 
+        job.paired = {}
         return score_responses(suite, key, responses, self.judge, self.options, worker_run=worker_run,
-                               bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=scored)
+                               bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=scored,
+                               paired=job.paired)
 
     @staticmethod
     def _submission(request: Request) -> dict:
@@ -667,8 +670,14 @@ class Worker:
         job.begin_publish()
         staged = staged_result_path(request.id)
         job.log.add(f"staging the result as {staged} in the {self.stores.private.name} store")
-        try:  # the result and the log so far in one step: one commit on the Hub
-            log_path = job.log.flush_with(self.stores.private, {staged: result.model_dump_json(indent=2).encode()},
+        files = {staged: result.model_dump_json(indent=2).encode()}
+        if job.paired is not None:  # kept private beside the staged result: per-video data rebuilds answers
+            from evaluator import paired
+
+            files[paired.paired_path(request.id)] = paired.record(
+                result, job.paired, self.settings.bootstrap_samples).model_dump_json().encode()
+        try:  # the result, its per-video statistics and the log so far in one step: one commit on the Hub
+            log_path = job.log.flush_with(self.stores.private, files,
                                           message=f"Result of {request.id} (run {result.submission.get('run')})")
         except StoreError as e:
             raise PublishFailed(f"{type(e).__name__}: {e}") from e
