@@ -292,6 +292,17 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     t, low = _prep(text)
     if not t:
         return None
+    t, low, rewritten = _canonical_text(t, low, labels_t, lab)
+    opts = _norm_options(tuple(options), labels_t) if options else None
+    r = _choice_from_rules(t, low, lab, opts)
+    if r is not _MISS:
+        return r
+    return _choice_from_shape(t, low, lab, opts, rewritten)
+
+
+def _canonical_text(t: str, low: str, labels_t: tuple, lab: dict) -> tuple[str, str, bool]:
+    """Full-width labels made ASCII and ordinals made "option X"; also whether
+    ordinals were rewritten (then loose mentions are not read)."""
     if not t.isascii():
         # Full-width letters and digits ("答案：Ｂ") are the ASCII label; the
         # mapping is 1:1, so positions in t and low stay aligned.
@@ -302,8 +313,14 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     if rewritten:
         t = _ordinals_to_labels(t, low, labels_t, lab)
         low = _lower(t)
-    opts = _norm_options(tuple(options), labels_t) if options else None
+    return t, low, rewritten
 
+
+def _choice_from_rules(t: str, low: str, lab: dict, opts):
+    """The explicit forms, in order of trust: a bare label, boxes, a JSON answer, a
+    self-correction, markers (before a note, then anywhere), the exact option text;
+    then the refusals ("None of the above", "both") and a checklist. A label, None
+    (decided: no answer) or _MISS (none of them applies)."""
     # A very short response: bare label ("B", "(B).", "**B**", "Option 3").
     if len(t) <= 40:
         m = _SHORT_RE.fullmatch(t)
@@ -343,10 +360,13 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         return None  # "None of the above. A is closest but wrong."
     if "both" in low and _both(t, lab):
         return None  # "Both A and B are true statements.": two labels
-    r = _choice_from_checklist(t, lab)
-    if r is not _MISS:
-        return r
+    return _choice_from_checklist(t, lab)
 
+
+def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> str | None:
+    """The shape-based fallbacks: a leading label, a last line or closing sentence that
+    is a label (unless the response enumerates the options), the one label mentioned,
+    the one option text in a short response."""
     enumerated = None
     r, _ = _label_at(t, 0, lab, True)
     if r is not _MISS and not _negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
