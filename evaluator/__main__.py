@@ -204,21 +204,9 @@ def _secret_from_argument(parser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from submissions.errors import SubmissionError
+    from submissions.cli import run_command
 
-    args = parser().parse_args(argv)
-    try:
-        args.func(args)
-    except (EvaluatorError, SubmissionError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except ValueError as e:  # bad option values, unknown judge names
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    return 0
+    return run_command(parser().parse_args(argv))
 
 
 if __name__ == "__main__":
