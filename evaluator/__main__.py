@@ -146,7 +146,9 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_demo_suite)
 
     s = sub.add_parser("import", help="build a suite from official releases")
-    for name in ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa"):
+    from evaluator.benchmarks import ORDER
+
+    for name in ORDER:
         s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder")
     s.add_argument("--out", type=Path, help="folder to write suite/ and answers/ into (not with --check)")
     s.add_argument("--check", action="store_true",

@@ -75,6 +75,7 @@ from evaluator.benchmarks.causalstep.records import (
     ISOLATED,
     MCQ,
     NAME,
+    PAPER_SIZE,
     PLACEHOLDER,
     PREVIOUS,
     RELEASE_JSON,
@@ -87,4 +88,8 @@ from evaluator.benchmarks.causalstep.records import (
 )
 from evaluator.benchmarks.causalstep.release import import_release
 
-__all__ = ["AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PLACEHOLDER", "PREVIOUS", "Question", "RELEASE_JSON", "RELEASE_JSONL", "Segment", "TITLE", "branch_table", "build_calls", "call_id", "demo", "import_release", "score"]
+__all__ = [
+    "AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PAPER_SIZE",
+    "PLACEHOLDER", "PREVIOUS", "Question", "RELEASE_JSON", "RELEASE_JSONL", "Segment", "TITLE",
+    "branch_table", "build_calls", "call_id", "demo", "import_release", "score"
+]

@@ -14,6 +14,7 @@ NAME = "causalstep"
 
 
 TITLE = "CausalStep"
+PAPER_SIZE = 100  # the paper's size in demo() units: videos (1,852 questions); for synthetic suites
 
 
 CATEGORIES = ("Cartoons", "Movies & TV Shows", "Outdoor Sports", "Regular Sports", "Performances",

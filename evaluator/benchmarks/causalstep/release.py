@@ -29,7 +29,7 @@ from evaluator.records import BenchmarkData
 
 
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
-    """Read the release layout documented in this module's docstring."""
+    """Read the release layout documented in the package docstring (causalstep/__init__.py)."""
     path, entries = _release_entries(Path(root))
     item_ids, video_ids = OpaqueIds(secret, "causalstep:item"), OpaqueIds(secret, "causalstep:video", f"{NAME}-")
     questions, answers, files, first_line = [], [], {}, {}

@@ -13,6 +13,7 @@ from evaluator.benchmarks.exact.records import (
     ACTIVITY_DOMAIN,
     LABELS,
     NAME,
+    PAPER_SIZE,
     TITLE,
     Answer,
     Question,
@@ -22,4 +23,7 @@ from evaluator.benchmarks.exact.records import (
 )
 from evaluator.benchmarks.exact.release import import_release
 
-__all__ = ["ACTIVITY_DOMAIN", "Answer", "LABELS", "NAME", "Question", "TITLE", "_item", "build_calls", "call_id", "demo", "import_release", "normalise_activity", "score"]
+__all__ = [
+    "ACTIVITY_DOMAIN", "Answer", "LABELS", "NAME", "PAPER_SIZE", "Question", "TITLE", "_item", "build_calls",
+    "call_id", "demo", "import_release", "normalise_activity", "score"
+]

@@ -14,6 +14,7 @@ NAME = "exact"
 
 
 TITLE = "ExAct"
+PAPER_SIZE = 3521  # the paper's size in demo() units: items; for synthetic suites
 
 
 LABELS = ["1", "2", "3", "4", "5"]

@@ -24,6 +24,7 @@ from evaluator.benchmarks.expvid.records import (
     LEVEL_TASKS,
     LEVELS,
     NAME,
+    PAPER_SIZE,
     TASK_LEVEL,
     TASKS,
     TITLE,
@@ -33,4 +34,8 @@ from evaluator.benchmarks.expvid.records import (
 )
 from evaluator.benchmarks.expvid.release import import_release, task_of_file
 
-__all__ = ["ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "Question", "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "demo", "import_release", "jaccard", "score", "task_of_file"]
+__all__ = [
+    "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
+    "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "demo", "import_release", "jaccard",
+    "score", "task_of_file"
+]

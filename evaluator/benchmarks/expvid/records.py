@@ -14,6 +14,7 @@ NAME = "expvid"
 
 
 TITLE = "ExpVid"
+PAPER_SIZE = 7800  # the paper's size in demo() units: items; for synthetic suites
 
 
 # The paper's order (Table 2), which is also the order of the metric keys.

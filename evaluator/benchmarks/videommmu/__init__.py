@@ -41,6 +41,7 @@ from evaluator.benchmarks.videommmu.records import (
     MCQ,
     NAME,
     OPEN,
+    PAPER_SIZE,
     PAPER_VIDEOS,
     TITLE,
     TRACKS,
@@ -54,4 +55,8 @@ from evaluator.benchmarks.videommmu.records import (
 )
 from evaluator.benchmarks.videommmu.release import import_release, repair_latex_escapes
 
-__all__ = ["Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_VIDEOS", "Question", "TITLE", "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "import_release", "labels_for", "make_answer", "question_only_call_id", "repair_latex_escapes", "score"]
+__all__ = [
+    "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",
+    "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "import_release", "labels_for",
+    "make_answer", "question_only_call_id", "repair_latex_escapes", "score"
+]

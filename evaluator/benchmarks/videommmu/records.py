@@ -17,6 +17,7 @@ NAME = "videommmu"
 
 
 TITLE = "Video-MMMU"
+PAPER_SIZE = 300  # the paper's size in demo() units: videos (900 questions); for synthetic suites
 
 
 TRACKS = ("perception", "comprehension", "adaptation")

@@ -24,6 +24,7 @@ from evaluator.benchmarks.videosimpleqa.records import (
     NAME,
     PAPER_CATEGORIES,
     PAPER_HOPS,
+    PAPER_SIZE,
     PRIMARY,
     RELEASE_FILE,
     TITLE,
@@ -34,4 +35,8 @@ from evaluator.benchmarks.videosimpleqa.records import (
 )
 from evaluator.benchmarks.videosimpleqa.release import import_release
 
-__all__ = ["Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PRIMARY", "Question", "RELEASE_FILE", "TITLE", "build_calls", "call_id", "demo", "expected_calibration_error", "hidden_calls", "hop_call_id", "import_release", "score"]
+__all__ = [
+    "Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",
+    "Question", "RELEASE_FILE", "TITLE", "build_calls", "call_id", "demo", "expected_calibration_error",
+    "hidden_calls", "hop_call_id", "import_release", "score"
+]

@@ -12,6 +12,7 @@ NAME = "videosimpleqa"
 
 
 TITLE = "Video SimpleQA"
+PAPER_SIZE = 1504  # the paper's size in demo() units: items; for synthetic suites
 
 
 RELEASE_FILE = "VideoSimpleQA.json"
