@@ -62,11 +62,7 @@ def _choice_from_boxes(t: str, lab: dict, opts):
 # keys outrank the rest.  "options_considered" is not one.
 _JSON_KEY_WORDS = frozenset("answer final option choice letter selected selection select chosen label pick "
                             "correct best my your the".split())
-
-
 _JSON_KEY_CORE = frozenset("answer final option choice letter selected selection select chosen label pick".split())
-
-
 _JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
 
 
@@ -123,11 +119,7 @@ def _last_correction(low: str) -> int:
                 break
             p = low.rfind(w, 0, p)
     return best
-
-
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;。！？])\s+|\n")
-
-
 _FLUFF = " \t\r\n,:;.!—–-…"
 
 
@@ -162,15 +154,11 @@ def _choice_after_correction(t: str, low: str, lab: dict):
 
 # One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
 _CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]")
-
-
 _CHECK_RE = re.compile(
     r"""[ \t*_#>|\-]*(?:(?i:option|choice|statement)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
         (?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])""",
     re.X,
 )
-
-
 _CHECK_YES = frozenset(("correct", "right", "true", "yes", "✓", "✔", "✅", "☑"))
 
 
@@ -200,17 +188,9 @@ def _choice_from_checklist(t: str, lab: dict):
 
 _ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
-
-
 _NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
-
-
 _ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
-
-
 _ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
-
-
 # Ordinals and number words that name an option: "the third option", "Statement
 # five", "It's the fourth.", "第三个选项".  Tied to a noun (or a bare "the
 # fourth" closing a sentence) so "the first frame" is left alone.
@@ -222,11 +202,7 @@ _ORDINAL_RE = re.compile(
         |第(?P<z>[一二三四五六七八九十])\s*(?:个|個)?\s*(?:选项|選項)""",
     re.X,
 )
-
-
 _MAX_ORDINAL_TEXT = 200
-
-
 # Substring checks (fast, in C) before the regex: most responses have none.
 _ORDINAL_HINTS = tuple(_ORDINAL_NUMS) + tuple(" " + w for w in _NUMBER_WORDS) + ("last", "第")
 

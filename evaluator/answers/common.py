@@ -32,17 +32,11 @@ def _lower(s: str) -> str:
 # Reasoning delimiters used by R1/Qwen3/QwQ (<think>), other chat templates,
 # Kimi-VL (◁think▷) and Sky-T1/OpenThoughts (<|begin_of_thought|>).
 _OPEN_TAGS = ("<think>", "<thinking>", "<reasoning>", "◁think▷", "<|begin_of_thought|>")
-
-
 _CLOSE_TAGS = ("</think>", "</thinking>", "</reasoning>", "◁/think▷", "<|end_of_thought|>")
-
-
 _ALL_TAGS_RE = re.compile(
     r"</?(?:think|thinking|reasoning)>|◁/?think▷|<\|(?:begin|end)_of_(?:thought|solution)\|>",
     re.I,
 )
-
-
 # What remains of the Sky-T1 style solution wrapper after the thought block.
 _SOLUTION_TAGS_RE = re.compile(r"<\|(?:begin|end)_of_solution\|>", re.I)
 
@@ -161,21 +155,13 @@ def _prep(text) -> tuple[str, str]:
 
 
 _BOX_CMDS = ("\\boxed", "\\fbox")
-
-
 _WRAP_RE = re.compile(
     r"\\(?:text|textbf|textit|textrm|texttt|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}"
 )
-
-
 _BRACE_RE = re.compile(r"[{}\\]")
-
-
 # Bounds that keep adversarial input ("\\boxed{" x 5000) linear: real boxed
 # answers are short, and only the last few boxes ever matter.
 _MAX_BOX_LEN = 4000
-
-
 _MAX_BOXES = 64
 
 

@@ -108,16 +108,12 @@ _LEAD_RE = re.compile(
     """,
     re.X,
 )
-
-
 # Words after which a capital "A"/"I" is an option label rather than the
 # article/pronoun: "A or B", "A is wrong", "I and J" vs "A man", "I think".
 _A_LABEL_NEXT = frozenset(
     "or and nor is was are were both seems seem looks look vs because since as would could might can does "
     "fits matches best correct describes shows appears also only isn't doesn't".split()
 )
-
-
 _I_LABEL_NEXT = frozenset("or and nor is are were both vs seems fits matches appears".split())
 
 
@@ -134,8 +130,6 @@ def _is_article(t: str, end: int, tok: str) -> bool:
 
 # Characters that end a label token cleanly ("B.", "B)", "**B**", "B:").
 _DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’，。；：！？、）】」』")
-
-
 # "A or B", "(A) and (C)", "B/C", "B, D": two different labels given.
 _AMBIG_RE = re.compile(
     r"\s*(?:,|/|&|\bor\b|\band\b)\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])"

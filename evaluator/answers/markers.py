@@ -19,62 +19,30 @@ _CONNECT = (
     r"(?:\s+(?:likely|probably|clearly|therefore|thus|then|indeed|definitely|most\s+likely))?"
     r"\s*(?:\*\*|__)?\s*[:：]?"
 )
-
-
 # ["']? : a JSON key, {"answer": "B"}.
 _M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
-
-
 _M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
-
-
 _OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
-
-
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
-
-
 # Keywords sharing a prefix ("cho" for choice/choose/chose) are one entry in
 # _KW_RE and told apart by the anchored regex.
 _M_OPT = re.compile(r"option" + _OPT_CONNECT + r"|opt\s+for" + _VERB_TAIL, re.I)
-
-
 _M_CHO = re.compile(r"choice" + _OPT_CONNECT + r"|(?:choose|chose)" + _VERB_TAIL, re.I)
-
-
 _M_SELECT = re.compile(r"selection" + _OPT_CONNECT + r"|select(?:ed)?" + _VERB_TAIL, re.I)
-
-
 _M_PICK = re.compile(r"pick(?:ed)?" + _VERB_TAIL, re.I)
-
-
 _M_GO = re.compile(r"go(?:ing)?\s+with" + _VERB_TAIL, re.I)
-
-
 _M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?", re.I)
-
-
 _M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
-
-
 _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
-
-
 # Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
 _M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
-
-
 # A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
 # "I think Option 3."  Strict: "I think B is wrong" is not one.
 _M_THINK = re.compile(r"(?:think|believe)\b\s*(?:that\s+)?(?:it['’]s\s+|it\s+(?:is|would\s+be)\s+)?", re.I)
-
-
 # "The coach's feedback corresponds to statement number 3."
 _M_CORRESPOND = re.compile(
     r"correspond(?:s|ing)?\s+(?:to|with)\s+(?=(?:the\s+)?(?i:option|statement|choice)\b)", re.I
 )
-
-
 # A verdict word BEFORE the label: "The most accurate feedback is Option 3",
 # "The best fit is C", "Best match → 3".  At most four lower-case words
 # (the noun) between the verdict and "is", so "the best ... for B is" is not one.
@@ -82,15 +50,9 @@ _M_VERDICT_PRE = re.compile(
     r"(?i:best|accurate|correct|right|appropriate|plausible|suitable)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
     r"(?:(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
 )
-
-
 # "C it is.": the label, then "it is" closing the sentence.
 _LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
-
-
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
-
-
 # Answer markers in other languages, each anchored at its keyword: Chinese
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
 # (정답은), Spanish, French, Portuguese, Italian, German, Russian.
@@ -108,7 +70,6 @@ _M_INTL = re.compile(
     re.X | re.I,
 )
 
-
 # Every marker keyword, found in ONE regex pass over the (lower-cased) text;
 # each hit is then confirmed with an anchored regex at its position.  The
 # lookbehind keeps hits at word starts ("also" is not "so").
@@ -119,8 +80,6 @@ _KW_RE = re.compile(
     r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
-
-
 # keyword -> (confirming regex, strict label parsing) for markers that come
 # BEFORE the label.  "answer" also covers "Final Answer" (see _scan_markers).
 _PRE_MARKERS = {
@@ -159,8 +118,6 @@ _POST_AFTER_RE = re.compile(
     r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description)\b)",
     re.I,
 )
-
-
 # "B is correct", "(C) is the best answer", "Option 2 seems the most accurate":
 # the label comes BEFORE the keyword, so this is searched in a short window
 # ending at the keyword and anchored there with $.
@@ -209,8 +166,6 @@ def _choice_before_note(t: str, low: str, lab: dict, opts):
 
 
 _ALSO_RE = re.compile(r"\balso\b|\btoo\b|\bas\s+well\b")
-
-
 _STRONG_VERDICTS = frozenset(("correct", "right"))
 
 
@@ -306,25 +261,15 @@ _SHORT_RE = re.compile(
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
     re.X,
 )
-
-
 _ENUM_LINE_RE = re.compile(
     r"^[ \t*_#>\-]*(?:(?i:option|choice|statement)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d))", re.M
 )
-
-
 # Strong label mentions, as separate simple patterns: each starts with a
 # literal or a plain character class, which the regex engine scans for
 # quickly (one combined alternation with lookbehinds was ~4x slower).
 _PAREN_MENTION_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")  # (B)
-
-
 _BOLD_MENTION_RE = re.compile(r"\*\*\(?([A-Za-z]|[0-9]{1,2})[\).:]?\*\*")  # **B**
-
-
 _WORD_MENTION_RE = re.compile(r"(?:option|choice|statement)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")  # option b (on low)
-
-
 _CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
 
 

@@ -11,8 +11,6 @@ from evaluator.answers.common import _prep, last_boxed
 from evaluator.answers.markers import _M_ANSWER, _M_FINAL, _is_word_start
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-
-
 # One numeric token, with optional parts: a fraction, an e-exponent,
 # "× 10^k" (also \times, ·, superscripts) or a power "2^{10}".  What may
 # precede it is checked in Python (_num_start_ok) rather than with leading
@@ -30,8 +28,6 @@ _NUM_RE = re.compile(
         )?""",
     re.X,
 )
-
-
 _WORD_NUMS = {
     w: i
     for i, w in enumerate(
@@ -39,19 +35,11 @@ _WORD_NUMS = {
         "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
-
-
 # Applied to lower-cased text, word boundaries checked in Python (a leading
 # \b and IGNORECASE make the engine test every position, ~4x slower).
 _WORD_NUM_RE = re.compile("|".join(sorted(_WORD_NUMS, key=len, reverse=True)))
-
-
 _HAS_DIGIT_RE = re.compile(r"[0-9]")
-
-
 _FRAC_TEX_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-
-
 _LATEX_SPACES = ("\\,", "\\!", "\\;", "\\:", "\\ ", "\\left", "\\right")
 
 

@@ -12,16 +12,10 @@ from evaluator.benchmarks.common import Secret
 from evaluator.records import BenchmarkData, VideoSpec
 
 _ACTORS = ["runner", "cat", "chef", "dancer", "diver", "driver", "climber", "singer", "puppet", "keeper"]
-
-
 _ACTIONS = ["picks up", "drops", "opens", "pushes", "throws", "catches", "hides", "repairs", "paints",
             "lifts", "follows", "waves at"]
-
-
 _THINGS = ["the ball", "a box", "the door", "a rope", "the lamp", "a ladder", "the flag", "a basket",
            "the bicycle", "a drum"]
-
-
 SEGMENT_SECONDS = 1.0  # demo segments: one second (8 frames at the demo's 8 fps)
 
 

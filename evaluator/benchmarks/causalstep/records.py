@@ -11,33 +11,18 @@ from evaluator import prompts
 from evaluator.records import SCHEMA_VERSION, from_dict
 
 NAME = "causalstep"
-
-
 TITLE = "CausalStep"
 PAPER_SIZE = 100  # the paper's size in demo() units: videos (1,852 questions); for synthetic suites
 
-
 CATEGORIES = ("Cartoons", "Movies & TV Shows", "Outdoor Sports", "Regular Sports", "Performances",
               "Documentaries")
-
-
 RELEASE_JSON, RELEASE_JSONL = "causalstep.json", "causalstep.jsonl"
-
-
 PLACEHOLDER = "{previous_answer}"
-
-
 MAX_OPTIONS = 26  # one letter each
 
-
 DESC, ISOLATED = "desc", "causal-isolated"
-
-
 AFTER_DESC, AFTER_CAUSAL = "causal-after-desc", "causal-after-causal"
-
-
 PREVIOUS, CURRENT = "previous segment", "current segment"
-
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 

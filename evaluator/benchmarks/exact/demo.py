@@ -9,11 +9,7 @@ from evaluator.records import BenchmarkData, VideoSpec
 
 _DEMO_ACTIVITIES = ["basketball", "soccer", "bouldering", "bike", "cooking", "covid-safety", "cpr",
                     "guitar", "piano", "violin", "dance"]
-
-
 _BODY = ["elbow", "wrist", "knee", "shoulder", "grip", "stance", "posture", "rhythm"]
-
-
 _VERB = ["keeps", "extends", "relaxes", "bends", "tightens", "lifts", "drops", "steadies"]
 
 

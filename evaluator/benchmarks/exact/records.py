@@ -11,14 +11,10 @@ from evaluator.benchmarks.common import Secret
 from evaluator.records import SCHEMA_VERSION
 
 NAME = "exact"
-
-
 TITLE = "ExAct"
 PAPER_SIZE = 3521  # the paper's size in demo() units: items; for synthetic suites
 
-
 LABELS = ["1", "2", "3", "4", "5"]
-
 
 # The release's `domain` field holds the activity; the paper reports six domains.
 # Keys are the activity names we report (the 11 of the paper).
@@ -30,8 +26,6 @@ ACTIVITY_DOMAIN = {
     "guitar": "Music", "piano": "Music", "violin": "Music",
     "dance": "Dance",
 }
-
-
 # Other spellings of the activities, compared after `_activity_key` (lower case, no
 # separators): the release's own short names, Ego-Exo4D scenario names ("Rock
 # Climbing" is its name for bouldering, "First Aid - CPR", "Covid-19 Safety"...).
@@ -47,8 +41,6 @@ ACTIVITY_ALIASES = {
     "pianoplaying": "piano", "playingviolin": "violin", "violinplaying": "violin",
     "dancing": "dance",
 }
-
-
 CATEGORIES = {True: "good_execution", False: "tips"}
 
 

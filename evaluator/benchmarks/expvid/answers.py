@@ -11,15 +11,11 @@ from evaluator.answers.common import _prep
 from evaluator.answers.numbers import _HAS_DIGIT_RE
 from evaluator.benchmarks.expvid.records import Question
 from evaluator.metrics import Tally, read_with
-from evaluator.records import (
-    Prediction,
-)
+from evaluator.records import Prediction
 
 # The (?=[0-9]) prefixes below let the regex engine skip quickly to digits
 # before evaluating the (slower) lookbehind.
 _TIMESTAMP_RE = re.compile(r"(?=[0-9])(?<![\w.])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?:\.[0-9]+)?(?![\w])")
-
-
 # An integer, or a range "3-5", "3–5", "3 to 5", "step 3 to step 5".
 # Decimals ("3.5") are skipped by the look-around.
 _INT_RE = re.compile(
@@ -27,29 +23,19 @@ _INT_RE = re.compile(
         (?:\s*(?:-|–|—|~|\bto\b|\bthrough\b|\bthru\b)\s*(?i:steps?\s*)?(?P<b>[0-9]{1,6})(?![0-9]|\.[0-9]))?""",
     re.X,
 )
-
-
 _LINE_LEAD_INT_RE = re.compile(
     r"""[ \t]*(?:[-*•+>]\s*|\#+\s*)?(?:\*\*)?
         (?:[0-9]{1,3}[.)]\s+(?:\*\*)?(?i:step)\s*(?P<s>[0-9]{1,6})   # "1. Step 3: ..."
          |(?i:steps?\s*)?(?P<n>[0-9]{1,6}))(?![0-9]|\.[0-9])""",
     re.X,
 )
-
-
 # A line made only of numbers and separators ("3, 4 and 5", "Step 3.").
 # Checked in two linear steps (drop the allowed words, then one char class)
 # rather than one regex with nested repeats, which could backtrack badly.
 _NUM_LINE_WORDS_RE = re.compile(r"\b(?:steps?|and|to)\b", re.I)
-
-
 _NUM_LINE_CHARS_RE = re.compile(r"[\s0-9,;.:\-–—~()\[\]*#]*")
-
-
 # "1. Crack eggs (step 2)": the step number, not the list index.
 _STEP_REF_RE = re.compile(r"\bstep\s*#?\s*([0-9]{1,6})\b", re.I)
-
-
 # "Answer:", "The steps shown are", "Steps included:".  Applied to the
 # lower-cased text (no IGNORECASE: ~3x faster scanning).
 _INT_MARK_RE = re.compile(

@@ -12,8 +12,6 @@ from evaluator.answers.common import _MAX_LITERAL, _boxed_spans, _clean_boxed, _
 # A comma separates items unless it sits between two digits ("1,000",
 # "2,4-D").
 _COMMA_SPLIT_RE = re.compile(r"(?<![0-9]),|,(?![0-9])")
-
-
 # Item numbering: "1. a", "(1) a", "[1] a", "Blank 1: a", "1) a".
 _ENUM_RE = re.compile(
     r"""(?=[bB(\[0-9])
@@ -26,8 +24,6 @@ _ENUM_RE = re.compile(
         )""",
     re.X,
 )
-
-
 # Applied to the lower-cased text; the lookahead lets the engine skip to
 # plausible first letters (~4x faster than IGNORECASE on the original).
 _BLANK_MARK_RE = re.compile(
@@ -36,8 +32,6 @@ _BLANK_MARK_RE = re.compile(
         \b[^\n]{0,30}?(?:\bare\b|\bis\b|\bwith\b|[:：=])[ \t]*[:：]?[ \t]*""",
     re.X,
 )
-
-
 _ITEM_STRIP = " \t\r\n\"'`*_“”‘’«»"
 
 
@@ -165,8 +159,6 @@ _ORDINAL_BLANK_RE = re.compile(
         (?=\s*(?:$|\n|[,;]|\.(?![0-9])|\s+and\s+(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|\d|blank)))""",
     re.X | re.I,
 )
-
-
 # Double-quoted phrases (straight or curly); single quotes are apostrophes too often.
 _QUOTED_RE = re.compile(r'"([^"\n]{1,80})"|“([^”\n]{1,80})”')
 

@@ -8,17 +8,10 @@ import re
 
 from evaluator import frames, prompts
 from evaluator.benchmarks.expvid.records import ANSWER_FORMAT, NAME, TEMPLATE, UNKNOWN_DISCIPLINE, Question, call_id
-from evaluator.records import (
-    Call,
-    VideoMeta,
-)
+from evaluator.records import Call, VideoMeta
 
 _NUMBERED_LINE = re.compile(r"^\s*(\d+)[.)]\s+\S", re.M)
-
-
 _BLANK = re.compile(r"_{3,}")
-
-
 _LEADING_LABEL = re.compile(r"^\s*(?:question|title)\b", re.I)
 
 

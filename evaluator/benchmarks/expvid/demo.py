@@ -11,66 +11,42 @@ from evaluator import prompts
 from evaluator.benchmarks.common import Secret
 from evaluator.benchmarks.expvid.calls import numbered, question_block
 from evaluator.benchmarks.expvid.records import DISCIPLINES, NAME, TASK_LEVEL, TASKS, Answer, Question
-from evaluator.records import (
-    BenchmarkData,
-    VideoSpec,
-)
+from evaluator.records import BenchmarkData, VideoSpec
 
 # Task shares for sized synthetic suites. Within levels: spec §2 (level-1 shares
 # fitted from Table 2, level 2 equal, level 3 0.49/0.51). Between levels the paper
 # gives no counts (Fig. 5b is an image): we assume 50% / 40% / 10%.
 LEVEL_SHARE = {1: 0.5, 2: 0.4, 3: 0.1}
-
-
 TASK_SHARE = {"tool": 0.279, "material": 0.316, "quantity": 0.172, "operation": 0.233,
               "ordering": 0.25, "generation": 0.25, "verification": 0.25, "prediction": 0.25,
               "analysis": 0.49, "discovery": 0.51}
-
-
 ITEMS_PER_SOURCE = 20  # 7,800 items over 390 experiments
-
-
 MIN_PER_TASK = 2  # so that a tiny demo still has every task, with more than one answer
-
 
 _TOOLS = ["micropipette", "serological pipette", "forceps", "scalpel", "spatula", "syringe",
           "inoculation loop", "cell scraper", "petri dish", "beaker", "hemocytometer", "weigh boat",
           "glass rod", "tweezers", "centrifuge tube", "dropper"]
-
-
 _MATERIALS = ["phosphate-buffered saline", "70% ethanol", "agarose gel", "trypsin solution",
               "mineral oil", "liquid nitrogen", "culture medium", "4% paraformaldehyde",
               "sucrose solution", "distilled water", "brain slice", "zebrafish embryo",
               "bacterial culture", "copper foil", "epoxy resin", "soil sample"]
-
-
 _QUANTITIES = [("volume", "is dispensed", "mL"), ("volume", "is pipetted", "µL"),
                ("temperature", "is set", "°C"), ("speed", "is set on the shaker", "rpm"),
                ("time", "is set on the timer", "min"), ("number of pellets", "is collected", "pellets")]
-
-
 _OPERATIONS = ["aspirating the supernatant", "pipetting up and down", "inverting the tube",
                "tapping the tube", "sealing the plate", "loading the gel", "flaming the loop",
                "rinsing the slide", "cutting the tissue", "transferring the pellet",
                "attaching the needle", "inserting the probe", "stirring the mixture",
                "labelling the vial"]
-
-
 _STEP_VERBS = ["Add", "Mix", "Transfer", "Incubate", "Centrifuge", "Rinse", "Weigh", "Heat",
                "Cool", "Label", "Seal", "Measure", "Filter", "Dilute", "Record", "Discard"]
-
-
 _STEP_OBJECTS = ["the sample", "the buffer", "the cell pellet", "the tissue section",
                  "the reaction mixture", "the culture plate", "the membrane", "the supernatant",
                  "the slide", "the vial", "the embryo", "the electrode"]
-
-
 _FILLERS = ["2,4-D", "auxin", "calcium signalling", "apoptosis", "fluorescence", "photoredox catalysis",
             "room temperature", "72 hours", "higher yield", "memory consolidation",
             "phosphodiesterase", "zinc chelation", "dopamine", "biofilm formation", "gene expression",
             "neuronal activity", "cell migration", "oxidative stress"]
-
-
 _STATEMENTS = {
     "analysis": {
         2: "The results showed that ____ markedly increased ____ in the treated samples.",
@@ -83,8 +59,6 @@ _STATEMENTS = {
         4: "A limitation is that ____ depends on ____; future work could test ____ and ____.",
     },
 }
-
-
 _TITLE_TOPICS = ["Cell Culture", "Tissue Imaging", "Membrane Preparation", "Behavioral Testing",
                  "Protein Purification", "Embryo Injection", "Soil Sampling", "Photocatalysis"]
 

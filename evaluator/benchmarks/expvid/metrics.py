@@ -11,14 +11,7 @@ from evaluator.benchmarks.expvid.blanks import extract_blanks
 from evaluator.benchmarks.expvid.records import TASKS, Answer, Question, call_id
 from evaluator.judges.base import CORRECT, UNPARSEABLE, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number
-from evaluator.records import (
-    BenchmarkScore,
-    Prediction,
-    Responses,
-    ScoringContext,
-    pct,
-    round_half_up,
-)
+from evaluator.records import BenchmarkScore, Prediction, Responses, ScoringContext, pct, round_half_up
 
 
 def jaccard(predicted: list[int] | None, gold: list[int], n_steps: int | None) -> float:

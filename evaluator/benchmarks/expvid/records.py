@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evaluator.records import (
-    SCHEMA_VERSION,
-)
+from evaluator.records import SCHEMA_VERSION
 
 NAME = "expvid"
-
-
 TITLE = "ExpVid"
 PAPER_SIZE = 7800  # the paper's size in demo() units: items; for synthetic suites
-
 
 # The paper's order (Table 2), which is also the order of the metric keys.
 LEVEL_TASKS = {
@@ -23,33 +18,21 @@ LEVEL_TASKS = {
     2: ("ordering", "generation", "verification", "prediction"),
     3: ("analysis", "discovery"),
 }
-
-
 TASKS = [t for tasks in LEVEL_TASKS.values() for t in tasks]
-
-
 TASK_LEVEL = {t: level for level, tasks in LEVEL_TASKS.items() for t in tasks}
-
-
 LEVELS = ("level1", "level2", "level3")
-
 
 # What a call asks for (evaluator/records.ANSWER_FORMATS) and which prompt template it uses.
 ANSWER_FORMAT = {t: "choice" for t in TASKS} | {"generation": "int_list", "prediction": "number",
                                                  "analysis": "blanks", "discovery": "blanks"}
-
-
 TEMPLATE = {t: "mcq" for t in TASKS} | {"generation": "generation", "prediction": "prediction",
                                          "analysis": "blanks", "discovery": "blanks"}
-
 
 DISCIPLINES = [
     "Genetics", "Environment", "Behavior", "Cancer Research", "Engineering", "Chemistry",
     "Biochemistry", "Developmental Biology", "Bioengineering", "Immunology and Infection",
     "Neuroscience", "Medicine", "Biology",
 ]
-
-
 UNKNOWN_DISCIPLINE = "Unknown"
 
 

@@ -21,9 +21,7 @@ from evaluator.benchmarks.expvid.records import (
     Question,
 )
 from evaluator.errors import ImportReleaseError
-from evaluator.records import (
-    BenchmarkData,
-)
+from evaluator.records import BenchmarkData
 
 # Release file stems (HF config names with or without their level prefix) -> task.
 TASK_STEMS = {
@@ -40,20 +38,10 @@ TASK_STEMS = {
     "experimental_analysis": "analysis", "analysis": "analysis",
     "scientific_discovery": "discovery", "scientific_discoveries": "discovery", "discovery": "discovery",
 }
-
-
 VIDEO_KEYS = ("video", "video_path", "video_id")
-
-
 SOURCE_KEYS = ("source_video_id", "source_video", "source_id", "experiment_id", "jove_id")
-
-
 DISCIPLINE_KEYS = ("discipline", "subject", "category", "field")
-
-
 TITLE_KEYS = ("title", "paper_title")
-
-
 STEP_KEYS = ("steps", "step_list", "full_step_list")
 
 

@@ -16,8 +16,6 @@ from evaluator.records import Prediction
 # large golds (money, counts), within 0.1%: their last digits depend on how a long
 # calculation rounded its intermediate steps.
 LARGE_NUMBER = 100.0
-
-
 RELATIVE_TOLERANCE = 1e-3
 
 
@@ -30,14 +28,8 @@ def _same_number(value: float, gold: float) -> bool:
 # A phrase answer may carry a few more words than the gold ("the concept is negative
 # feedback"), not a list of candidates, and no alternative.
 EXTRA_WORDS = 6
-
-
 _ALTERNATIVES = frozenset({"or", "either", "nor"})
-
-
 _ANSWER_MARK = re.compile(r"answer\s*(?:is\b|[:：=])", re.I)
-
-
 _DECORATION = " \t*_#>`'\"“”:："
 
 

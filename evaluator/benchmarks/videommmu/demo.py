@@ -23,17 +23,11 @@ from evaluator.benchmarks.videommmu.records import (
 from evaluator.records import BenchmarkData, VideoSpec
 
 _PREFIXES = ("validation", "test", "dev", "new")
-
-
 # Option counts cycled over the demo's multiple-choice items: mostly 10 as in the
 # release, some 2 to 14 (letters past J).
 _OPTION_COUNTS = (10, 4, 10, 14, 10, 6, 10, 12, 10, 5, 10, 2, 10, 11, 10, 3)
-
-
 _PHRASES = ("marginal cost", "negative feedback", "isosceles triangle", "baroque style",
             "binary search", "cognitive dissonance")
-
-
 _TOPICS = ("the formula on the board", "the chart in the slides", "the worked example",
            "the definition given", "the final result shown", "the table of values")
 

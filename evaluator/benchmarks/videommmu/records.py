@@ -14,17 +14,11 @@ from evaluator.judges.normalized import normalize_text
 from evaluator.records import SCHEMA_VERSION
 
 NAME = "videommmu"
-
-
 TITLE = "Video-MMMU"
 PAPER_SIZE = 300  # the paper's size in demo() units: videos (900 questions); for synthetic suites
 
-
 TRACKS = ("perception", "comprehension", "adaptation")
-
-
 MCQ, OPEN = "multiple-choice", "open"
-
 
 # Subject (as spelled inside the ids) -> discipline (the paper's Table 2 columns).
 DISCIPLINE_SUBJECTS = {
@@ -37,17 +31,10 @@ DISCIPLINE_SUBJECTS = {
     "Engineering": ("Agriculture", "Architecture_and_Engineering", "Computer_Science", "Electronics",
                     "Energy_and_Power", "Materials", "Mechanical_Engineering"),
 }
-
-
 DISCIPLINES = list(DISCIPLINE_SUBJECTS)
-
-
 SUBJECT_DISCIPLINE = {s: d for d, subjects in DISCIPLINE_SUBJECTS.items() for s in subjects}
-
-
 PAPER_VIDEOS = {"Art": 21, "Business": 44, "Science": 44, "Medicine": 43, "Humanities": 35,
                 "Engineering": 113}
-
 
 # Two open-ended items have a letter gold (the letters are drawn in their picture); they
 # show no options, so a reply is read as a choice among these letters.

@@ -17,20 +17,12 @@ from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
 
 FIELDS = ("id", "question", "options", "answer", "question_type")
-
-
 # "perception" is a type the official scorer scores as multiple-choice.
 _MCQ_TYPES = {"multiple-choice", "multiple_choice", "multiple choice", "mcq", "perception"}
-
-
 _OPEN_TYPES = {"open", "open-ended", "open_ended", "open ended"}
-
-
 # One Adaptation item says question_type "None" though it has 10 options and a letter
 # gold: we score it as multiple-choice (the official code shows it without options).
 _UNSET_TYPES = {"none", "nan", ""}
-
-
 _PREFIX = re.compile(r"^\s*\(?([A-Z])[.)]\s*")
 
 
@@ -144,8 +136,6 @@ def _clean_options(options: list, where: str) -> list[str]:
 # line break before ordinary text is left alone. "\n" is not repaired: line breaks are
 # legitimate in questions, and the release has no "\nu"/"\neq" lost this way.
 _ESCAPED = {"\t": "t", "\f": "f", "\b": "b", "\r": "r"}
-
-
 _LATEX_COMMANDS = {
     "t": ("to", "times", "text", "textbf", "textit", "textrm", "theta", "tau", "tan", "tanh", "tilde",
           "top", "triangle", "tfrac", "therefore", "textdegree", "tt"),
@@ -154,8 +144,6 @@ _LATEX_COMMANDS = {
           "bot", "breve", "because", "backslash"),
     "r": ("right", "rho", "rm", "rangle", "rightarrow", "rceil", "rfloor"),
 }
-
-
 _LOST_ESCAPE = re.compile("([\t\f\b\r])([a-z]*)(?![a-z])")
 
 

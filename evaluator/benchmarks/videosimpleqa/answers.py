@@ -15,11 +15,7 @@ from evaluator.metrics import Tally
 from evaluator.records import Prediction
 
 _ANSWER_KEYS = ("answer", "final_answer", "final answer")
-
-
 _CONF_KEYS = ("confidence_score", "confidence", "confidence score", "confidence_level")
-
-
 _SALVAGE_ANSWER_RE = re.compile(
     r"""["'](?i:answer|final_answer)["']\s*:\s*
         (?:"([^\n]{0,2000}?)"(?=\s*(?:,\s*["'][\w ]|}|$))
@@ -27,8 +23,6 @@ _SALVAGE_ANSWER_RE = re.compile(
           |([^,}\n"']{1,200}))""",
     re.X,
 )
-
-
 _SALVAGE_CONF_RE = re.compile(
     r"""["'](?i:confidence_score|confidence)["']\s*:\s*["']?\s*(-?[0-9]+(?:\.[0-9]+)?)\s*%?"""
 )

@@ -68,8 +68,6 @@ _THEMES: dict[str, tuple[_Step, list[list[_Step]]]] = {
          _Step("Which opera did {x} write first?", "the first opera written by {x}", "opera"),
          _Step("In which year was {x} first staged?", "", "year")]]),
 }
-
-
 _SYLLABLES = ["ka", "lo", "mer", "vin", "ta", "sel", "dor", "ru", "fen", "al", "bri", "os", "nev", "quil",
               "har", "zo", "pel", "tum", "ash", "ri"]
 
@@ -79,8 +77,6 @@ def _word(rng: random.Random) -> str:
 
 
 _PREFIX = {"lake": "Lake ", "mountain": "Mount ", "comet": "Comet "}
-
-
 _SUFFIX = {"bridge": " Bridge", "heron": " heron", "telescope": " Telescope", "festival": " Festival",
            "river": " River", "academy": " Academy", "observatory": " Observatory"}
 

@@ -9,33 +9,18 @@ from dataclasses import dataclass
 from evaluator.records import SCHEMA_VERSION, from_dict
 
 NAME = "videosimpleqa"
-
-
 TITLE = "Video SimpleQA"
 PAPER_SIZE = 1504  # the paper's size in demo() units: items; for synthetic suites
 
-
 RELEASE_FILE = "VideoSimpleQA.json"
-
-
 CATEGORY_FILE = "category_mapping.json"
-
-
 ECE_BINS = 10
-
 
 # Primary categories (Table 2 columns) and their paper sizes (spec §2.1).
 PRIMARY = {"ENG": "Engineering", "NAT": "Nature", "SCI": "Science", "SAC": "Society & Culture"}
-
-
 PAPER_CATEGORIES = {"ENG": 517, "NAT": 484, "SCI": 105, "SAC": 398}
-
-
 PAPER_HOPS = {2: 928, 3: 469, 4: 107}
-
-
 PAPER_VIDEOS = 1079
-
 
 # Secondary and tertiary category names (spec §2.2), so a category mapping may label
 # items at any level; the leaderboard breaks down by the primary category.
