@@ -1,7 +1,7 @@
 """What every reader shares: dropping the reasoning block (`strip_reasoning`), a
-cut-off reasoning (`reasoning_cut_off`), the text a reader looks at (`_prep`) and
-the last `\\boxed{}` answer (`last_boxed`).
-Also the size-capped parsing of JSON and Python literals that readers share.
+cut-off reasoning (`reasoning_cut_off`), the text a reader looks at (`_prep`), the
+last `\\boxed{}` answer (`last_boxed`), and size-capped parsing of JSON and Python
+literals (`_parse_obj`, `_literal_eval`).
 """
 
 from __future__ import annotations
