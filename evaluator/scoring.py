@@ -20,7 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluator import CODE_VERSION, benchmarks, bootstrap, extract
+from evaluator import CODE_VERSION, benchmarks, bootstrap
+from evaluator.answers import read_cut_off_reasoning, reasoning_cut_off
 from evaluator.predictions import read_predictions
 from evaluator.protocol import ProtocolCard, file_card
 from evaluator.records import Prediction, Responses, ScoringContext, ScoringOptions
@@ -42,16 +43,16 @@ def answered_per_benchmark(bench_of: dict[str, str], responses: Responses) -> Co
 
 def without_final_answer(bench_of: dict[str, str], responses: Responses) -> Counter:
     """Per benchmark, responses that are only a reasoning trace cut off before any
-    final answer (extract.reasoning_cut_off); counted apart as `no_final_answer`."""
+    final answer (evaluator.answers.reasoning_cut_off); counted apart as `no_final_answer`."""
     preds = list(responses.by_id.values()) + list(responses.by_context.values())
-    return Counter(bench_of[p.id] for p in preds if p.id in bench_of and extract.reasoning_cut_off(p.response))
+    return Counter(bench_of[p.id] for p in preds if p.id in bench_of and reasoning_cut_off(p.response))
 
 
 def reading_cut_off_reasoning(responses: Responses) -> Responses:
     """Responses whose cut-off reasoning traces are read as answers
     (ScoringOptions.grade_truncated_reasoning)."""
     def read(p: Prediction) -> Prediction:
-        text = extract.read_cut_off_reasoning(p.response)
+        text = read_cut_off_reasoning(p.response)
         return p if text is p.response else replace(p, response=text)
     return Responses({k: read(p) for k, p in responses.by_id.items()},
                      {k: read(p) for k, p in responses.by_context.items()})
