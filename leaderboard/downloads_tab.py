@@ -123,7 +123,8 @@ class DownloadHandlers:
         path = self._private_folder() / name
         _write(path, data)
         lines = data.count(b"\n")
-        return _button(str(path)), f"✅ {lines} calls answered in `{markup.escape(name)}`."
+        # the name is made of [A-Za-z0-9._-] only (downloads.outputs_name): safe in a code span as it is
+        return _button(str(path)), f"✅ {lines} calls answered in `{name}`."
 
     def _read_private(self, path: str) -> bytes | None:
         found = self.h.stores.private.read(path)
