@@ -264,7 +264,11 @@ def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], m
         old = _read_arrow(found.data) if found is not None else None
         stamp = _now()
         table = change(old)
-        exported, index = exports.refresh(old, table, ids, min_items, stamp)
+        try:
+            exported, index = exports.refresh(old, table, ids, min_items, stamp)
+        except Exception:  # noqa: BLE001 - the table comes first; without an index the next change exports all
+            log.exception("the open exports could not be built; %s is written without them", TABLE_PATH)
+            exported, index = {}, None
         table = _stamped(table, stamp, index)
         try:
             results_store.write_files({**(files or {}), **exported, TABLE_PATH: _to_parquet(table)},

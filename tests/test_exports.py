@@ -429,3 +429,26 @@ def test_records_use_the_tables_types():
     again = exports.read_json(exports.encode_json(header, body))[1]
     assert again.equals(flat) and again.schema.field("exact.overall").type == pa.float64()
     assert again.schema.field("revision").type == pa.null()
+
+
+def test_exports_that_cannot_be_built_never_hold_the_leaderboard_back(deployment, monkeypatch):
+    stores, suite_id = deployment
+    base = aggregate.read_results(stores.results)[0]
+    real = exports.refresh
+
+    def broken(*args, **kwargs):
+        raise ValueError("a value JSON cannot hold")
+
+    monkeypatch.setattr(exports, "refresh", broken)
+    aggregate.publish(stores.results, base.model_copy(update={"submission": {**base.submission, "id": "row-a"}}))
+    assert "row-a" in set(aggregate.load_table(stores.results)["id"])  # the table moved on
+    assert exports.json_path(suite_id) not in stores.results.writes[-1]
+    # meanwhile the site builds the snapshot from the table: nothing stale is served
+    served = exports.read_json(downloads.Snapshots(stores.results).json(suite_id))[1]
+    assert "row-a" in served["id"].to_pylist()
+
+    monkeypatch.setattr(exports, "refresh", real)
+    aggregate.publish(stores.results, base.model_copy(update={"submission": {**base.submission, "id": "row-b"}}))
+    assert exports.json_path(suite_id) in stores.results.writes[-1]
+    _, (header, table), _ = snapshot(stores, suite_id)
+    assert {"row-a", "row-b"} <= set(table["id"].to_pylist()) and header.rows == 4
