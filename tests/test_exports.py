@@ -452,3 +452,22 @@ def test_exports_that_cannot_be_built_never_hold_the_leaderboard_back(deployment
     assert exports.json_path(suite_id) in stores.results.writes[-1]
     _, (header, table), _ = snapshot(stores, suite_id)
     assert {"row-a", "row-b"} <= set(table["id"].to_pylist()) and header.rows == 4
+
+
+def test_over_the_hub_a_result_its_row_and_its_snapshot_are_one_commit(hub_standin, deployment, tmp_path):
+    """The Hub store (the real HfApi against tests/hub_standin.py): publishing is still one
+    commit of the results repo, and the site reads the snapshot back from the repo."""
+    local, suite_id = deployment
+    stores = hub_standin.stores("exports-test", cache_dir=tmp_path / "cache")
+    repo = f"exports-test/{hub_standin.prefix}-results"
+    results = aggregate.read_results(local.results)
+    before = len(hub_standin.history(repo))
+    for result in results:
+        aggregate.publish(stores.results, result)
+    assert len(hub_standin.history(repo)) == before + len(results)  # one commit per result, exports included
+    files = hub_standin.files(repo)
+    assert {exports.json_path(suite_id), exports.parquet_path(suite_id), exports.INDEX_PATH} <= set(files)
+    header, table = exports.read_json(files[exports.json_path(suite_id)])
+    assert header.rows == len(results) and table.equals(exports.read_parquet(files[exports.parquet_path(suite_id)])[1])
+    assert downloads.Snapshots(stores.results).json(suite_id) == files[exports.json_path(suite_id)]
+    assert downloads.Snapshots(stores.results).suites() == [suite_id]
