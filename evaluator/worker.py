@@ -3,6 +3,7 @@ the results (design §2, §8).
 
     python -m evaluator.worker            # poll the queue every LEADERBOARD_POLL_SECONDS, forever
     python -m evaluator.worker --once     # work until nothing is pending or running, then exit
+    python -m evaluator.worker --dispatch hf-jobs   # run each request as a Hugging Face Job (evaluator/dispatch.py)
 
 One job, as `Worker.run_once` runs it:
 
@@ -67,6 +68,7 @@ from evaluator import CODE_VERSION, raw_outputs
 from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
+from evaluator.protocol import model_card
 from evaluator.records import ScoringOptions
 from evaluator.runners import RunnerUnavailable, get_runner
 from evaluator.runners.backends import ModelNotFound
@@ -548,8 +550,11 @@ class Worker:
         job.raw_outputs = raw_outputs.encode(predictions, suite.calls_by_id())  # public calls only
         responses = as_responses(predictions)
         scores, counts = self._score(job, suite, key, responses, worker_run=True)
+        card = model_card(suite, request, runner.name, runner.settings, self.judge, self.options)
+        job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
+                                                  if card.deviations else "the suite's reference protocol"))
         return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                           runner={"name": runner.name, **runner.settings})
+                           runner={"name": runner.name, **runner.settings}, protocol=card)
 
     @property
     def judge(self):
@@ -778,6 +783,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--request", metavar="ID",
                    help="run this one request, already claimed (RUNNING) for --worker-id, then exit: what a "
                         "Hugging Face Job started by a dispatcher runs; exit status 0 if it FINISHED")
+    p.add_argument("--dispatch", choices=["hf-jobs"],
+                   help="run no evaluation here: claim requests and run each one as a Hugging Face Job "
+                        "(evaluator/dispatch.py; LEADERBOARD_JOBS_* settings); with --once, until nothing is "
+                        "pending and its jobs have ended")
     return p
 
 
@@ -787,6 +796,10 @@ def main(argv: list[str] | None = None) -> int:
     from space_config.settings import get_settings
     from submissions.stores import open_stores
 
+    if args.dispatch:
+        from evaluator.dispatch import run_dispatcher
+
+        return run_dispatcher(args.dispatch, args.once, args.worker_id)
     settings = get_settings()
     worker = Worker(open_stores(settings), settings, args.worker_id)
     if args.request:
