@@ -36,7 +36,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import compare_tab, disclosure, markup, protocol_tab, views
+from leaderboard import api, compare_tab, disclosure, downloads_tab, markup, protocol_tab, views
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -62,6 +62,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
 FAQ_PATH = ROOT / "docs" / "faq.md"
 COMPARE_PATH = ROOT / "docs" / "compare.md"
+EXPORTS_PATH = ROOT / "docs" / "exports.md"
 CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 
 TITLE = "Video Reasoning Leaderboard"
@@ -863,6 +864,7 @@ def _about_tab(h: Handlers) -> None:
                     elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
         gr.Markdown(_read_text(COMPARE_PATH, "*docs/compare.md is missing.*"), elem_id="about-compare")
+        gr.Markdown(_read_text(EXPORTS_PATH, "*docs/exports.md is missing.*"), elem_id="about-exports")
         gr.Markdown(_read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")  # the file has its heading
 
 
@@ -901,6 +903,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
             compare_tab.build(h, suite, generation)
             signed, quota, submit_tab, download = _submit_tab(h)
             _queue_tab(h, signature)
+            snapshots = downloads_tab.build(h, suite, generation, signature)
             _about_tab(h)
             _citation_tab()
         timer = gr.Timer(REFRESH_SECONDS)
@@ -909,4 +912,5 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
         gr.on([demo.load, submit_tab.select], h.calls_file, None, download, api_name="calls_file")
+    demo.api_routes = api.routes(snapshots, h.configured_suite)  # app.py serves them beside the page
     return demo
