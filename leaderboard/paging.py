@@ -74,12 +74,13 @@ def _choice(values: Sequence[str] | None) -> tuple[str, ...]:
 
 def view_filters(search: str | None, types: Sequence[str] | None, sizes: Sequence[str] | None,
                  sources: Sequence[str] | None, frames: Sequence[str] | None,
-                 judges: Sequence[str] | None) -> Filters:
+                 judges: Sequence[str] | None, protocols: str | None = None) -> Filters:
     """The controls' values as Filters, choices in a fixed order (so a cache key does not
     depend on the order the boxes were ticked), the search in lower case without outer
     spaces (it matches either case)."""
     return Filters(search=(search or "").strip().lower(), types=_choice(types), sizes=_choice(sizes),
-                   sources=_choice(sources), frames=_choice(frames), judges=_choice(judges))
+                   sources=_choice(sources), frames=_choice(frames), judges=_choice(judges),
+                   protocols=protocols or None)
 
 
 class Lru:

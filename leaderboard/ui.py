@@ -39,7 +39,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import disclosure, markup, paging, views
+from leaderboard import api, compare_tab, disclosure, downloads_tab, markup, paging, protocol_tab, views
 from leaderboard.checking import FileChecker
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
@@ -64,6 +64,8 @@ log = logging.getLogger("leaderboard.ui")
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
 FAQ_PATH = ROOT / "docs" / "faq.md"
+COMPARE_PATH = ROOT / "docs" / "compare.md"
+EXPORTS_PATH = ROOT / "docs" / "exports.md"
 CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 
 TITLE = "Video Reasoning Leaderboard"
@@ -110,7 +112,11 @@ only when all five exist; its interval combines the five), then by the mean of t
 a row with all five scores ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
-noise. Rows are ranked only against rows of the same judge."""
+noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
+while its interval overlaps the leader's. Rows are ranked only against rows of the same judge, and only rows that
+share the suite's **reference protocol** are shown and ranked by default: "All protocols" (the Protocol filter)
+shows the others, marked ≠, unranked. The **Protocol card** under the table (or a click on a row) says how a row's
+numbers were produced; the Compare tab tests the difference of two rows directly."""
 
 PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
    to show).
@@ -359,11 +365,12 @@ class Handlers:
     @failsafe()
     def leaderboard(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
                     sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
-                    columns: Sequence[str]) -> pd.DataFrame:
+                    columns: Sequence[str], protocols: str | None = None) -> pd.DataFrame:
         filters = views.Filters(search=search or "", types=tuple(types or ()), sizes=tuple(sizes or ()),
-                                sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()))
+                                sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()),
+                                protocols=protocols)
         rows = views.filter_rows(self.leaderboard_rows(suite), filters)
-        return views.leaderboard_view(rows, tuple(columns or ()))
+        return views.leaderboard_view(rows, protocol_tab.columns_for(columns, protocols))
 
     def leaderboard_rows(self, suite: str) -> pd.DataFrame:
         """views.leaderboard_table of the suite, cached: filters only pick from it."""
@@ -373,14 +380,16 @@ class Handlers:
     @failsafe(outputs=3)
     def leaderboard_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
                          sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
-                         columns: Sequence[str], page: float | None = 1) -> tuple[dict, str, int]:
+                         columns: Sequence[str], protocols: str | None = None,
+                         page: float | None = 1) -> tuple[dict, str, int]:
         """What the page shows: one page (paging.PAGE_ROWS rows) of the filtered view, shaped
         for the Dataframe, the line under it and the page number (clamped). Each step is
         cached under the table's generation: a view asked for again costs a lookup."""
         board = self.board(suite)
         generation = board.attrs["generation"]
-        filters = paging.view_filters(search, types, sizes, sources, frames, judges)
-        chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in set(columns or ()))
+        filters = paging.view_filters(search, types, sizes, sources, frames, judges, protocols)
+        wanted = set(protocol_tab.columns_for(columns, protocols))
+        chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted)
         filtered: list[pd.DataFrame] = []  # the filtered rows, computed at most once per call, kept by no cache
 
         def rows() -> pd.DataFrame:
@@ -398,9 +407,9 @@ class Handlers:
 
     def first_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
                    sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
-                   columns: Sequence[str]) -> tuple[dict, str, int]:
+                   columns: Sequence[str], protocols: str | None = None) -> tuple[dict, str, int]:
         """A changed filter, search, column choice or suite starts again at page 1."""
-        return self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns, 1)
+        return self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns, protocols, 1)
 
     @failsafe()
     def suite_from_link(self, request: gr.Request | None = None):
@@ -736,28 +745,30 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
                                  info="Empty: any", elem_id="filter-frames")
             judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
                                  info="Empty: any", elem_id="filter-judge")
+            protocols = protocol_tab.protocol_filter()
         with gr.Accordion("Columns", open=False):
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
         # The first page only is inlined in the page's /config (small whatever the results).
-        first = paging.page_of(h.leaderboard_rows(initial), 1)
-        first_view = views.leaderboard_view(first.rows)
+        shaped, text, number = h.leaderboard_page(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                                                  views.DEFAULT_COLUMNS, protocols.value, 1)
         # No client-side search box: it would search only the page sent; the search above covers every row.
-        shown = gr.Dataframe(_with_shown_text(first_view), datatype=datatypes(first_view), interactive=False,
-                             column_widths=views.column_widths(list(first_view.columns)), show_search="none",
-                             pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
+        shown = gr.Dataframe(shaped["value"], datatype=shaped["datatype"], interactive=False,
+                             column_widths=shaped["column_widths"], show_search="none",
+                             pinned_columns=3, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
         with gr.Row():
             previous = gr.Button("◀ Previous", size="sm", scale=0, min_width=110, elem_id="page-previous")
-            page = gr.Number(first.number, precision=0, minimum=1, label="Page", show_label=False, scale=0,
+            page = gr.Number(number, precision=0, minimum=1, label="Page", show_label=False, scale=0,
                              min_width=80, container=False, elem_id="page-number")
             following = gr.Button("Next ▶", size="sm", scale=0, min_width=110, elem_id="page-next")
-            info = gr.Markdown(paging.page_text(first), elem_id="page-info")
+            info = gr.Markdown(text, elem_id="page-info")
+        protocol_tab.card_panel(h, suite, generation, shown, initial)
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
-    inputs = [suite, search, types, sizes, sources, frames, judges, columns]
+    inputs = [suite, search, types, sizes, sources, frames, judges, columns, protocols]
     outputs = [shown, info, page]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change], h.first_page, inputs, outputs,
+           frames.change, judges.change, columns.change, protocols.change], h.first_page, inputs, outputs,
           trigger_mode="always_last", api_name="leaderboard")
     gr.on([page.submit, page.blur], h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
           api_name="leaderboard_page")
@@ -936,6 +947,8 @@ def _about_tab(h: Handlers) -> None:
                     f"submitter whether that one answer was right. Overall scores always use every item.",
                     elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
+        gr.Markdown(_read_text(COMPARE_PATH, "*docs/compare.md is missing.*"), elem_id="about-compare")
+        gr.Markdown(_read_text(EXPORTS_PATH, "*docs/exports.md is missing.*"), elem_id="about-exports")
         gr.Markdown(_read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")  # the file has its heading
 
 
@@ -973,8 +986,10 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
                            "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
                            "CausalStep accuracy by position in the reasoning chain.")
             _plots_tab(h, suite, generation, opened)
+            compare_tab.build(h, suite, generation)
             signed, quota, submit_tab, download = _submit_tab(h)
             _queue_tab(h, signature)
+            snapshots = downloads_tab.build(h, suite, generation, signature)
             _about_tab(h)
             _citation_tab()
         for tab in tabs.children:  # which tab is open, for _fill_when_open
@@ -987,4 +1002,5 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         demo.load(h.suite_from_link, None, suite, api_visibility="private")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
         gr.on([demo.load, submit_tab.select], h.calls_file, None, download, api_name="calls_file")
+    demo.api_routes = api.routes(snapshots, h.configured_suite)  # app.py serves them beside the page
     return demo

@@ -47,7 +47,7 @@ def suite(handlers):
 
 def page(handlers, suite, number, search="", columns=views.DEFAULT_COLUMNS):
     """(model names shown, the line under the table, the page number) of one page."""
-    table, text, shown = handlers.leaderboard_page(suite, search, *ALL, list(columns), number)
+    table, text, shown = handlers.leaderboard_page(suite, search, *ALL, list(columns), page=number)
     value = table["value"]
     if not isinstance(value, dict):  # a plain frame: no cell shows other text (an empty table)
         return list(value[views.MODEL]), text, shown
@@ -92,11 +92,11 @@ def test_search_finds_a_row_that_is_not_on_the_first_page(handlers, suite):
 
 
 def test_a_repeated_view_is_served_from_the_cache(handlers, suite):
-    one = handlers.leaderboard_page(suite, " ", *ALL, list(views.DEFAULT_COLUMNS), 2)
+    one = handlers.leaderboard_page(suite, " ", *ALL, list(views.DEFAULT_COLUMNS), page=2)
     # the same view, its choices in another order and the search with spaces: the same cached entry
     types, sizes, sources, frames, judges = ALL
     two = handlers.leaderboard_page(suite, "", list(reversed(types)), sizes, sources, frames, judges,
-                                    list(reversed(views.DEFAULT_COLUMNS)), "2")
+                                    list(reversed(views.DEFAULT_COLUMNS)), page="2")
     assert one[0] is not two[0]  # a copy each time: gradio pops the value out of an update
     assert one[0]["value"] is two[0]["value"] and one[1:] == two[1:]
 
@@ -104,7 +104,7 @@ def test_a_repeated_view_is_served_from_the_cache(handlers, suite):
 def test_a_rewritten_table_file_makes_every_view_new(handlers, stores, suite):
     source = handlers.source
     before = page(handlers, suite, 1)
-    cached = handlers.leaderboard_page(suite, "", *ALL, list(views.DEFAULT_COLUMNS), 1)[0]["value"]
+    cached = handlers.leaderboard_page(suite, "", *ALL, list(views.DEFAULT_COLUMNS), page=1)[0]["value"]
     # a new result that outscores every other row, written as the worker writes one: its
     # file, then the aggregated table rebuilt (a new file replacing the old)
     base = next(r for r in aggregate.read_results(stores.results) if r.submission.get("kind") == "baseline")
@@ -118,7 +118,7 @@ def test_a_rewritten_table_file_makes_every_view_new(handlers, stores, suite):
     aggregate.rebuild(stores.results)
     assert source.refresh()  # the file's stamp changed: reloaded
     after = page(handlers, suite, 1)
-    assert handlers.leaderboard_page(suite, "", *ALL, list(views.DEFAULT_COLUMNS), 1)[0]["value"] is not cached
+    assert handlers.leaderboard_page(suite, "", *ALL, list(views.DEFAULT_COLUMNS), page=1)[0]["value"] is not cached
     assert "Paging-Leader-99B" in after[0] and "Paging-Leader-99B" not in before[0]
     assert f"of {RESULTS + 3:,}" in after[1]
     assert not source.refresh()  # unchanged since: nothing reloaded, the cache stays
@@ -128,6 +128,6 @@ def test_a_rewritten_table_file_makes_every_view_new(handlers, stores, suite):
 def test_a_flood_of_searches_evicts_only_pages_never_the_board(handlers, suite):
     board = handlers.board(suite)
     for i in range(paging.PAGES_KEPT + 20):  # more distinct views than the page cache keeps
-        handlers.leaderboard_page(suite, f"flood-{i}", *ALL, list(views.DEFAULT_COLUMNS), 1)
+        handlers.leaderboard_page(suite, f"flood-{i}", *ALL, list(views.DEFAULT_COLUMNS), page=1)
     assert len(handlers._pages) == paging.PAGES_KEPT
     assert handlers.board(suite) is board  # the board every view is cut from was kept
