@@ -67,14 +67,18 @@ LATENCY_GOAL = 5.0  # p95 under many users / the single-user median
 SITE_ENV = {"LEADERBOARD_EMBEDDED_WORKER": "0"}  # the site alone, as on the Space
 
 # Runs in the page before any of its scripts: records performance.now() (ms since navigation
-# start) the first time the leaderboard table lays out a Source cell (column 3) of a row that is
+# start) the first time the leaderboard table lays out a Source cell (found by its header) of a row that is
 # not a paper's (papers' rows say "📄 ... paper"): the results' suite has replaced the papers'
 # rows the page opens with. Measured in the page, so playwright's own round trips are not in it.
 FIRST_ROWS_SCRIPT = """
 (() => {
-  const selector = "#leaderboard-table [role=gridcell][aria-colindex='3']";
   const check = () => {
     if (window.__rowsVisibleAt !== undefined) return;
+    const header = [...document.querySelectorAll("#leaderboard-table [role=columnheader]")]
+      .find(h => h.textContent.trim().startsWith("Source"));
+    const column = header && header.getAttribute("aria-colindex");
+    if (!column) return;
+    const selector = `#leaderboard-table [role=gridcell][aria-colindex='${column}']`;
     for (const cell of document.querySelectorAll(selector)) {
       const box = cell.getBoundingClientRect();
       const text = cell.textContent.trim();

@@ -79,7 +79,11 @@ def test_the_page_loads_every_result_a_page_at_a_time(page):
 
 
 def first_model(page) -> str:
-    return page.locator("#leaderboard-table [role=gridcell][aria-rowindex='2'][aria-colindex='2']").inner_text().strip()
+    """The Model cell of the page's first row (its column found by its header)."""
+    headers = [h.strip() for h in page.locator("#leaderboard-table [role=columnheader]").all_inner_texts()]
+    column = next(i for i, h in enumerate(headers, start=1) if h.startswith("Model"))
+    return page.locator(f"#leaderboard-table [role=gridcell][aria-rowindex='2'][aria-colindex='{column}']"
+                        ).inner_text().strip()
 
 
 def test_next_and_previous_walk_the_pages(page):
