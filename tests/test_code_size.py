@@ -31,8 +31,6 @@ KNOWN = {
     "evaluator/__main__.py::parser": 62,
     "evaluator/benchmarks/expvid/blanks.py::_blank_candidates": 61,
     "evaluator/runners/backends.py": 673,
-    "evaluator/video.py": 626,
-    "evaluator/video.py::probe": 65,
     "evaluator/worker.py": 833,
     "leaderboard/ui.py": 912,
     "leaderboard/views.py": 859,
