@@ -35,7 +35,6 @@ KNOWN = {
     "leaderboard/ui.py": 912,
     "leaderboard/views.py": 859,
     "space_config/settings.py::get_settings": 64,
-    "submissions/stores/hub.py": 401,
 }
 
 
