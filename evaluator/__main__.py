@@ -139,7 +139,19 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
+    _add_suite_commands(sub)  # demo-suite, import, publish-suite
+    _add_prediction_commands(sub)  # template, baseline, score
 
+    from submissions.cli import add_queue_commands
+    from submissions.stores.deploy import add_commands as add_deploy_commands
+
+    add_queue_commands(sub)  # queue list|show|requeue|rerun|cancel|priority
+    add_deploy_commands(sub)  # create-repos
+    return p
+
+
+def _add_suite_commands(sub) -> None:
+    """The maintainers' commands that build and publish a suite."""
     s = sub.add_parser("demo-suite", help="build a demo suite, drawn from a fresh secret kept in its answer key")
     s.add_argument("--out", required=True, type=Path, help="folder to write suite/ and answers/ into")
     _secret_from_argument(s)
@@ -164,6 +176,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("folder", type=Path, help="the folder holding suite/ and answers/ (demo-suite or import --out)")
     s.set_defaults(func=_cmd_publish_suite)
 
+
+def _add_prediction_commands(sub) -> None:
+    """The submitters' commands: a suite's call list, a baseline's predictions, scoring them."""
     s = sub.add_parser("template", help="write the call list a submitter must answer")
     s.add_argument("--suite", required=True, type=Path, help="the suite's public folder")
     s.add_argument("--out", required=True, type=Path)
@@ -190,13 +205,6 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--worker-run", action="store_true",
                    help="accept the hidden worker-only calls (Video SimpleQA sub-questions)")
     s.set_defaults(func=_cmd_score)
-
-    from submissions.cli import add_queue_commands
-    from submissions.stores.deploy import add_commands as add_deploy_commands
-
-    add_queue_commands(sub)  # queue list|show|requeue|rerun|cancel|priority
-    add_deploy_commands(sub)  # create-repos
-    return p
 
 
 def _secret_from_argument(parser) -> None:

@@ -33,6 +33,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from evaluator import benchmarks
+from evaluator.buckets import BUCKETS  # the very counts the small-bucket rule uses
 from evaluator.records import BenchmarkScore, Responses, ScoringContext
 
 SCHEMA_VERSION = 1
@@ -51,7 +52,7 @@ class BucketStats(BaseModel):
     """One comparable number of one benchmark: per-video column sums and how the
     number is made from them. `videos` are opaque ids (a hash of the suite and the
     video), in the row order of `stats`; `n` is the bucket's item count as the
-    small-bucket rule counts it (leaderboard/disclosure.py)."""
+    small-bucket rule counts it (evaluator/buckets.py)."""
 
     path: list[str]
     reducer: str
@@ -177,8 +178,6 @@ def _bucket(name: str, path: tuple[str, ...], reducer_name: str, n: int, suite_i
 # -- collecting --------------------------------------------------------------------------------
 
 def _bucket_counts(name: str, metrics: dict) -> dict[tuple[str, ...], int]:
-    from leaderboard.disclosure import BUCKETS  # the very counts the small-bucket rule uses
-
     count = BUCKETS.get(name)
     return {path: n for path, n in count(metrics, 0)} if count else {}
 

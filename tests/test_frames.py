@@ -19,6 +19,7 @@ import pytest
 av = pytest.importorskip("av")
 
 from evaluator import video  # noqa: E402
+from evaluator.video import decode as decoding  # noqa: E402  (patched where decode_frames looks names up)
 from evaluator.records import Call, FramePlan, VideoMeta  # noqa: E402
 from evaluator.runners.frames import FrameStore, call_times  # noqa: E402
 from evaluator.synth import frame_index_from_image, scene_frame, write_video  # noqa: E402
@@ -140,7 +141,7 @@ def test_seeking_decode_equals_sequential_reference(videos, name, monkeypatch):
         # decode_frames must really seek here, not quietly decode everything.
         def no_fallback(*args):
             raise AssertionError(f"{name}: decode_frames fell back to a sequential decode")
-        monkeypatch.setattr(video, "decode_sequential", no_fallback)
+        monkeypatch.setattr(decoding, "decode_sequential", no_fallback)
 
     for label, times in selections(info).items():
         assert times, label
@@ -197,14 +198,14 @@ def test_last_frame_is_sampled(videos):
 def fed_packets(monkeypatch):
     """Records the pts of every packet decode_frames feeds to the decoder."""
     fed = []
-    feed = video._feed
+    feed = decoding._feed
 
     def recording(stream, packet, *args):
         if packet.size:
             fed.append(packet.pts)
         return feed(stream, packet, *args)
 
-    monkeypatch.setattr(video, "_feed", recording)
+    monkeypatch.setattr(decoding, "_feed", recording)
     return fed
 
 

@@ -58,7 +58,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.benchmarks", "evaluator.benchmarks.*",
         "evaluator.judges", "evaluator.judges.*",
         "evaluator.video", "evaluator.video.*", "evaluator.frames", "evaluator.synth",
-        "evaluator.metrics", "evaluator.bootstrap",
+        "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
         "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
@@ -99,9 +99,7 @@ KNOWN_IMPORTS = {
     "cycle: evaluator.runners, evaluator.runners.model",
     "cycle: leaderboard.compare_tab, leaderboard.protocol_tab, leaderboard.ui",
     # backward arrows (lower layer imports a higher one)
-    "arrow: evaluator.paired -> leaderboard.disclosure",
     # package rule (a package imports one to its right)
-    "package: evaluator.paired -> leaderboard.disclosure",
     "package: evaluator.dispatch -> submissions.errors",
     "package: evaluator.dispatch -> submissions.queue",
     "package: evaluator.dispatch -> submissions.requests",

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import random
 import shutil
 import time
@@ -52,6 +51,7 @@ from huggingface_hub.errors import (
 from submissions.errors import ConflictError, NotFoundError, StoreError, TransientStoreError
 from submissions.stores.base import Versioned
 from submissions.stores.local import clean_path
+from submissions.stores.mirror_files import link, prune
 
 REPO_TYPE = "dataset"
 HUB_PLUMBING = {".gitattributes"}
@@ -293,7 +293,7 @@ class HubStore:
         done = mirrors / f"{head}-{hashlib.sha1(folder.encode()).hexdigest()[:12]}"
         if not done.is_dir():
             self._mirror(folder, head, done)
-            _prune(mirrors, keep=MIRRORS_KEPT)
+            prune(mirrors, keep=MIRRORS_KEPT)
         path = done / folder if folder else done
         if not path.is_dir():
             raise NotFoundError(f"store {self.name!r} (dataset repo {self.repo_id}): nothing stored under {prefix!r}")
@@ -312,7 +312,7 @@ class HubStore:
         for entry in entries:
             blob = self._blob(entry, head)
             (staging / entry.path).parent.mkdir(parents=True, exist_ok=True)
-            _link(blob, staging / entry.path)
+            link(blob, staging / entry.path)
         try:
             staging.rename(target)  # whole or not at all: another process may have built it first
         except OSError:
@@ -326,31 +326,8 @@ class HubStore:
                 local = self.api.hf_hub_download(self.repo_id, entry.path, repo_type=REPO_TYPE, revision=head,
                                                  cache_dir=self.cache_dir)
             blob.parent.mkdir(parents=True, exist_ok=True)
-            _link(Path(local).resolve(), blob)
+            link(Path(local).resolve(), blob)
         return blob
-
-
-def _link(source: Path, target: Path) -> None:
-    """`target` becomes `source`'s content, atomically (a hard link where possible)."""
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}")
-    try:
-        os.link(source, temporary)
-    except OSError:
-        shutil.copyfile(source, temporary)
-    os.replace(temporary, target)
-
-
-def _prune(mirrors: Path, keep: int) -> None:
-    """Drop all but the newest `keep` copies (readers of an old one skip vanished files)."""
-    def age(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except FileNotFoundError:  # pruned by another process meanwhile
-            return 0.0
-
-    copies = sorted((p for p in mirrors.iterdir() if not p.name.startswith(".")), key=age)
-    for old in copies[:-keep]:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass(frozen=True)

@@ -176,29 +176,34 @@ def _ordinal_blanks(t: str) -> list[str] | None:
     return [found[k] for k in sorted(found)]
 
 
+def _boxed_candidates(t: str, spans: list, n: int | None):
+    """Candidate item lists from the last group of adjacent boxes, most trusted first."""
+    # Adjacent boxes ("\boxed{a}, \boxed{b}") are one blank each.
+    group = [spans[-1]]
+    for sp in reversed(spans[:-1]):
+        gap = t[sp[1] + 1:group[0][0]]
+        # gap holds "}" ... "\boxed{" of the next box; keep only short
+        # separators such as ", " or " and " between them.
+        if len(gap) <= 40 and "\n\n" not in gap:
+            group.insert(0, sp)
+        else:
+            break
+    contents = [_clean_boxed(t[a:b]) for a, b in group]
+    last_items = _split_items(contents[-1], n)
+    multi = [c for c in (_clean_item(x) for x in contents) if c]
+    if n is not None and n >= 2 and len(multi) >= n and len(last_items) < n:
+        yield multi[-n:]
+    elif n is None and len(multi) >= 2 and len(last_items) == 1:
+        yield multi
+    yield last_items
+
+
 def _blank_candidates(t: str, low: str, n: int | None):
     """Candidate item lists, most trusted first (lazily, to stop early)."""
     if "\\boxed" in t or "\\fbox" in t:
         spans = _boxed_spans(t, last_only=False)
         if spans:
-            # Adjacent boxes ("\boxed{a}, \boxed{b}") are one blank each.
-            group = [spans[-1]]
-            for sp in reversed(spans[:-1]):
-                gap = t[sp[1] + 1:group[0][0]]
-                # gap holds "}" ... "\boxed{" of the next box; keep only short
-                # separators such as ", " or " and " between them.
-                if len(gap) <= 40 and "\n\n" not in gap:
-                    group.insert(0, sp)
-                else:
-                    break
-            contents = [_clean_boxed(t[a:b]) for a, b in group]
-            last_items = _split_items(contents[-1], n)
-            multi = [c for c in (_clean_item(x) for x in contents) if c]
-            if n is not None and n >= 2 and len(multi) >= n and len(last_items) < n:
-                yield multi[-n:]
-            elif n is None and len(multi) >= 2 and len(last_items) == 1:
-                yield multi
-            yield last_items
+            yield from _boxed_candidates(t, spans, n)
             return  # a box is the committed answer; don't guess from prose
     if "[" in t:
         j = t.rfind("]")
