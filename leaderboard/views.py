@@ -68,12 +68,27 @@ def ci_label(benchmark: str) -> str:
     return f"{TITLES[benchmark]} 95% CI"
 
 
+def no_video_label(column: str) -> str:
+    return f"{column} (no video)"  # the blind pass's score, shown beside the real one
+
+
 # A score cell shows "61.20 ±1.79" (half the 95% interval); the bounds have optional columns.
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
 CI_COLUMNS = tuple(ci_label(b) for b in BENCHMARKS)
 META_DEFAULT = (PARAMS, FRAMES)
 META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION)
-OPTIONAL_COLUMNS = (*SCORE_COLUMNS, *CI_COLUMNS, *META_DEFAULT, *META_EXTRA)
+# The blind ("no video") pass and the run's cost: model-ID runs only, hidden by default.
+NO_VIDEO_AVERAGE = no_video_label(AVERAGE)
+NO_VIDEO_COLUMNS = (NO_VIDEO_AVERAGE, *(no_video_label(t) for t in SCORE_COLUMNS))
+GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE = "GPU-s / call", "TTFT (s)", "Tokens/s", "GPU"
+COST_COLUMNS = (GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE)
+# (table column, decimals) behind each: rounded for reading, still numbers for sorting
+_BLIND_SOURCES = {NO_VIDEO_AVERAGE: "blind.average",
+                  **{no_video_label(TITLES[b]): f"blind.{b}.overall" for b in BENCHMARKS}}
+_COST_SOURCES = {GPU_SECONDS: ("cost.gpu_seconds_per_call", 3), TTFT: ("cost.ttft_s", 3),
+                 TOKENS_PER_S: ("cost.tokens_per_s", 1)}
+OPTIONAL_COLUMNS = (NO_VIDEO_AVERAGE, *(c for t in SCORE_COLUMNS for c in (t, no_video_label(t))), *CI_COLUMNS,
+                    *META_DEFAULT, *META_EXTRA, *COST_COLUMNS)
 DEFAULT_COLUMNS = (*SCORE_COLUMNS, *META_DEFAULT)
 
 # -- per-benchmark metrics (design §7), in the order the tabs show them ---------------------------------
@@ -475,6 +490,10 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         SUBMITTER: lambda: _text(_col(rows, "submitter")), REVISION: lambda: _text(_col(rows, "revision")),
         PRECISION: lambda: _text(_col(rows, "precision")), PAPER: lambda: _text(_col(rows, "paper")),
         SUBMISSION: lambda: _text(_col(rows, "id")),
+        DEVICE: lambda: _text(_col(rows, "cost.device")),
+        **{name: (lambda c=column: _numbers(_col(rows, c))) for name, column in _BLIND_SOURCES.items()},
+        **{name: (lambda c=column, d=digits: _numbers(_col(rows, c)).round(d))
+           for name, (column, digits) in _COST_SOURCES.items()},
     }
     if name not in sources:
         raise KeyError(f"unknown leaderboard column {name!r}; known: {', '.join((*ALWAYS_SHOWN, *OPTIONAL_COLUMNS))}")

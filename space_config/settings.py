@@ -72,6 +72,9 @@ class WorkerSettings:
     tensor_parallel_size: int = 1
     data_parallel_size: int = 1
     resize_max_side: int | None = None  # None: frames at native size (ExpVid: 224x224 as its paper)
+    # Model-ID runs answer every call a second time with black frames (same count, size and
+    # times) and publish that pass's overall per benchmark as the "no video" score.
+    blind_pass: bool = False
 
 
 # store kind -> defaults of (lease, progress, poll, poll max) seconds. On the Hub a renewal
@@ -170,6 +173,7 @@ def get_settings() -> Settings:
             tensor_parallel_size=int(_env("LEADERBOARD_TENSOR_PARALLEL", "1")),
             data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
             resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
+            blind_pass=_env("LEADERBOARD_BLIND_PASS", "0") == "1",
         ),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),

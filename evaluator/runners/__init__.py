@@ -56,13 +56,16 @@ class Runner(Protocol):
     runner must not swallow it. Out of memory surfaces as MemoryError or torch's
     OutOfMemoryError, which the worker reports as "out_of_memory"; a model or revision
     that does not exist as ModelNotFound ("download").
+
+    `blind=True` is the "no video" pass: the same calls with every frame black (same
+    count, size and times). After a run, `cost` holds what it cost (runners/costs.py).
     """
 
     name: str
     settings: dict[str, Any]
 
     def run(self, request, suite, hidden_calls: Sequence[Call],
-            progress_callback: ProgressCallback) -> list[Prediction]: ...
+            progress_callback: ProgressCallback, blind: bool = False) -> list[Prediction]: ...
 
 
 def get_runner(request, settings) -> Runner:

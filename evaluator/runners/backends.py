@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evaluator.errors import EvaluatorError
+from evaluator.runners import costs
 from evaluator.runners import vllm_inputs as vi
 from evaluator.runners.vllm_inputs import build_vllm_inputs
 
@@ -65,7 +66,11 @@ class GenRequest:
 
 
 class Backend(Protocol):
-    """Anything that answers GenRequests: one reply per request, in request order."""
+    """Anything that answers GenRequests: one reply per request, in request order.
+
+    Optional: `last_stats`, what the last generate measured per request (costs.GenStats,
+    same order), and `gpus`, how many GPUs the backend holds (evaluator/runners/costs.py).
+    """
 
     name: str
     settings: dict[str, Any]
@@ -308,6 +313,9 @@ class TransformersBackend:
 
         self.model = self._load_model(config, dtype, trust_remote_code)
         self.dtype = self.model.dtype
+        self.gpus = (torch.cuda.device_count() if self.device == "auto" else 1) if self.device != "cpu" else 0
+        self.last_stats: list[costs.GenStats] = []  # what the last generate measured, per request
+        self._stop_ids = _stop_ids(self.model, self.tokenizer)
         self.settings: dict[str, Any] = {
             "backend": self.name,
             "model": self.model_id,
@@ -374,16 +382,18 @@ class TransformersBackend:
         order = sorted(range(len(requests)), key=lambda i: (modes[i], len(requests[i].frames),
                                                             len(requests[i].prompt)))
         replies = [""] * len(requests)
+        stats = [costs.GenStats()] * len(requests)
         start = 0
         while start < len(order):
             mode = modes[order[start]]
             batch = [i for i in order[start:start + self.batch_size] if modes[i] == mode]
-            for i, reply in zip(batch, self._generate_batch([requests[i] for i in batch], mode)):
-                replies[i] = reply
+            for i, (reply, measured) in zip(batch, self._generate_batch([requests[i] for i in batch], mode)):
+                replies[i], stats[i] = reply, measured
             start += len(batch)
+        self.last_stats = stats
         return replies
 
-    def _generate_batch(self, requests: list[GenRequest], mode: str) -> list[str]:
+    def _generate_batch(self, requests: list[GenRequest], mode: str) -> list[tuple[str, costs.GenStats]]:
         try:
             return self._forward(requests, mode)
         except self.torch.OutOfMemoryError:
@@ -395,16 +405,20 @@ class TransformersBackend:
             half = len(requests) // 2
             return self._generate_batch(requests[:half], mode) + self._generate_batch(requests[half:], mode)
 
-    def _forward(self, requests: list[GenRequest], mode: str) -> list[str]:
+    def _forward(self, requests: list[GenRequest], mode: str) -> list[tuple[str, costs.GenStats]]:
+        clock = costs.StepClock()  # times each decoding step: time to first token, tokens/s
         inputs = self._encode(requests, mode)
         with self.torch.inference_mode():
             out = self.model.generate(
                 **inputs, max_new_tokens=self.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id,
                 # Greedy whatever the checkpoint's generation_config suggests.
                 do_sample=False, num_beams=1, temperature=None, top_p=None, top_k=None, repetition_penalty=None,
+                streamer=clock,
             )
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
-        return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+        stats = costs.step_stats(clock.start, clock.steps, costs.generated_counts(new_tokens, self._stop_ids))
+        texts = [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+        return list(zip(texts, stats))
 
     def _encode(self, requests: list[GenRequest], mode: str):
         texts = [self.render(vi.chat_messages(r, mode)) for r in requests]
@@ -425,6 +439,16 @@ class TransformersBackend:
             kwargs["do_sample_frames"] = False  # the frames are final: no re-sampling
             kwargs.update(self.video_kwargs)
         return self.processor(**kwargs).to(device, dtype=self.dtype)
+
+
+def _stop_ids(model, tokenizer) -> set[int]:
+    """Token ids that end a generated answer (the model's end-of-sequence ids and the
+    tokenizer's): what follows one in a batch is padding, not generated text."""
+    ids: set[int] = set()
+    for value in (getattr(getattr(model, "generation_config", None), "eos_token_id", None),
+                  getattr(tokenizer, "eos_token_id", None)):
+        ids.update(value if isinstance(value, (list, tuple, set)) else [] if value is None else [value])
+    return ids
 
 
 # --- vLLM ----------------------------------------------------------------------------
@@ -471,6 +495,8 @@ class VllmBackend:
         self.render = _single_bos(vi.chat_renderer(self.processor), getattr(self.processor, "tokenizer",
                                                                             self.processor))
         self._engine = None
+        self.gpus = tensor_parallel_size * data_parallel_size
+        self.last_stats: list[costs.GenStats] = []  # what the last generate measured, per request
         self.settings: dict[str, Any] = self._describe()
 
     def _describe(self) -> dict[str, Any]:
@@ -503,9 +529,10 @@ class VllmBackend:
             self.settings = self._describe()
         vi.check_mm_limits(requests, self.video, self.limit_mm_per_prompt)
         inputs = vi.build_vllm_inputs(requests, self.render, self.video)
-        replies = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
+        replies, stats = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
         if len(replies) != len(requests):
             raise RuntimeError(f"vLLM returned {len(replies)} replies for {len(requests)} requests")
+        self.last_stats = stats
         return [r.strip() for r in replies]
 
     def engine_kwargs(self) -> dict[str, Any]:
@@ -551,10 +578,11 @@ class _Engine:
         with _memory_errors("starting the vLLM engine"):
             self.llm = vllm.LLM(**kwargs)
 
-    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> list[str]:
+    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
+        """The replies, and what the engine measured of each (costs.vllm_stats)."""
         with _memory_errors("generating"):
             outputs = self.llm.generate(inputs, self.sampling_params(**sampling), use_tqdm=False)
-        return [o.outputs[0].text for o in outputs]
+        return [o.outputs[0].text for o in outputs], [costs.vllm_stats(o) for o in outputs]
 
 
 _MEMORY_WORDS = ("out of memory", "no available memory for the cache blocks", "not enough kv cache")
@@ -640,14 +668,17 @@ class _ReplicaPool:
             self.close()
             raise
 
-    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> list[str]:
+    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
         bounds = vi.shard_bounds(len(inputs), len(self.conns))
         for conn, (start, end) in zip(self.conns, bounds):
             conn.send((inputs[start:end], sampling))
         replies: list[str] = []
+        stats: list[costs.GenStats] = []
         for rank, conn in enumerate(self.conns[:len(bounds)]):
-            replies += self._receive(conn, rank)
-        return replies
+            texts, measured = self._receive(conn, rank)
+            replies += texts
+            stats += measured
+        return replies, stats
 
     @staticmethod
     def _receive(conn, rank: int):
