@@ -61,6 +61,7 @@ log = logging.getLogger("leaderboard.ui")
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
 FAQ_PATH = ROOT / "docs" / "faq.md"
+NO_VIDEO_COST_PATH = ROOT / "docs" / "no_video_and_cost.md"
 CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 
 TITLE = "Video Reasoning Leaderboard"
@@ -853,6 +854,7 @@ def _about_tab(h: Handlers) -> None:
                     f"submitter whether that one answer was right. Overall scores always use every item.",
                     elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
+        gr.Markdown(_read_text(NO_VIDEO_COST_PATH, ""), elem_id="about-no-video-cost")
         gr.Markdown(_read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")  # the file has its heading
 
 
