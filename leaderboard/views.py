@@ -525,6 +525,9 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
     for b in BENCHMARKS:
         data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()
+    for name, column in _BLIND_SOURCES.items():  # two decimals, like the scores beside them
+        values = _col(board, column)
+        data[_pm_key(name)] = score_text(values, pd.Series(0.0, index=values.index)).to_numpy()
     return pd.DataFrame(data)
 
 
