@@ -20,6 +20,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+import torch
 from test_runner import FakeBackend, answerer, gold_labels, request_for, tagged
 from tiny_vlms import build_tiny_gemma3
 
@@ -192,7 +193,8 @@ def test_the_tiny_models_run_records_its_cost(tiny_runs):
     _, runner, predictions = tiny_runs[False]
     cost = runner.cost
     assert cost["schema_version"] == costs.COST_SCHEMA_VERSION
-    assert cost["device"] == "cpu" and cost["gpus"] == 0  # this test machine; a GPU worker names its card
+    gpus = 1 if torch.cuda.is_available() else 0  # the backend's device: cuda when there is one
+    assert cost["gpus"] == gpus and cost["device"] == costs.device_name(gpus)  # "cpu", or the card's name
     assert cost["calls"] == runner.generations == len(runner.call_costs) >= len(predictions)
     # time to first token: every generation; timed from its own batch's start, so within
     # the runner's generate call that held it (32 calls, whose wall time is shared out)
@@ -204,7 +206,7 @@ def test_the_tiny_models_run_records_its_cost(tiny_runs):
     assert cost["tokens_per_s"]["measured_calls"] == len(rated)
     assert cost["tokens_total"] == sum(c.tokens for c in runner.call_costs)
     # the batches' wall time, shared out: the shares add up to the time spent in generate
-    assert cost["gpu_seconds_total"] == pytest.approx(cost["generate_wall_seconds"], rel=1e-9)
+    assert cost["gpu_seconds_total"] == pytest.approx(cost["generate_wall_seconds"] * max(gpus, 1), rel=1e-9)
     assert cost["gpu_seconds_per_call"]["mean"] == pytest.approx(cost["gpu_seconds_total"] / cost["calls"])
 
 

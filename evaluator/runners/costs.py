@@ -161,14 +161,14 @@ def summarize(costs: Sequence[CallCost], device: str, gpus: int, wall_seconds: f
     }
 
 
-def device_name(device: str | None = None) -> str:
-    """The accelerator's name ("NVIDIA H100 80GB HBM3"), or "cpu" when there is none."""
+def device_name(gpus: int = 1) -> str:
+    """The name of the GPUs a backend holds ("NVIDIA H100 80GB HBM3", "2 x ..." for
+    several), or "cpu" for a backend on no GPU."""
     try:
         import torch
     except ImportError:
         return "cpu"
-    if device == "cpu" or not torch.cuda.is_available():
+    if gpus < 1 or not torch.cuda.is_available():
         return "cpu"
-    count = torch.cuda.device_count()
     name = torch.cuda.get_device_name(0)
-    return f"{count} x {name}" if count > 1 else name
+    return f"{gpus} x {name}" if gpus > 1 else name

@@ -154,7 +154,7 @@ class ModelRunner:
         return int(getattr(self.backend, "gpus", 1) or 0)
 
     def _device(self) -> str:
-        return costs.device_name(getattr(self.backend, "device", None))
+        return costs.device_name(self._gpus())
 
     def _first_batch(self, step: protocols.Pass) -> list[Call]:
         return protocols.first_batch(step, self.options.batch_calls, self.options.batch_frames)
