@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from evaluator.protocol import ProtocolCard
+
 RESULT_SCHEMA_VERSION = 1
 
 
@@ -30,6 +32,8 @@ class Result(BaseModel):
     judge: dict[str, str]  # id and kind ("normalized-match" or "llm")
     runner: dict[str, Any] = Field(default_factory=dict)  # name and settings: frames, resolution, decoding
     options: dict[str, Any] = Field(default_factory=dict)  # protocol choices (CausalStep variants)
+    # How the numbers were produced (evaluator/protocol.py); None in results written before cards.
+    protocol: ProtocolCard | None = None
     code_version: str
     created: str
     scores: dict[str, dict[str, Any]]

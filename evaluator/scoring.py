@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from evaluator import CODE_VERSION, benchmarks, bootstrap, extract
 from evaluator.predictions import read_predictions
+from evaluator.protocol import ProtocolCard, file_card
 from evaluator.records import Prediction, Responses, ScoringContext, ScoringOptions
 from evaluator.result import Result
 from evaluator.suite import AnswerKey, Suite
@@ -100,14 +101,18 @@ def headlines(scores: dict) -> dict:
 
 
 def make_result(suite: Suite, scores: dict, counts: dict, judge, options: ScoringOptions,
-                submission: dict, runner: dict | None = None, **extra) -> Result:
-    """`extra`: Result's optional blocks (blind_scores, blind_counts, cost)."""
+                submission: dict, runner: dict | None = None, protocol: ProtocolCard | None = None,
+                **extra) -> Result:
+    """The result record; `protocol` is the run's card (a model-id run's, evaluator/protocol.py),
+    by default the card of answers the server did not produce (a prediction file, a baseline).
+    `extra`: Result's optional blocks of a model-id run (blind_scores, blind_counts, cost)."""
     return Result(
         submission=submission,
         suite_id=suite.id,
         judge={"id": judge.judge_id, "kind": judge.kind},
         runner=runner or {"name": "predictions-file"},
         options=asdict(options),
+        protocol=protocol or file_card(suite, judge, options, submission),
         code_version=CODE_VERSION,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         scores=scores,

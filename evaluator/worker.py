@@ -3,6 +3,7 @@ the results (design §2, §8).
 
     python -m evaluator.worker            # poll the queue every LEADERBOARD_POLL_SECONDS, forever
     python -m evaluator.worker --once     # work until nothing is pending or running, then exit
+    python -m evaluator.worker --dispatch hf-jobs   # run each request as a Hugging Face Job (evaluator/dispatch.py)
 
 One job, as `Worker.run_once` runs it:
 
@@ -67,6 +68,7 @@ from evaluator import CODE_VERSION
 from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
+from evaluator.protocol import model_card
 from evaluator.records import ScoringOptions
 from evaluator.runners import RunnerUnavailable, get_runner
 from evaluator.runners.backends import ModelNotFound
@@ -552,6 +554,9 @@ class Worker:
                     f"({settings.get('generations', '?')} generations); videos decoded: "
                     f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
         scores, counts = self._score(job, suite, key, as_responses(predictions), worker_run=True)
+        card = model_card(suite, request, runner.name, settings, self.judge, self.options)
+        job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
+                                                  if card.deviations else "the suite's reference protocol"))
         extra = {"cost": cost}
         if blind is not None:
             settings["blind_pass"] = BLANK_FRAMES
@@ -562,7 +567,7 @@ class Worker:
             job.log.add("blind pass scored: " + ", ".join(f"{name} {m.get('overall')}"
                                                          for name, m in extra["blind_scores"].items()))
         return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                           runner={"name": runner.name, **settings}, **extra)
+                           runner={"name": runner.name, **settings}, protocol=card, **extra)
 
     @property
     def judge(self):
@@ -788,6 +793,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--request", metavar="ID",
                    help="run this one request, already claimed (RUNNING) for --worker-id, then exit: what a "
                         "Hugging Face Job started by a dispatcher runs; exit status 0 if it FINISHED")
+    p.add_argument("--dispatch", choices=["hf-jobs"],
+                   help="run no evaluation here: claim requests and run each one as a Hugging Face Job "
+                        "(evaluator/dispatch.py; LEADERBOARD_JOBS_* settings); with --once, until nothing is "
+                        "pending and its jobs have ended")
     return p
 
 
@@ -797,6 +806,10 @@ def main(argv: list[str] | None = None) -> int:
     from space_config.settings import get_settings
     from submissions.stores import open_stores
 
+    if args.dispatch:
+        from evaluator.dispatch import run_dispatcher
+
+        return run_dispatcher(args.dispatch, args.once, args.worker_id)
     settings = get_settings()
     worker = Worker(open_stores(settings), settings, args.worker_id)
     if args.request:

@@ -48,7 +48,7 @@ import pyarrow.parquet as pq
 from evaluator.benchmarks import ORDER
 from evaluator.records import ratio
 from evaluator.result import Result
-from leaderboard import disclosure
+from leaderboard import disclosure, protocol_card
 from submissions.errors import ConflictError
 from submissions.stores.base import Store
 
@@ -146,6 +146,7 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
             row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
     row.update(_blind_columns(result.blind_scores))
     row.update(_cost_columns(result.cost))
+    row.update(protocol_card.row_columns(result))  # the card, its status and hash (leaderboard/protocol_card.py)
     row["scores_json"] = json.dumps(result.scores, sort_keys=True)
     return row
 

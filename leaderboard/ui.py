@@ -36,7 +36,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import disclosure, markup, views
+from leaderboard import disclosure, markup, protocol_tab, views
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -108,7 +108,9 @@ only when all five exist; its interval combines the five), then by the mean of t
 a row with all five scores ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
-noise. Rows are ranked only against rows of the same judge."""
+noise. Rows are ranked only against rows of the same judge, and only rows that share the suite's **reference
+protocol** are shown and ranked by default: "All protocols" (the Protocol filter) shows the others, marked ≠,
+unranked. The **Protocol card** under the table (or a click on a row) says how a row's numbers were produced."""
 
 PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
    to show).
@@ -352,11 +354,12 @@ class Handlers:
     @failsafe()
     def leaderboard(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
                     sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
-                    columns: Sequence[str]) -> pd.DataFrame:
+                    columns: Sequence[str], protocols: str | None = None) -> pd.DataFrame:
         filters = views.Filters(search=search or "", types=tuple(types or ()), sizes=tuple(sizes or ()),
-                                sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()))
+                                sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()),
+                                protocols=protocols)
         rows = views.filter_rows(self.leaderboard_rows(suite), filters)
-        return views.leaderboard_view(rows, tuple(columns or ()))
+        return views.leaderboard_view(rows, protocol_tab.columns_for(columns, protocols))
 
     def leaderboard_rows(self, suite: str) -> pd.DataFrame:
         """views.leaderboard_table of the suite, cached: filters only pick from it."""
@@ -671,19 +674,22 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
                                  info="Empty: any", elem_id="filter-frames")
             judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
                                  info="Empty: any", elem_id="filter-judge")
+            protocols = protocol_tab.protocol_filter()
         with gr.Accordion("Columns", open=False):
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
-        first = views.leaderboard_view(h.leaderboard_rows(initial))
+        first = h.leaderboard(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                              views.DEFAULT_COLUMNS, protocols.value)
         shown = gr.Dataframe(_with_shown_text(first), datatype=datatypes(first), interactive=False,
                              column_widths=views.column_widths(list(first.columns)), show_search="filter",
                              pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
+        protocol_tab.card_panel(h, suite, generation, shown, initial)
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
-    inputs = [suite, search, types, sizes, sources, frames, judges, columns]
+    inputs = [suite, search, types, sizes, sources, frames, judges, columns, protocols]
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change], as_tables(h.leaderboard, fitted), inputs, shown,
-          trigger_mode="always_last", api_name="leaderboard")
+           frames.change, judges.change, columns.change, protocols.change], as_tables(h.leaderboard, fitted), inputs,
+          shown, trigger_mode="always_last", api_name="leaderboard")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
 

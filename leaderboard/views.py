@@ -38,7 +38,7 @@ import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
-from leaderboard import disclosure
+from leaderboard import disclosure, protocol_card
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
 TITLES: dict[str, str] = {name: _MODULES[name].TITLE for name in BENCHMARKS}
@@ -62,6 +62,7 @@ ALWAYS_SHOWN = (RANK, MODEL, SOURCE, AVERAGE)
 PARAMS, FRAMES, TYPE, THINKING = "Params (B)", "Frames", "Type", "Thinking"
 RUNNER, JUDGE, DATE = "Runner", "Judge", "Date"
 SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION = "Submitter", "Revision", "Precision", "Paper", "Submission id"
+PROTOCOL = "Protocol"  # the row's protocol status (leaderboard/protocol_card.py)
 
 
 def ci_label(benchmark: str) -> str:
@@ -76,7 +77,7 @@ def no_video_label(column: str) -> str:
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
 CI_COLUMNS = tuple(ci_label(b) for b in BENCHMARKS)
 META_DEFAULT = (PARAMS, FRAMES)
-META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION)
+META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION, PROTOCOL)
 # The blind ("no video") pass and the run's cost: model-ID runs only, hidden by default.
 NO_VIDEO_AVERAGE = no_video_label(AVERAGE)
 NO_VIDEO_COLUMNS = (NO_VIDEO_AVERAGE, *(no_video_label(t) for t in SCORE_COLUMNS))
@@ -342,6 +343,8 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["judge_text"] = _text(_col(out, "judge_id"))
     out["mean_available"] = out[overall_columns()].apply(_numbers).mean(axis=1, skipna=True)
     out["model_text"] = _text(out["model"])
+    out["protocol_status"] = protocol_card.statuses(out)
+    out["protocol_text"] = protocol_card.labels(out)
     # Papers' rows (one benchmark each) come grouped by paper, in the benchmarks' order, so a
     # CausalStep number is never ordered against a Video SimpleQA one; verified rows come first.
     paper = _paper_benchmark(out).map({TITLES[b]: i for i, b in enumerate(BENCHMARKS)})
@@ -355,7 +358,9 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     score = out["average"].where(has_average, out["mean_available"])
     half = _mean_half_width(out, has_average)
     tier = np.where(has_average, 1, 0)  # a row with all five scores ranks above a partial one
-    out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["source_kind"] == "verified")
+    # ... and only rows that share the suite's reference protocol (protocol_card.RANKED_STATUSES).
+    out["ranked"] = (out["source_kind"] == "verified") & out["protocol_status"].isin(protocol_card.RANKED_STATUSES)
+    out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["ranked"])
     out["label"] = _labels(out)
     return out
 
@@ -414,6 +419,7 @@ class Filters:
     sources: tuple[str, ...] | None = None
     frames: tuple[str, ...] = ()
     judges: tuple[str, ...] = ()
+    protocols: str | None = None  # protocol_card.REFERENCE_ONLY: rows sharing the suite's reference (and papers')
 
 
 def search_mask(models: pd.Series, search: str) -> pd.Series:
@@ -441,6 +447,7 @@ def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:
         mask &= board["frames_label"].isin(filters.frames)
     if filters.judges:
         mask &= board["judge_text"].isin(filters.judges)
+    mask &= protocol_card.filter_mask(board, filters.protocols)
     return board[mask.to_numpy(bool)]
 
 
@@ -489,7 +496,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         RUNNER: lambda: rows["runner_text"], JUDGE: lambda: rows["judge_text"], DATE: lambda: rows["date"],
         SUBMITTER: lambda: _text(_col(rows, "submitter")), REVISION: lambda: _text(_col(rows, "revision")),
         PRECISION: lambda: _text(_col(rows, "precision")), PAPER: lambda: _text(_col(rows, "paper")),
-        SUBMISSION: lambda: _text(_col(rows, "id")),
+        SUBMISSION: lambda: _text(_col(rows, "id")), PROTOCOL: lambda: rows["protocol_text"],
         DEVICE: lambda: _text(_col(rows, "cost.device")),
         **{name: (lambda c=column: _numbers(_col(rows, c))) for name, column in _BLIND_SOURCES.items()},
         **{name: (lambda c=column, d=digits: _numbers(_col(rows, c)).round(d))
@@ -501,7 +508,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
 
 
 # The board's columns the filters read; leaderboard_table keeps them beside the display columns.
-FILTER_KEYS = ("model", "model_type", "size", "source_kind", "frames_label", "judge_text")
+FILTER_KEYS = ("model", "model_type", "size", "source_kind", "frames_label", "judge_text", "protocol_status")
 
 
 def _pm_key(column: str) -> str:
@@ -589,7 +596,7 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     rows = rows.assign(_score=overall).sort_values(["_score", "rank"], ascending=[False, True],
                                                    na_position="last", kind="stable")
     ranks = interval_ranks(overall.loc[rows.index], _half_widths(rows, benchmark), np.zeros(len(rows)),
-                           rows["judge_text"], rows["source_kind"] == "verified")
+                           rows["judge_text"], rows["ranked"])
     data: dict[str, object] = {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(),
                                SOURCE: source_text(rows).to_numpy()}
     for column in columns:

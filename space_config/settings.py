@@ -77,6 +77,54 @@ class WorkerSettings:
     blind_pass: bool = False
 
 
+# Hugging Face Jobs flavors by model size (evaluator/dispatch.py): "<up to N billion>:<flavor>"
+# pairs, smallest first. N counts bfloat16/float16 weights; a float32 request counts double.
+# The last flavor also takes any larger model (the site refuses models over LEADERBOARD_MAX_PARAMS_B).
+DEFAULT_JOBS_FLAVORS = "3:l4x1,8:l40sx1,20:a100-large,40:h200,80:h200x2,160:h200x4"
+
+
+@dataclass(frozen=True)
+class JobsSettings:
+    """The Hugging Face Jobs dispatcher (`python -m evaluator.worker --dispatch hf-jobs`)."""
+
+    image: str | None = None  # the worker image, e.g. "hf.co/spaces/<owner>/<worker space>"
+    namespace: str | None = None  # where jobs run (None: LEADERBOARD_HUB_OWNER)
+    max_running: int = 2  # jobs at once
+    poll_seconds: float = 30.0  # how often each running job is inspected
+    # (up to billions, flavor), smallest first
+    flavors: tuple[tuple[float, str], ...] = field(default_factory=lambda: parse_flavors(DEFAULT_JOBS_FLAVORS))
+    unknown_size_flavor: str = "h200"  # a model request whose size is not recorded
+    predictions_flavor: str = "cpu-upgrade"  # prediction files: scoring only (a GPU flavor with an LLM judge)
+    timeout_grace_seconds: float = 600.0  # the job's Hub timeout is LEADERBOARD_JOB_TIMEOUT plus this
+
+
+def parse_flavors(text: str, name: str = "LEADERBOARD_JOBS_FLAVORS") -> tuple[tuple[float, str], ...]:
+    """"3:l4x1,8:l40sx1" -> ((3.0, "l4x1"), (8.0, "l40sx1")), sorted; an error naming `name` if malformed."""
+    table = []
+    for part in _csv(text):
+        size, _, flavor = part.partition(":")
+        try:
+            billions = float(size)
+        except ValueError:
+            billions = -1.0
+        if billions <= 0 or not flavor.strip():
+            raise ValueError(f"{name} must be comma-separated '<billions>:<flavor>' pairs such as "
+                             f"'8:l40sx1'; {part!r} is not one")
+        table.append((billions, flavor.strip()))
+    if not table:
+        raise ValueError(f"{name} names no flavor")
+    return tuple(sorted(table))
+
+
+# Settings the dispatcher passes on to the worker in each job (its environment), when set
+# here: the job's worker must score, time out and publish exactly as a local worker would.
+# HF_TOKEN goes as a secret instead; LEADERBOARD_JOBS_* and this machine's paths stay behind.
+def forwarded_environment() -> dict[str, str]:
+    skip = ("LEADERBOARD_JOBS_", "LEADERBOARD_HOME", "LEADERBOARD_JUDGE_CACHE", "LEADERBOARD_DEV_USER",
+            "LEADERBOARD_EMBEDDED_WORKER")
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith("LEADERBOARD_") and not k.startswith(skip)}
+
+
 # store kind -> defaults of (lease, progress, poll, poll max) seconds. On the Hub a renewal
 # every lease/3 = 10 min and progress with it keep a busy worker at ~8 commits an hour to the
 # requests repo; idle workers back off to one head-commit call every 2 min.
@@ -128,6 +176,7 @@ class Settings:
     model_rules: ModelRules = field(default_factory=ModelRules)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     frames: FrameBudgets = field(default_factory=FrameBudgets)
+    jobs: JobsSettings = field(default_factory=JobsSettings)
 
 
 @lru_cache(maxsize=1)
@@ -174,6 +223,16 @@ def get_settings() -> Settings:
             data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
             resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
             blind_pass=_env("LEADERBOARD_BLIND_PASS", "0") == "1",
+        ),
+        jobs=JobsSettings(
+            image=os.environ.get("LEADERBOARD_JOBS_IMAGE") or None,
+            namespace=os.environ.get("LEADERBOARD_JOBS_NAMESPACE") or os.environ.get("LEADERBOARD_HUB_OWNER") or None,
+            max_running=_non_negative_int("LEADERBOARD_JOBS_MAX_RUNNING", "2"),
+            poll_seconds=float(_env("LEADERBOARD_JOBS_POLL_SECONDS", "30")),
+            flavors=parse_flavors(_env("LEADERBOARD_JOBS_FLAVORS", DEFAULT_JOBS_FLAVORS)),
+            unknown_size_flavor=_env("LEADERBOARD_JOBS_UNKNOWN_SIZE_FLAVOR", "h200"),
+            predictions_flavor=_env("LEADERBOARD_JOBS_PREDICTIONS_FLAVOR", "cpu-upgrade"),
+            timeout_grace_seconds=float(_env("LEADERBOARD_JOBS_TIMEOUT_GRACE", "600")),
         ),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),

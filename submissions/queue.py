@@ -208,6 +208,28 @@ class Queue:
 
         return self._update(id, failed, f"Fail {id} ({worker_id}): {Reason(reason).value}")
 
+    def give_back(self, id: str, worker_id: str, why: str, failure_message: str) -> Request:
+        """RUNNING -> PENDING with `attempt + 1`, by the worker holding it that could not
+        start it (a dispatcher whose job was refused); FAILED(internal, `failure_message`)
+        once that would reach max_attempts, as an expired lease would."""
+        def back(r: Request) -> Request:
+            self._check_owner(r, worker_id)
+            attempt = r.attempt + 1
+            if attempt >= r.max_attempts:
+                r = self._moved(r, Status.FAILED, f"{worker_id} could not start it: {why} (attempt {attempt} of "
+                                                  f"{r.max_attempts}, no attempts left)")
+                r.finished_at = self.clock()
+                r.failure = Failure(reason=Reason.INTERNAL, message=failure_message)
+            else:
+                r = self._moved(r, Status.PENDING, f"{worker_id} could not start it: {why} "
+                                                   f"(attempt {attempt + 1} of {r.max_attempts} next)")
+                r.worker_id = None
+            r.attempt = attempt
+            r.lease_until = None
+            return r
+
+        return self._update(id, back, f"Give back {id} ({worker_id})")
+
     def expire_leases(self) -> list[Request]:
         """Send every RUNNING request whose lease ran out back to PENDING (attempt + 1),
         or to FAILED(timeout) once that would reach max_attempts. Returns the moved ones."""

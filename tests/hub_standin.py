@@ -25,6 +25,8 @@ What it models (read from huggingface_hub's own requests and error parsing):
   for action: commit"): over it a commit gets 429 with `Retry-After`;
 - per-token request quotas (off by default): over quota a request gets 429 with
   `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers the Hub sends;
+- Jobs (`/api/jobs/...`: run_job, inspect_job, fetch_job_logs, cancel_job, list_jobs), each
+  job a real local process: see tests/standin_jobs.py (`standin.jobs`);
 - fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
   request, then drop the connection or answer 500), and `counts` of requests by kind.
 
@@ -174,6 +176,9 @@ class HubStandin:
         self._commit_limit: RateLimit | None = None  # per repository, keyed by repo id
         self._serial = itertools.count()
         self._server: ThreadingHTTPServer | None = None
+        from standin_jobs import JobsStandin  # beside this file, on the tests' path
+
+        self.jobs = JobsStandin(self)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -183,6 +188,7 @@ class HubStandin:
         return self
 
     def stop(self) -> None:
+        self.jobs.stop()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -330,6 +336,8 @@ class HubStandin:
         if len(s) >= 6 and s[0] == "datasets" and s[3] == "resolve" and m in ("HEAD", "GET"):
             repo_id, path = f"{s[1]}/{s[2]}", "/".join(s[5:])
             return ("head" if m == "HEAD" else "download"), lambda r: self._resolve(r, repo_id, s[4], path)
+        if s[:2] == ["api", "jobs"]:
+            return self.jobs.route(request)
         return "unknown", lambda r: _raise(HubError(404, f"the stand-in does not serve {m} /{'/'.join(s)}"))
 
     # -- repos ----------------------------------------------------------------------------

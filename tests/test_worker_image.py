@@ -58,8 +58,11 @@ def test_the_entry_point_is_the_worker_spaces_app_on_the_cards_port():
 
 
 def test_the_jobs_command_is_one_the_worker_accepts():
-    # the dispatcher runs `python -m evaluator.worker --request ID` in this image
+    # the dispatcher runs `python -m evaluator.worker --request ID --worker-id W` in this image
+    from evaluator.dispatch_rules import job_command
     from evaluator.worker import parser
 
-    args = parser().parse_args(["--request", "20250101T000000-abc"])
-    assert args.request == "20250101T000000-abc"
+    command = job_command("20250101T000000-abc", "jobs-host-1-abc123")
+    assert command[:3] == ["python", "-m", "evaluator.worker"]
+    args = parser().parse_args(command[3:])
+    assert args.request == "20250101T000000-abc" and args.worker_id == "jobs-host-1-abc123" and not args.dispatch

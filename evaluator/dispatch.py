@@ -1,0 +1,376 @@
+"""The Hugging Face Jobs dispatcher: scale out without running worker Spaces.
+
+    python -m evaluator.worker --dispatch hf-jobs          # forever (SIGINT/SIGTERM: stop claiming, exit)
+    python -m evaluator.worker --dispatch hf-jobs --once   # until nothing is pending and its jobs ended
+
+The dispatcher runs on any small machine (no GPU). For each request it
+
+    claims      the next PENDING request under a fresh worker id (`<dispatcher>-<6 hex>`);
+    launches    a Job (`HfApi.run_job`) in LEADERBOARD_JOBS_IMAGE on a flavor chosen from the
+                model's size (`choose_flavor`), running
+                `python -m evaluator.worker --request ID --worker-id <that id>`: the job's worker
+                runs the request under the dispatcher's claim. HF_TOKEN goes as a secret; the
+                store names and the worker's LEADERBOARD_* settings as the job's environment;
+                the job's Hub timeout is LEADERBOARD_JOB_TIMEOUT + LEADERBOARD_JOBS_TIMEOUT_GRACE;
+    records     the job id and stage in the request's progress (one commit per job);
+    follows     every LEADERBOARD_JOBS_POLL_SECONDS: the job's stage (`inspect_job`), its new
+                log lines into the dispatcher's own log (`fetch_job_logs`), and the request:
+                - still RUNNING for the job: the lease is renewed by the dispatcher only when
+                  the job's worker has not renewed it (while the job waits for hardware or
+                  pulls its image), so a healthy job costs no extra commit;
+                - CANCELLED by a maintainer, or taken back after its lease ran out: `cancel_job`;
+                - past the job's time limit while the job still runs: `cancel_job`, FAILED(timeout);
+    gives back  a request whose job the Hub refused to start (attempt + 1, FAILED internal once
+                its attempts are used up) and claims nothing for a while (doubling up to 10 min);
+    ends        when the job reaches a final stage: its output (the last MAX_LOG_LINES lines) is
+                appended to the request's private log (`logs/<id>.log`), and a request the job
+                left RUNNING (it crashed, ran out of memory or time, or was stopped on the Hub)
+                becomes FAILED with a reason code and a message the submitter can read (never
+                the job's output, which stays in the private log).
+
+A dispatcher that dies leaves its jobs running: each job's worker renews its own lease and
+finishes its request. A job still waiting for hardware then stops being renewed, its lease
+runs out and the queue hands the request to the next claim as usual; the orphaned job, once
+it starts, finds the request no longer its own and exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from evaluator.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
+                                      job_timeout_message)
+from evaluator.errors import DispatchError
+from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
+from submissions.queue import Queue
+from submissions.requests import Progress, Reason, Request, Status
+
+if TYPE_CHECKING:
+    from space_config.settings import Settings
+    from submissions.stores import Stores
+
+log = logging.getLogger("evaluator.dispatch")
+
+TERMINAL = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
+STAGE_PREFIX = "hf job"  # progress.stage written by the dispatcher (the job's worker writes its own after)
+MAX_LOG_LINES = 5000  # of a job's output copied into the private log
+LOG_RETRIES = 10
+MAX_BACKOFF_SECONDS = 600.0
+
+def _stage(info) -> str:
+    stage = info.status.stage
+    return str(getattr(stage, "value", stage))
+
+
+# -- one job --------------------------------------------------------------------------
+
+@dataclass
+class Dispatched:
+    """A request the dispatcher claimed and the Job running it."""
+
+    request_id: str
+    worker_id: str
+    job_id: str
+    flavor: str
+    timeout_seconds: float  # the job's Hub timeout
+    deadline: float  # monotonic: past it a still-running job is cancelled
+    stage: str = "SCHEDULING"
+    lines_shown: int = 0
+    cancelled: str = ""  # why the dispatcher cancelled the job ("" if it did not)
+
+
+class Dispatcher:
+    def __init__(self, stores: "Stores", settings: "Settings", api=None, dispatcher_id: str | None = None):
+        jobs = settings.jobs
+        if settings.store != "hub":
+            raise DispatchError("--dispatch hf-jobs needs LEADERBOARD_STORE=hub: a job on Hugging Face reaches "
+                                "the queue and the stores through the Hub only")
+        if not jobs.image:
+            raise DispatchError("--dispatch hf-jobs needs LEADERBOARD_JOBS_IMAGE: the worker image each job runs, "
+                                "e.g. hf.co/spaces/<owner>/<worker Space>")
+        if not jobs.namespace:
+            raise DispatchError("--dispatch hf-jobs needs LEADERBOARD_JOBS_NAMESPACE (or LEADERBOARD_HUB_OWNER): "
+                                "the user or organisation the jobs run under")
+        if api is None:
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=settings.hf_token)
+        self.stores = stores
+        self.settings = settings
+        self.jobs = jobs
+        self.api = api
+        self.queue = Queue(stores.requests)
+        self.dispatcher_id = dispatcher_id or f"jobs-{socket.gethostname()}-{os.getpid()}"
+        self.running: dict[str, Dispatched] = {}
+        self._stopping = threading.Event()
+        self._queue_empty = False  # the last claim found nothing pending
+        self._backoff = 0.0  # after a refused job: seconds without claims, doubling
+        self._claim_after = 0.0  # monotonic
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def step(self) -> None:
+        """One round: follow every job, then start jobs while slots are free."""
+        for dispatched in list(self.running.values()):
+            try:
+                self._follow(dispatched)
+            except Exception as e:  # noqa: BLE001 - a Hub hiccup: the next round looks again
+                log.warning("could not follow job %s of %s: %s: %s", dispatched.job_id, dispatched.request_id,
+                            type(e).__name__, e)
+        self._queue_empty = False
+        if time.monotonic() < self._claim_after:
+            return  # backing off after a refused job
+        while len(self.running) < self.jobs.max_running and not self._stopping.is_set():
+            try:
+                if not self._launch_next():
+                    break
+            except StoreError as e:
+                log.warning("the queue is unreachable (%s); trying again at the next poll", e)
+                break
+
+    def drain(self) -> None:
+        """Dispatch until nothing is pending and every job this dispatcher started has ended."""
+        while not self._stopping.is_set():
+            self.step()
+            if not self.running and self._queue_empty:
+                return
+            self._stopping.wait(self.jobs.poll_seconds)
+
+    def serve(self) -> None:
+        """Dispatch every poll until SIGINT/SIGTERM; running jobs are left to finish on their own."""
+        def on_signal(signum, frame):
+            log.info("signal %s: no more claims; %d running job(s) finish on their own", signum, len(self.running))
+            self._stopping.set()
+
+        previous = {}
+        if threading.current_thread() is threading.main_thread():
+            previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        log.info("dispatcher %s: up to %d jobs in %s, image %s", self.dispatcher_id, self.jobs.max_running,
+                 self.jobs.namespace, self.jobs.image)
+        try:
+            while not self._stopping.is_set():
+                self.step()
+                self._stopping.wait(self.jobs.poll_seconds)
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    # -- launching --------------------------------------------------------------------
+
+    def _launch_next(self) -> bool:
+        """Claim one request and start its job; False when nothing was pending."""
+        worker_id = f"{self.dispatcher_id}-{uuid.uuid4().hex[:6]}"
+        lease = self.settings.worker.lease_seconds
+        request = self.queue.claim(worker_id, lease)
+        if request is None:
+            self._queue_empty = True
+            return False
+        flavor = choose_flavor(request, self.jobs)
+        timeout = self.settings.worker.job_timeout_seconds + self.jobs.timeout_grace_seconds
+        try:
+            info = self.api.run_job(
+                image=self.jobs.image, command=job_command(request.id, worker_id), env=self._job_env(flavor),
+                secrets={"HF_TOKEN": self.settings.hf_token} if self.settings.hf_token else None,
+                flavor=flavor, timeout=int(timeout), name=f"leaderboard-{request.id}",
+                labels={"leaderboard-request": request.id, "leaderboard-worker": worker_id},
+                namespace=self.jobs.namespace)
+        except Exception as e:  # noqa: BLE001 - a refused job, a Hub outage: retried later, never our submitter's fault
+            self._not_started(request, worker_id, flavor, e)
+            return False
+        dispatched = Dispatched(request.id, worker_id, info.id, flavor, timeout,
+                                time.monotonic() + timeout + self.jobs.poll_seconds, _stage(info))
+        self.running[request.id] = dispatched
+        self._backoff = 0.0
+        log.info("request %s (%s '%s', attempt %d): job %s on %s, %s", request.id, request.kind, request.model,
+                 request.attempt + 1, info.id, flavor, info.url)
+        try:  # the job id where the submitter and maintainers look: one commit per job
+            self.queue.renew(request.id, worker_id, lease, Progress(stage=self._stage_line(dispatched)))
+        except (LeaseLost, StoreError) as e:  # the next round sees what happened
+            log.warning("could not record job %s in %s: %s", info.id, request.id, e)
+        return True
+
+    def _not_started(self, request: Request, worker_id: str, flavor: str, error: Exception) -> None:
+        """The Hub refused the job: give the request back (attempt + 1; FAILED internal once
+        its attempts are used up) and claim nothing more for a while (doubling, up to
+        MAX_BACKOFF_SECONDS): a wrong image, flavor or token would otherwise burn the queue."""
+        why = f"{type(error).__name__}: {error}"
+        log.error("could not start a job for %s on %s: %s", request.id, flavor, why)
+        self._append_log(request.id, [f"dispatcher {self.dispatcher_id}: could not start a Hugging Face Job on "
+                                      f"{flavor} for worker {worker_id}: {why}"])
+        try:
+            self.queue.give_back(request.id, worker_id, "the Hugging Face Job could not be started", NOT_STARTED)
+        except (LeaseLost, StoreError) as e:  # its lease runs out instead
+            log.warning("could not give back %s: %s", request.id, e)
+        self._backoff = min(max(self._backoff * 2, self.jobs.poll_seconds), MAX_BACKOFF_SECONDS)
+        self._claim_after = time.monotonic() + self._backoff
+        log.error("no claims for %.0f s", self._backoff)
+
+    def _job_env(self, flavor: str) -> dict[str, str]:
+        """What the job's worker needs besides HF_TOKEN: the stores, and the worker's
+        settings as this dispatcher has them (the lease and time limit it enforces too)."""
+        from space_config.settings import forwarded_environment
+
+        worker = self.settings.worker
+        gpus = max(gpu_count(flavor), 1)
+        return forwarded_environment() | {
+            "LEADERBOARD_STORE": "hub", "LEADERBOARD_HUB_OWNER": self.settings.hub_owner or "",
+            "LEADERBOARD_HUB_PREFIX": self.settings.hub_prefix, "LEADERBOARD_EMBEDDED_WORKER": "0",
+            "LEADERBOARD_LEASE_SECONDS": f"{worker.lease_seconds:g}",
+            "LEADERBOARD_PROGRESS_SECONDS": f"{worker.progress_seconds:g}",
+            "LEADERBOARD_JOB_TIMEOUT": f"{worker.job_timeout_seconds:g}",
+            # every GPU of the flavor serves the one model
+            "LEADERBOARD_TENSOR_PARALLEL": str(gpus), "LEADERBOARD_DATA_PARALLEL": "1",
+        }
+
+    # -- following --------------------------------------------------------------------
+
+    def _follow(self, d: Dispatched) -> None:
+        info = self.api.inspect_job(job_id=d.job_id, namespace=self.jobs.namespace)
+        stage = _stage(info)
+        if stage != d.stage:
+            log.info("request %s: job %s %s -> %s", d.request_id, d.job_id, d.stage, stage)
+            d.stage = stage
+        self._show_logs(d)
+        try:  # after the stage: a job that ended has written its request
+            request = self.queue.get(d.request_id)
+        except NotFoundError:  # deleted by a maintainer: nobody waits for it
+            request = None
+        ours = request is not None and request.status == Status.RUNNING and request.worker_id == d.worker_id
+        if stage in TERMINAL:
+            self._ended(d, info, ours)
+            return
+        if d.cancelled:
+            return  # asked already; waiting for the job to stop
+        over_time = time.monotonic() > d.deadline
+        if not ours:
+            if request is not None and request.status in (Status.FINISHED, Status.FAILED) and not over_time:
+                return  # the job's worker ended it (and may still be publishing): the job exits by itself
+            self._cancel(d, "the request is gone" if request is None else f"the request is {request.status.value}"
+                         + (f" on {request.worker_id}" if request.status == Status.RUNNING else ""))
+            return
+        if over_time:
+            self._cancel(d, f"over the time limit of {d.timeout_seconds:g} s")
+            message = job_timeout_message(d.timeout_seconds)
+            path = self._append_log(d.request_id, [f"dispatcher: job {d.job_id} ran past its time limit; "
+                                                   f"cancelled", f"FAILED timeout: {message}"])
+            self._fail(d.request_id, d.worker_id, Reason.TIMEOUT, message, path)
+            return
+        self._keep_lease(d, request)
+
+    def _keep_lease(self, d: Dispatched, request: Request) -> None:
+        """Renew the lease only if the job's worker has not (it renews every third of a
+        lease once it runs): while the job waits for hardware, the dispatcher holds it."""
+        lease = self.settings.worker.lease_seconds
+        left = (request.lease_until - self.queue.clock()).total_seconds() if request.lease_until else 0.0
+        if left >= lease / 2:
+            return
+        mine = not request.progress.stage or request.progress.stage.startswith(STAGE_PREFIX)
+        try:
+            self.queue.renew(d.request_id, d.worker_id, lease, Progress(stage=self._stage_line(d)) if mine else None)
+        except LeaseLost as e:
+            log.info("request %s: %s", d.request_id, e)  # the next round cancels the job
+
+    def _cancel(self, d: Dispatched, why: str) -> None:
+        log.info("request %s: cancelling job %s (%s)", d.request_id, d.job_id, why)
+        d.cancelled = why
+        self.api.cancel_job(job_id=d.job_id, namespace=self.jobs.namespace)
+
+    def _show_logs(self, d: Dispatched) -> None:
+        lines = self._job_output(d)
+        for line in lines[d.lines_shown:]:
+            log.info("[%s %s] %s", d.request_id, d.job_id[:8], line)
+        d.lines_shown = max(d.lines_shown, len(lines))
+
+    def _job_output(self, d: Dispatched) -> list[str]:
+        return [line.rstrip("\n") for line in
+                self.api.fetch_job_logs(job_id=d.job_id, namespace=self.jobs.namespace, follow=False)]
+
+    def _ended(self, d: Dispatched, info, ours: bool) -> None:
+        """The job reached a final stage: keep its output; fail a request it left RUNNING."""
+        stage, message = d.stage, info.status.message or ""
+        try:
+            output = self._job_output(d)
+        except Exception as e:  # noqa: BLE001 - the output is a help; the request's state matters more
+            output = [f"(the job's output could not be fetched: {type(e).__name__}: {e})"]
+        kept = output[-MAX_LOG_LINES:]
+        ended = (f"dispatcher {self.dispatcher_id}: job {d.job_id} ({d.flavor}, worker {d.worker_id}) ended {stage}"
+                 + (f": {message}" if message else "") + (f"; cancelled: {d.cancelled}" if d.cancelled else ""))
+        lines = [ended,
+                 f"-- the job's output ({len(kept)} of {len(output)} lines) --", *(f"| {line}" for line in kept),
+                 "-- end of the job's output --"]
+        failure = job_failure(d.stage, info.status.message, info.durations.total_secs if info.durations else None,
+                              d.timeout_seconds) if ours else None
+        if failure is not None:
+            lines.append(f"FAILED {failure[0].value}: {failure[1]}")
+        path = self._append_log(d.request_id, lines)
+        if failure is not None:
+            self._fail(d.request_id, d.worker_id, *failure, path)
+        log.info("request %s: job %s ended %s%s", d.request_id, d.job_id, stage,
+                 f"; request FAILED {failure[0].value}" if failure else "")
+        del self.running[d.request_id]
+
+    # -- writing ----------------------------------------------------------------------
+
+    def _stage_line(self, d: Dispatched) -> str:
+        return f"{STAGE_PREFIX} {d.job_id} on {d.flavor}: {d.stage}"
+
+    def _fail(self, request_id: str, worker_id: str, reason: Reason, message: str, log_path: str | None) -> None:
+        try:
+            self.queue.fail(request_id, worker_id, reason, message, log_path)
+        except LeaseLost as e:
+            log.info("request %s: not failed: %s", request_id, e)
+        except StoreError as e:  # its lease runs out and the queue retries it
+            log.error("could not record the failure of %s: %s", request_id, e)
+
+    def _append_log(self, request_id: str, lines: list[str]) -> str | None:
+        """Append timestamped lines to the request's private log in one write; its path,
+        or None if the store refused (the log never decides a request's fate)."""
+        path = f"logs/{request_id}.log"
+        stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        text = "".join(f"{stamp} {line}\n" for line in lines).encode()
+        store = self.stores.private
+        try:
+            for _ in range(LOG_RETRIES):
+                found = store.read(path)
+                try:
+                    store.write_files({path: (found.data if found else b"") + text},
+                                      {path: found.version if found else None}, message=f"Job log of {request_id}")
+                    return path
+                except ConflictError:
+                    continue  # the job's worker appended meanwhile: re-read
+        except StoreError as e:
+            log.warning("could not write the log %s: %s", path, e)
+            return None
+        log.warning("could not write the log %s: it kept changing", path)
+        return None
+
+
+def run_dispatcher(kind: str, once: bool, dispatcher_id: str | None = None) -> int:
+    """`python -m evaluator.worker --dispatch KIND [--once]`; the exit status."""
+    from space_config.settings import get_settings
+    from submissions.stores import open_stores
+
+    if kind != "hf-jobs":
+        raise SystemExit(f"error: --dispatch {kind!r}: the only dispatcher is 'hf-jobs'")
+    settings = get_settings()
+    try:
+        dispatcher = Dispatcher(open_stores(settings), settings, dispatcher_id=dispatcher_id)
+    except DispatchError as e:
+        raise SystemExit(f"error: {e}") from None
+    if once:
+        dispatcher.drain()
+    else:
+        dispatcher.serve()
+    return 0

@@ -1,0 +1,264 @@
+"""The protocol card: how a result's numbers were produced, recorded in every result.
+
+    card = file_card(suite, judge, options, submission)                 # prediction files, baselines
+    card = model_card(suite, request, runner.name, runner.settings, judge, options)   # model-id runs
+    result.protocol = card.model_dump()                                 # scoring.make_result does this
+
+A card records frames per benchmark and how they were sampled, a hash of the frame times
+and of the prompts the calls asked (per benchmark), a hash of every prompt template, the
+resolution, the frame decoder and its version, the backend and its version, the dtype,
+the generation settings, the judge and its pinned revision, the scoring options, the
+suite id and the code version; `hash` condenses the fields that change scores.
+
+The suite's **reference protocol** (`reference_for`) is the suite's own call list (its
+frame times and prompts, as published) run with the maintainers' reference runner
+settings (REFERENCE_*: native frame size except the papers' own sizes, greedy decoding,
+the default token budget) and the default scoring options. `deviations` lists the
+fields of REFERENCE_FIELDS in which a card differs from it; the site ranks by default
+only rows without any. The judge is not one of them: rows are ranked only within a
+judge already (and the card names it).
+
+A prediction file's card records what the server knows: the call list the submitter was
+given (its frame and prompt hashes), the judge, the scoring options, and what the
+submitter declared (frames, thinking), marked `verified: false`. Runner fields it cannot
+know (decoder, backend, dtype, resolution, generation) stay None ("not stated"); only a
+declared frame count that contradicts the suite's budgets makes it deviate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from importlib import metadata
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from evaluator import CODE_VERSION, prompts
+from evaluator.records import Call, ScoringOptions
+
+PROTOCOL_SCHEMA_VERSION = 1
+
+# The maintainers' reference runner settings (equal to the worker's defaults).
+REFERENCE_RESIZE = "native size"
+REFERENCE_SQUARE = {"expvid": 224}  # the papers' own sizes (evaluator.runners.model.BENCHMARK_SQUARE)
+REFERENCE_DECODING = "greedy"
+REFERENCE_MAX_NEW_TOKENS = 1024  # runners.model.DEFAULT_MAX_NEW_TOKENS
+REFERENCE_MAX_NEW_TOKENS_THINKING = 4096  # runners.model.DEFAULT_MAX_NEW_TOKENS_THINKING
+
+# Fields compared with the suite's reference protocol: each changes scores.
+REFERENCE_FIELDS = ("frames", "prompts", "resolution", "generation", "scoring")
+# Recorded, shown, but not compared: the model's own precision, and implementation
+# versions (a change there that moves scores is a bug to fix, not a protocol).
+INFORMATIVE_FIELDS = ("dtype", "backend", "backend_version", "decoder", "code_version", "prompt_templates")
+
+UNIFORM_SAMPLING = ("uniform over the video or segment, first and last frame included "
+                    "(linspace over frame indices), times fixed in the suite's call list")
+
+
+class ProtocolCard(BaseModel):
+    """How one result was produced (see the module docstring)."""
+
+    schema_version: int = PROTOCOL_SCHEMA_VERSION
+    source: Literal["model-run", "prediction-file", "baseline"]
+    verified: bool  # False: runner fields are the submitter's declaration, not checked
+    suite_id: str
+    code_version: str
+    frames: dict[str, int]  # frames per call, per frame-budget key of the suite
+    frame_sampling: str
+    frame_times_sha256: dict[str, str]  # per benchmark: the frame times of its calls, as asked
+    prompts_sha256: dict[str, str]  # per benchmark: the prompt texts of its calls, as asked
+    prompt_templates: dict[str, str]  # "<benchmark>.<template>" / "judge.<task>" -> sha256 of the text
+    resolution: str | None = None
+    decoder: str | None = None
+    backend: str | None = None
+    backend_version: str | None = None
+    dtype: str | None = None
+    generation: dict[str, Any] | None = None  # decoding, max_new_tokens, thinking, enable_thinking
+    judge: dict[str, str | None]  # id, kind, revision
+    scoring: dict[str, Any]  # ScoringOptions
+    declared: dict[str, str] = Field(default_factory=dict)  # stated by the submitter, not verified
+    hash: str = ""  # over HASH_FIELDS
+    deviations: list[str] = Field(default_factory=list)  # REFERENCE_FIELDS that differ from the suite's reference
+
+
+# -- hashes -------------------------------------------------------------------------------
+
+def _sha(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def frame_times_hashes(calls: list[Call]) -> dict[str, str]:
+    """Per benchmark: a hash of (call id, video, frame times) of every call, in id order."""
+    per: dict[str, list] = {}
+    for call in sorted(calls, key=lambda c: c.id):
+        per.setdefault(call.benchmark, []).append([call.id, [[p.video, p.times] for p in call.frames]])
+    return {name: _sha(rows) for name, rows in sorted(per.items())}
+
+
+def prompt_hashes(calls: list[Call]) -> dict[str, str]:
+    """Per benchmark: a hash of (call id, prompt) of every call, in id order."""
+    per: dict[str, list] = {}
+    for call in sorted(calls, key=lambda c: c.id):
+        per.setdefault(call.benchmark, []).append([call.id, call.prompt])
+    return {name: _sha(rows) for name, rows in sorted(per.items())}
+
+
+def template_hashes(benchmarks: list[str], judge_kind: str | None) -> dict[str, str]:
+    """A hash of every prompt template of these benchmarks, and of the judge's grading
+    prompts when the judge is an LLM (the deterministic matcher has none)."""
+    out = {f"{name}.{key}": _sha(text) for name in benchmarks for key, text in sorted(prompts.templates(name).items())}
+    if judge_kind == "llm":
+        from evaluator.judges.base import TASKS
+        from evaluator.judges.llm import load_prompt
+
+        out.update({f"judge.{task}": _sha(load_prompt(task)) for task in TASKS})
+    return out
+
+
+def judge_fields(judge) -> dict[str, str | None]:
+    """id, kind and the pinned revision (the part after '@': a commit for an LLM judge,
+    the rule version for the matcher)."""
+    judge_id = judge.judge_id
+    return {"id": judge_id, "kind": judge.kind, "revision": judge_id.rsplit("@", 1)[1] if "@" in judge_id else None}
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# -- building cards ---------------------------------------------------------------------
+
+def resolution_text(resize: str, squares: dict[str, str] | dict[str, int]) -> str:
+    """"native size; expvid: square 224x224": the runner-wide policy, then each paper's own size."""
+    parts = [resize] + [f"{name}: {v if isinstance(v, str) else f'square {v}x{v}'}"
+                        for name, v in sorted(squares.items())]
+    return "; ".join(parts)
+
+
+def _common(suite, calls: list[Call], judge, options: ScoringOptions) -> dict[str, Any]:
+    judged = judge_fields(judge)
+    return {
+        "suite_id": suite.id,
+        "code_version": CODE_VERSION,
+        "frame_times_sha256": frame_times_hashes(calls),
+        "prompts_sha256": prompt_hashes(calls),
+        "prompt_templates": template_hashes(list(suite.manifest.get("benchmarks", {})), judged["kind"]),
+        "judge": judged,
+        "scoring": asdict(options),
+    }
+
+
+def file_card(suite, judge, options: ScoringOptions, submission: dict) -> ProtocolCard:
+    """The card of answers the server did not produce: a prediction file (runner fields
+    as declared, unverified), or a built-in baseline (our code, which looks at no frame)."""
+    baseline = submission.get("kind") == "baseline"
+    meta = dict(submission.get("metadata") or {})
+    declared = {k: str(meta[k]) for k in ("frames", "thinking") if meta.get(k) not in (None, "")}
+    card = ProtocolCard(
+        source="baseline" if baseline else "prediction-file",
+        verified=baseline,
+        frames=dict(suite.manifest.get("frame_budgets", {})),
+        frame_sampling=UNIFORM_SAMPLING + (" (the call list the submitter was given)" if not baseline else ""),
+        declared=declared,
+        **_common(suite, suite.calls, judge, options),
+    )
+    return finish(card, suite)
+
+
+def model_card(suite, request, runner_name: str, settings: dict, judge, options: ScoringOptions) -> ProtocolCard:
+    """The card of a model-id run, from the runner's recorded settings (runners/model.py)
+    and the calls as it asked them (re-planned when the request set a frame count)."""
+    from evaluator.runners.model import replan_calls
+
+    asked, _ = replan_calls(list(suite.calls), [], suite.videos, request.frames)
+    backend = dict(settings.get("backend") or {})
+    kind = backend.get("backend") or runner_name
+    decoder = (settings.get("frame_decoder") or {}).get("decoder")
+    budgets = settings.get("frame_budgets") or suite.manifest.get("frame_budgets", {})
+    sampling = UNIFORM_SAMPLING if not request.frames else (
+        f"re-planned: {request.frames} uniform frames per call over the same span (per segment for CausalStep), "
+        f"first and last frame included; Video-MMMU's question-only call keeps its one frame")
+    card = ProtocolCard(
+        source="model-run",
+        verified=True,
+        frames={k: int(v) for k, v in budgets.items()},
+        frame_sampling=sampling,
+        resolution=resolution_text(str(settings.get("resize") or REFERENCE_RESIZE),
+                                   settings.get("benchmark_resize") or {}),
+        decoder=decoder.split(":")[0] if decoder else None,
+        backend=kind,
+        backend_version=_package_version(kind) if kind in ("transformers", "vllm") else None,
+        dtype=settings.get("dtype"),
+        generation={"decoding": settings.get("decoding"), "max_new_tokens": settings.get("max_new_tokens"),
+                    "thinking": bool(settings.get("thinking")), "enable_thinking": settings.get("enable_thinking")},
+        **_common(suite, asked, judge, options),
+    )
+    return finish(card, suite)
+
+
+# -- the reference and the comparison ------------------------------------------------------
+
+def reference_for(suite, thinking: bool = False) -> dict[str, Any]:
+    """The suite's reference protocol, in the terms of REFERENCE_FIELDS."""
+    return {
+        "frame_times_sha256": frame_times_hashes(suite.calls),
+        "prompts_sha256": prompt_hashes(suite.calls),
+        "resolution": resolution_text(REFERENCE_RESIZE, REFERENCE_SQUARE),
+        "generation": {"decoding": REFERENCE_DECODING,
+                       "max_new_tokens": REFERENCE_MAX_NEW_TOKENS_THINKING if thinking else REFERENCE_MAX_NEW_TOKENS},
+        "scoring": asdict(ScoringOptions()),
+    }
+
+
+def _declared_frames_differ(card: ProtocolCard) -> bool:
+    stated = card.declared.get("frames")
+    if stated is None:
+        return False
+    budgets = {v for k, v in card.frames.items() if k != "videommmu_question_only"}
+    return budgets != {int(stated)} if stated.isdigit() else True
+
+
+def deviations(card: ProtocolCard, reference: dict[str, Any]) -> list[str]:
+    """The REFERENCE_FIELDS in which `card` differs from `reference`. A field the card
+    does not state (None: a prediction file's runner) is not counted as differing."""
+    out = []
+    if card.frame_times_sha256 != reference["frame_times_sha256"] or _declared_frames_differ(card):
+        out.append("frames")
+    if card.prompts_sha256 != reference["prompts_sha256"]:
+        out.append("prompts")
+    if card.resolution is not None and card.resolution != reference["resolution"]:
+        out.append("resolution")
+    if card.generation is not None and any(card.generation.get(k) != v for k, v in reference["generation"].items()):
+        out.append("generation")
+    if card.scoring != reference["scoring"]:
+        out.append("scoring")
+    return out
+
+
+HASH_FIELDS = ("suite_id", "frame_times_sha256", "prompts_sha256", "resolution", "generation", "scoring")
+
+
+def protocol_hash(card: ProtocolCard) -> str:
+    """Equal for two cards whose score-changing fields are equal (the judge aside)."""
+    generation = {k: (card.generation or {}).get(k) for k in ("decoding", "max_new_tokens", "thinking")} \
+        if card.generation is not None else None
+    fields = {name: getattr(card, name) for name in HASH_FIELDS} | {"generation": generation}
+    return _sha(fields)
+
+
+def finish(card: ProtocolCard, suite) -> ProtocolCard:
+    """The card with its hash and its deviations from the suite's reference."""
+    thinking = bool((card.generation or {}).get("thinking")) or card.declared.get("thinking") == "true"
+    card.deviations = deviations(card, reference_for(suite, thinking))
+    card.hash = protocol_hash(card)
+    return card
+
+
+__all__ = ["HASH_FIELDS", "INFORMATIVE_FIELDS", "PROTOCOL_SCHEMA_VERSION", "ProtocolCard", "REFERENCE_FIELDS",
+           "deviations", "file_card", "frame_times_hashes", "model_card", "prompt_hashes", "reference_for"]

@@ -1,0 +1,190 @@
+"""Protocol cards on the site: table columns, the status of each row, the card as text.
+Pure pandas and strings, no gradio (the wiring is leaderboard/protocol_tab.py).
+
+    row.update(row_columns(result))          # aggregate.result_row: the card in the table
+    board["protocol_status"] = statuses(board)   # views.prepare
+    card_markdown(board_row)                 # the card shown for one row
+
+A row's status:
+    reference   our worker ran the model with the suite's reference protocol (or a
+                built-in baseline, our own code answering the suite's call list)
+    declared    a prediction file: what the server controls (call list, judge, scoring)
+                is the reference, the runner is the submitter's word, not verified
+    differs     some score-changing field differs from the reference (which ones: the card)
+    unknown     a result written before results carried a card
+    paper       a paper-reported number, made with that paper's own protocol
+The default ranking keeps DEFAULT_STATUSES; `differs` and `unknown` rows are shown by
+the protocol filter, marked, and never ranked.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from leaderboard import markup
+
+REFERENCE, DECLARED, DIFFERS, UNKNOWN, PAPER = "reference", "declared", "differs", "unknown", "paper"
+DEFAULT_STATUSES = (REFERENCE, DECLARED, PAPER)
+RANKED_STATUSES = (REFERENCE, DECLARED)
+
+# What the filter offers (label, value); the value is what views.Filters.protocols takes.
+REFERENCE_ONLY, ALL_PROTOCOLS = "reference", "all"
+FILTER_CHOICES = [("Reference protocol only", REFERENCE_ONLY), ("All protocols (others marked)", ALL_PROTOCOLS)]
+
+# Table columns (leaderboard.aggregate rows).
+STATUS, HASH, DEVIATIONS, CARD = "protocol_status", "protocol_hash", "protocol_deviations", "protocol_card"
+
+
+def status_of(card) -> str:
+    if card is None:
+        return UNKNOWN
+    if card.deviations:
+        return DIFFERS
+    return REFERENCE if card.verified else DECLARED
+
+
+def row_columns(result) -> dict[str, Any]:
+    """The card's columns of a result's table row; an old result without a card gets
+    status "unknown" and nothing else."""
+    card = result.protocol
+    if card is None:
+        return {STATUS: UNKNOWN, HASH: None, DEVIATIONS: None, CARD: None}
+    return {STATUS: status_of(card), HASH: card.hash, DEVIATIONS: ", ".join(card.deviations) or None,
+            CARD: card.model_dump_json()}
+
+
+def statuses(frame: pd.DataFrame) -> pd.Series:
+    """Every row's status: papers' rows "paper", rows without one "unknown"."""
+    given = frame[STATUS].astype("string") if STATUS in frame.columns else pd.Series(pd.NA, index=frame.index,
+                                                                                     dtype="string")
+    reported = (frame["source"].astype("string") == "reported").fillna(False).to_numpy(bool) \
+        if "source" in frame.columns else np.zeros(len(frame), bool)
+    out = given.fillna(UNKNOWN).astype(object)
+    out[reported] = PAPER
+    return out
+
+
+def label(status: str, deviations: str | None) -> str:
+    """The Protocol column's text."""
+    if status == DIFFERS:
+        return f"≠ {deviations}" if deviations else "≠ differs"
+    return {REFERENCE: "✓ reference", DECLARED: "reference (declared)", UNKNOWN: "? protocol unknown",
+            PAPER: "paper's own"}.get(status, status)
+
+
+def labels(frame: pd.DataFrame) -> pd.Series:
+    deviations = frame[DEVIATIONS] if DEVIATIONS in frame.columns else pd.Series(None, index=frame.index)
+    out = [label(s, d if isinstance(d, str) else None) for s, d in zip(frame["protocol_status"], deviations)]
+    return pd.Series(out, index=frame.index, dtype=object)
+
+
+def filter_mask(frame: pd.DataFrame, choice: str | None) -> pd.Series:
+    """Rows the protocol filter keeps: REFERENCE_ONLY keeps DEFAULT_STATUSES; anything else keeps all."""
+    if choice != REFERENCE_ONLY:
+        return pd.Series(True, index=frame.index)
+    return frame["protocol_status"].isin(DEFAULT_STATUSES)
+
+
+# -- the card as text ------------------------------------------------------------------------
+
+def _code(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
+    return f"`{text.replace('`', '')}`"
+
+
+def _stated(value: Any, source: str) -> str:
+    if value is None or value == {}:
+        return {"prediction-file": "not stated (prediction file)",
+                "baseline": "not used (a built-in baseline)"}.get(source, "not stated")
+    return _code(value)
+
+
+def _fields(pairs: dict[str, str]) -> list[str]:
+    # a list, not a table: long hashes would squeeze a table's field column to a letter a line
+    return [f"- **{name}**: {value}" for name, value in pairs.items()]
+
+
+def card_markdown(row: dict | pd.Series) -> str:
+    """One row's protocol card as Markdown (every field, with what it means for ranking)."""
+    row = dict(row)
+    model = str(row.get("model") or row.get("id") or "this row")
+    status = str(row.get("protocol_status") or UNKNOWN)
+    head = f"### Protocol card: {markup.escape(model)}\n"
+    if status == PAPER:
+        return head + ("**Paper's own protocol.** This number is printed in the benchmark's paper and was produced "
+                       "with that paper's frames, prompts and judge, not by our worker; it has no card and is never "
+                       "ranked.")
+    raw = row.get(CARD)
+    if status == UNKNOWN or not isinstance(raw, str) or not raw:
+        return head + ("**Protocol unknown.** This result was written before results carried a protocol card: how it "
+                       "was produced is not recorded here, so it is not ranked and is shown only with "
+                       "\"All protocols\". A rerun gives it a card.")
+    card = json.loads(raw)
+    verified, source = bool(card.get("verified")), str(card.get("source"))
+    if status == DIFFERS:
+        verdict = (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
+                   "Not ranked; shown only with \"All protocols\".")
+    elif status == DECLARED:
+        verdict = ("**Reference protocol (declared, not verified).** The call list, judge and scoring are the "
+                   "suite's reference; the runner fields are what the submitter declared, which we cannot check.")
+    elif source == "baseline":
+        verdict = "**✓ The suite's reference protocol**: a built-in baseline, our own code answering the call list."
+    else:
+        verdict = "**✓ The suite's reference protocol**, run by our worker."
+    judge = card.get("judge") or {}
+    generation = card.get("generation")
+    pairs = {
+        "source": f"{source} ({'verified' if verified else 'declared, not verified'})",
+        "suite": _code(card.get("suite_id")),
+        "code version": _code(card.get("code_version")),
+        "frames per call": _code(card.get("frames")),
+        "frame sampling": str(card.get("frame_sampling", "")).replace("|", "/"),
+        "frame times hash": _code(card.get("frame_times_sha256")),
+        "prompts hash": _code(card.get("prompts_sha256")),
+        "prompt template hashes": _code(card.get("prompt_templates")),
+        "resolution": _stated(card.get("resolution"), source),
+        "decoder": _stated(card.get("decoder"), source),
+        "backend": _stated(" ".join(str(v) for v in (card.get("backend"), card.get("backend_version")) if v) or None,
+                           source),
+        "dtype": _stated(card.get("dtype"), source),
+        "generation": _stated(generation, source),
+        "judge": f"{_code(judge.get('id'))} ({judge.get('kind')}, pinned revision {_code(judge.get('revision'))})",
+        "scoring options": _code(card.get("scoring")),
+        # the submitter's own words: escaped, never inside a code span (which shows references as typed)
+        "declared by the submitter": ", ".join(f"{markup.escape(k)} = {markup.escape(v)}"
+                                               for k, v in sorted((card.get("declared") or {}).items())) or "nothing",
+        "protocol hash": _code(card.get("hash")),
+        "card schema": _code(card.get("schema_version")),
+    }
+    return "\n".join([head, verdict, "", *_fields(pairs)])
+
+
+PICKER_ROWS = 300  # rows offered in the card picker (in board order); a clicked row is added
+
+
+def card_options(board: pd.DataFrame, chosen: str | None = None) -> list[tuple[str, str]]:
+    """(label, id) for the card picker: each row's name, then its protocol status; the
+    first PICKER_ROWS rows (a large board would send thousands of choices to every page),
+    plus `chosen` when it is further down."""
+    if board.empty:
+        return []
+    ids = board["id"].astype(str)
+    keep = pd.Series(range(len(board)), index=board.index) < PICKER_ROWS
+    if chosen is not None:
+        keep |= ids == chosen
+    rows = board[keep.to_numpy(bool)]
+    names = rows["label"] if "label" in rows.columns else rows["model"].astype(str)
+    texts = rows["protocol_text"] if "protocol_text" in rows.columns else labels(rows)
+    return [(f"{name} · {text}", str(row_id)) for name, text, row_id in zip(names, texts, rows["id"])]
+
+
+def card_for(board: pd.DataFrame, row_id: str | None) -> str:
+    """The card of the board's row `row_id`, or a prompt to pick one."""
+    found = board[board["id"].astype("string") == row_id] if row_id else board.iloc[0:0]
+    if found.empty:
+        return "Pick a row (or click one in the table) to see how its numbers were produced."
+    return card_markdown(found.iloc[0])

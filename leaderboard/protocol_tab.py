@@ -1,0 +1,84 @@
+"""The Leaderboard tab's protocol parts: the filter and the card panel (Gradio wiring only;
+the shaping is leaderboard/protocol_card.py).
+
+    protocols = protocol_filter()                       # a gr.Radio, in the filters' row
+    card_panel(h, suite, generation, table, initial)    # below the table: picker + card
+
+A row's card opens two ways: pick the row in "Protocol card for", or click the row in
+the table (the click picks it in the picker). Every callback is fail-safe (ui.failsafe).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import protocol_card, views
+
+if TYPE_CHECKING:
+    from leaderboard.ui import Handlers
+
+
+def protocol_filter() -> gr.Radio:
+    return gr.Radio(protocol_card.FILTER_CHOICES, value=protocol_card.REFERENCE_ONLY, label="Protocol",
+                    info="Ranked: rows that share the suite's reference protocol", elem_id="filter-protocol")
+
+
+def columns_for(columns, protocols: str | None) -> tuple[str, ...]:
+    """The chosen columns, plus the Protocol column whenever rows outside the reference may show."""
+    chosen = tuple(columns or ())
+    if protocols != protocol_card.REFERENCE_ONLY and views.PROTOCOL not in chosen:
+        chosen += (views.PROTOCOL,)
+    return chosen
+
+
+def clicked_id(board: pd.DataFrame, row_value: list[Any] | None) -> str | None:
+    """The id of the board row a click in the leaderboard table landed on: the row whose
+    Model and Source texts match the clicked row's (the table's first columns are
+    views.ALWAYS_SHOWN), the best ranked first."""
+    if not row_value or len(row_value) < 3:
+        return None
+    model, source = str(row_value[1]), str(row_value[2])
+    found = board[(board["model_text"].astype(str) == model) & (views.source_text(board).astype(str) == source)]
+    if len(found) > 1 and len(row_value) > 3:  # the same name twice (e.g. thinking on and off): the average decides
+        average = pd.to_numeric(pd.Series([row_value[3]]), errors="coerce").iloc[0]
+        same = found[(pd.to_numeric(found["average"], errors="coerce") - average).abs() < 0.005]
+        found = same if len(same) else found
+    return str(found.iloc[0]["id"]) if len(found) else None
+
+
+def card_panel(h: "Handlers", suite: gr.Radio, generation: gr.State, table: gr.Dataframe, initial: str) -> None:
+    from leaderboard.ui import failsafe  # here, not at import: ui imports this module
+
+    @failsafe(outputs=2)
+    def choices(suite_id: str, chosen: str | None):
+        board = h.board(suite_id)
+        options = protocol_card.card_options(board, chosen)
+        chosen = chosen if chosen in {value for _, value in options} else None
+        return gr.Dropdown(choices=options, value=chosen), protocol_card.card_for(board, chosen)
+
+    @failsafe()
+    def show(suite_id: str, chosen: str | None) -> str:
+        return protocol_card.card_for(h.board(suite_id), chosen)
+
+    @failsafe(outputs=3)
+    def clicked(suite_id: str, event: gr.SelectData):
+        board = h.board(suite_id)
+        row_id = clicked_id(board, getattr(event, "row_value", None))
+        if row_id is None:
+            return gr.skip(), gr.skip(), gr.skip()
+        return (gr.Dropdown(choices=protocol_card.card_options(board, row_id), value=row_id),
+                protocol_card.card_for(board, row_id), gr.Accordion(open=True))
+
+    first = h.board(initial)
+    with gr.Accordion("Protocol card: how a row's numbers were produced", open=False,
+                      elem_id="protocol-panel") as panel:
+        picker = gr.Dropdown(protocol_card.card_options(first), value=None, label="Protocol card for",
+                             info="Or click a row in the table", elem_id="protocol-pick")
+        card = gr.Markdown(protocol_card.card_for(first, None), elem_id="protocol-card")
+    gr.on([suite.change, generation.change], choices, [suite, picker], [picker, card], api_name="protocol_choices")
+    picker.input(show, [suite, picker], card, api_name="protocol_card")
+    # a click carries the row it landed on (gr.SelectData): a browser event, not an API endpoint
+    table.select(clicked, [suite], [picker, card, panel], api_visibility="private")
