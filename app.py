@@ -4,6 +4,7 @@ In the embedded default (local store) the first start publishes the demo suite a
 scores the built-in baselines, and a worker runs in this process.
 
     python app.py     # serves on GRADIO_SERVER_NAME (default 0.0.0.0) : GRADIO_SERVER_PORT (default 7860)
+                      # and the open exports' JSON endpoint under /api/v1/ (leaderboard/api.py)
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ def main() -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     demo = build_app()
     # GRADIO_* are gradio's own variables; gradio would default to 127.0.0.1, a Space needs 0.0.0.0.
+    # app_kwargs routes come before gradio's own: the JSON endpoint of the open exports (leaderboard/api.py)
     demo.queue(default_concurrency_limit=8).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
-        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), css=CSS)
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), css=CSS,
+        app_kwargs={"routes": list(getattr(demo, "api_routes", []))})
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.extract import extract_choice  # noqa: E402
+from evaluator.answers import extract_choice  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "extraction_corpus"
 BENCHMARKS = ("exact", "videommmu", "expvid", "causalstep", "heldout")

@@ -28,7 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evaluator import bootstrap, extract  # noqa: E402
+from evaluator import bootstrap  # noqa: E402
+from evaluator.answers import labels as answer_labels  # noqa: E402
 from evaluator.baselines import predictions  # noqa: E402
 from evaluator.demo import build_demo_suite, synthetic_suite  # noqa: E402
 from evaluator.judges.normalized import NormalizedMatchJudge  # noqa: E402
@@ -69,7 +70,7 @@ def timed(fn) -> float:
 def forget_caches() -> None:
     """What a fresh worker process has not computed yet."""
     bootstrap._resample_counts.cache_clear()
-    extract._norm_options.cache_clear()
+    answer_labels._norm_options.cache_clear()
 
 
 def main() -> int:

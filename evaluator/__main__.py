@@ -146,7 +146,9 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_demo_suite)
 
     s = sub.add_parser("import", help="build a suite from official releases")
-    for name in ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa"):
+    from evaluator.benchmarks import ORDER
+
+    for name in ORDER:
         s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder")
     s.add_argument("--out", type=Path, help="folder to write suite/ and answers/ into (not with --check)")
     s.add_argument("--check", action="store_true",
@@ -204,21 +206,9 @@ def _secret_from_argument(parser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from submissions.errors import SubmissionError
+    from submissions.cli import run_command
 
-    args = parser().parse_args(argv)
-    try:
-        args.func(args)
-    except (EvaluatorError, SubmissionError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except ValueError as e:  # bad option values, unknown judge names
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    return 0
+    return run_command(parser().parse_args(argv))
 
 
 if __name__ == "__main__":

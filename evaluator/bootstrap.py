@@ -48,3 +48,34 @@ def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.nd
     tail = (1.0 - level) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return [round_half_up(float(low)), round_half_up(float(high))]
+
+
+def paired_difference(stats_a: np.ndarray, from_a: Callable[[np.ndarray], np.ndarray],
+                      stats_b: np.ndarray, from_b: Callable[[np.ndarray], np.ndarray],
+                      samples: int = 1000, seed: int = 0, level: float = 0.95,
+                      videos: int | None = None, rows: np.ndarray | None = None) -> tuple[float, float] | None:
+    """[low, high] (unrounded) of metric(A) - metric(B) over `samples` paired resamples:
+    row i of both matrices is the same video, and each resample draws the same videos
+    for both models, so what the two share (an easy or a hard video) cancels out.
+
+    The draw is the one `interval` makes for `videos` videos and this seed (default: the
+    matrices' rows). A bucket of a benchmark passes the benchmark's video count and, in
+    `rows`, where its own videos are among them: its score in each resample comes from
+    the very videos the benchmark's overall is drawn with. Resamples where either metric
+    is undefined (a ratio over nothing drawn) are dropped; None when none is left."""
+    if stats_a.shape[0] != stats_b.shape[0]:
+        raise ValueError(f"paired resampling needs the same videos: {stats_a.shape[0]} rows against "
+                         f"{stats_b.shape[0]}")
+    n = len(stats_a)
+    if n == 0 or samples <= 0:
+        return None
+    weights = _resample_counts(n if videos is None else videos, samples, seed)
+    weights = (weights if rows is None else weights[:, rows]).astype(np.float64)
+    diff = (np.asarray(from_a(weights @ stats_a), dtype=np.float64)
+            - np.asarray(from_b(weights @ stats_b), dtype=np.float64))
+    diff = diff[np.isfinite(diff)]
+    if diff.size == 0:
+        return None
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(diff, [tail, 100 - tail])
+    return float(low), float(high)

@@ -20,9 +20,8 @@ from evaluator.benchmarks.common import Secret
 from evaluator.suite import Suite, build_suite
 from space_config.settings import FrameBudgets
 
-# Paper sizes (items), for synthetic suites: ExpVid 7,800; CausalStep 100 videos
-# (1,852 questions); ExAct 3,521; Video-MMMU 900; Video SimpleQA 1,504.
-PAPER_SIZES = {"expvid": 7800, "causalstep": 100, "exact": 3521, "videommmu": 300, "videosimpleqa": 1504}
+# Paper sizes, for synthetic suites: each benchmark's PAPER_SIZE (in its demo's `size` units).
+PAPER_SIZES = {name: module.PAPER_SIZE for name, module in BENCHMARKS.items()}
 
 
 # Not a secret: the fixed input of `demo_fingerprint`'s dry run.

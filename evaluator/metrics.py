@@ -11,7 +11,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
-from evaluator import extract
+from evaluator.answers import extract_choice, extract_number
 from evaluator.records import Prediction, pct
 
 
@@ -56,11 +56,11 @@ def read_with(pred: Prediction | None, tally: Tally, extractor: Callable[[str], 
 def read_choice(pred: Prediction | None, labels: Sequence[str], options: Sequence[str] | None,
                 tally: Tally) -> str | None:
     """The label a prediction chose, or None (counted as missing or unparseable)."""
-    return read_with(pred, tally, lambda text: extract.extract_choice(text, labels, options))
+    return read_with(pred, tally, lambda text: extract_choice(text, labels, options))
 
 
 def read_number(pred: Prediction | None, tally: Tally) -> float | None:
-    return read_with(pred, tally, extract.extract_number)
+    return read_with(pred, tally, extract_number)
 
 
 def group_accuracy(rows: Iterable[tuple[Hashable, float]]) -> tuple[dict, dict]:

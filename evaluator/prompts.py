@@ -1,4 +1,4 @@
-"""Prompt templates are data files (evaluator/benchmarks/prompts/<benchmark>.toml),
+"""Prompt templates are data files (evaluator/benchmarks/<benchmark>/prompts.toml),
 written in the project's own words; a maintainer can swap one for an official text.
 
 Templates use str.format fields; literal braces in a template are doubled.
@@ -10,12 +10,12 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).parent / "benchmarks" / "prompts"
+BENCHMARKS_DIR = Path(__file__).parent / "benchmarks"
 
 
 @lru_cache(maxsize=None)
 def templates(benchmark: str) -> dict[str, str]:
-    with open(PROMPTS_DIR / f"{benchmark}.toml", "rb") as f:
+    with open(BENCHMARKS_DIR / benchmark / "prompts.toml", "rb") as f:
         return {k: v.strip("\n") for k, v in tomllib.load(f).items()}
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 SCHEMA_VERSION = 1
 
-# Answer formats a call may ask for; each maps to an extractor in evaluator/extract.py.
+# Answer formats a call may ask for; each maps to a reader in evaluator/answers/ or the benchmark's answers.py.
 ANSWER_FORMATS = ("choice", "number", "int_list", "blanks", "short", "open")
 
 

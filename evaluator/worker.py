@@ -19,9 +19,11 @@ One job, as `Worker.run_once` runs it:
                again with black frames (the "no video" pass, same job, same time limit);
                the model is released before scoring
     score      benchmark by benchmark, recording progress (calls done / total)
-    publish    the result staged in the private store, then FINISHED, then the public
+    publish    the result staged in the private store (with a model run's raw outputs,
+               outputs/<id>.jsonl: evaluator/raw_outputs.py), then FINISHED, then the public
                result file <id>.json and its row in the one aggregated table
-               (leaderboard.parquet) in one step; see `Worker._publish` for why in
+               (leaderboard.parquet) and the suite's open exports in one step
+               (leaderboard/exports.py); see `Worker._publish` for why in
                this order. The log (private: logs/<id>.log) is appended as the job
                runs, at every lease renewal, so a killed job keeps its lines.
     fail       FAILED with a reason code and a message the submitter can read:
@@ -64,7 +66,7 @@ from typing import TYPE_CHECKING
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from evaluator import CODE_VERSION
+from evaluator import CODE_VERSION, raw_outputs
 from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
@@ -222,6 +224,8 @@ class Job:
         self.renewed_at = time.monotonic()  # last time the store confirmed we own the request
         self.stop_reason: str | None = None
         self.publishing = False  # past this point the time limit no longer applies
+        self.paired: dict | None = None  # per-video statistics for comparisons (evaluator.paired), private
+        self.raw_outputs: bytes | None = None  # a model run's answers (evaluator/raw_outputs.py), staged with its result
         self._stop = threading.Event()  # set: the work must stop
         self._done = threading.Event()  # set: the heartbeat must end
         self._lock = threading.Lock()  # orders stop / timeout / publish decisions
@@ -553,6 +557,7 @@ class Worker:
         job.log.add(f"runner {runner.name} answered {len(predictions)} calls "
                     f"({settings.get('generations', '?')} generations); videos decoded: "
                     f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
+        job.raw_outputs = raw_outputs.encode(predictions, suite.calls_by_id())  # public calls only
         scores, counts = self._score(job, suite, key, as_responses(predictions), worker_run=True)
         card = model_card(suite, request, runner.name, settings, self.judge, self.options)
         job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
@@ -650,8 +655,10 @@ class Worker:
             job.log.add(f"scored {name}: {state} ({counts['answered']} of {counts['calls']} calls answered)")
             job.progress(done, total, f"scored {name}")
 
+        job.paired = {}
         return score_responses(suite, key, responses, self.judge, self.options, worker_run=worker_run,
-                               bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=scored)
+                               bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=scored,
+                               paired=job.paired)
 
     @staticmethod
     def _submission(request: Request) -> dict:
@@ -684,8 +691,16 @@ class Worker:
         job.begin_publish()
         staged = staged_result_path(request.id)
         job.log.add(f"staging the result as {staged} in the {self.stores.private.name} store")
-        try:  # the result and the log so far in one step: one commit on the Hub
-            log_path = job.log.flush_with(self.stores.private, {staged: result.model_dump_json(indent=2).encode()},
+        files = {staged: result.model_dump_json(indent=2).encode()}
+        if job.paired is not None:  # kept private beside the staged result: per-video data rebuilds answers
+            from evaluator import paired
+
+            files[paired.paired_path(request.id)] = paired.record(
+                result, job.paired, self.settings.bootstrap_samples).model_dump_json().encode()
+        if job.raw_outputs is not None:  # a model run's answers, for its submitter
+            files[raw_outputs.outputs_path(request.id)] = job.raw_outputs
+        try:  # the result, per-video statistics, raw outputs and the log so far in one step: one commit on the Hub
+            log_path = job.log.flush_with(self.stores.private, files,
                                           message=f"Result of {request.id} (run {result.submission.get('run')})")
         except StoreError as e:
             raise PublishFailed(f"{type(e).__name__}: {e}") from e

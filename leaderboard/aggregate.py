@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 TABLE_PATH = "leaderboard.parquet"
 ID = "id"  # the key column: the submission id
 UPDATED_AT_KEY = b"leaderboard.updated_at"  # parquet key-value metadata: when the table was written
+EXPORTS_KEY = b"leaderboard.exports"  # and the index of the open exports (leaderboard/exports.py)
 CONFLICT_RETRIES = 30  # on the Hub any commit to the results repo moves the version: conflicts are normal
 
 # Columns every table has, in this order; benchmark columns follow.
@@ -227,9 +228,16 @@ def _rows(table: pa.Table) -> list[dict[str, Any]]:
     return table.to_pylist()
 
 
-def _stamped(table: pa.Table) -> pa.Table:
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds").encode()
-    return table.replace_schema_metadata({UPDATED_AT_KEY: stamp})
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _stamped(table: pa.Table, stamp: str | None = None, exported: bytes | None = None) -> pa.Table:
+    """The table with its write time (and the exports' index: leaderboard/exports.py) as metadata."""
+    metadata = {UPDATED_AT_KEY: (stamp or _now()).encode()}
+    if exported is not None:
+        metadata[EXPORTS_KEY] = exported
+    return table.replace_schema_metadata(metadata)
 
 
 def _to_parquet(table: pa.Table) -> bytes:
@@ -269,16 +277,28 @@ def table_updated_at(results_store: Store) -> datetime | None:
 
 
 def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], message: str,
-          files: dict[str, bytes] | None = None) -> pa.Table:
+          files: dict[str, bytes] | None = None, ids: set[str] | None = None,
+          min_items: int | None = None) -> pa.Table:
     """Read the table, change it, compare-and-swap; on a conflict re-read and apply the
     change again, so two workers publishing at once both keep their rows. `files` are
     written in the same step, before the table (a reader sees a row only once its
-    result file is there)."""
+    result file is there), and so are the open exports of the suites whose rows changed
+    (`ids`: the rows changed; None: any), with small buckets hidden at `min_items`."""
+    from leaderboard import exports  # here: exports builds on this module
+
     for attempt in range(CONFLICT_RETRIES):
         found = results_store.read(TABLE_PATH)
-        table = _stamped(change(_read_arrow(found.data) if found is not None else None))
+        old = _read_arrow(found.data) if found is not None else None
+        stamp = _now()
+        table = change(old)
         try:
-            results_store.write_files({**(files or {}), TABLE_PATH: _to_parquet(table)},
+            exported, index = exports.refresh(old, table, ids, min_items, stamp)
+        except Exception:  # noqa: BLE001 - the table comes first; without an index the next change exports all
+            log.exception("the open exports could not be built; %s is written without them", TABLE_PATH)
+            exported, index = {}, None
+        table = _stamped(table, stamp, index)
+        try:
+            results_store.write_files({**(files or {}), **exported, TABLE_PATH: _to_parquet(table)},
                                       {TABLE_PATH: found.version if found else None}, message=message)
             return table
         except ConflictError:
@@ -295,7 +315,8 @@ def _upserted(row: dict[str, Any]) -> Callable[[pa.Table | None], pa.Table]:
 def upsert(results_store: Store, result: Result, request=None, min_items: int | None = None) -> None:
     """Insert the result's row, or replace the row with the same submission id."""
     row = result_row(result, request, min_items)
-    _swap(results_store, _upserted(row), f"Leaderboard table: upsert {row[ID]}")
+    _swap(results_store, _upserted(row), f"Leaderboard table: upsert {row[ID]}", ids={row[ID]},
+          min_items=min_items)
 
 
 def publish(results_store: Store, result: Result, request=None, min_items: int | None = None) -> str:
@@ -307,7 +328,7 @@ def publish(results_store: Store, result: Result, request=None, min_items: int |
     row = result_row(result, request, result.min_bucket_items)
     path = result_path(row[ID])
     _swap(results_store, _upserted(row), f"Result of {row[ID]} ({row['model']}) and its table row",
-          {path: result.model_dump_json(indent=2).encode()})
+          {path: result.model_dump_json(indent=2).encode()}, ids={row[ID]}, min_items=result.min_bucket_items)
     return path
 
 

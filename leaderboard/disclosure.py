@@ -134,6 +134,24 @@ def suppress_benchmark(name: str, metrics: dict[str, Any], minimum: int) -> dict
     return out
 
 
+def exposed(scores: dict[str, dict[str, Any]], minimum: int) -> list[tuple[str, Path]]:
+    """(benchmark, path) of every bucket of 1..minimum-1 items that still shows a score:
+    empty when `scores` is already public at `minimum`. Cheap (no copy): exports check
+    every row of a table with it and suppress only the rows it names."""
+    found = []
+    for name, metrics in scores.items():
+        for path, n in BUCKETS.get(name, lambda *_: iter(()))(metrics, minimum):
+            if 0 < n < minimum and _has(metrics, path) and _get(metrics, path) is not None:
+                found.append((name, path))
+    return found
+
+
+def _get(tree: dict, path: Path) -> Any:
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
 def suppress(scores: dict[str, dict[str, Any]], minimum: int) -> dict[str, dict[str, Any]]:
     return {name: suppress_benchmark(name, metrics, minimum) for name, metrics in scores.items()}
 

@@ -38,12 +38,13 @@ def clicked_id(board: pd.DataFrame, row_value: list[Any] | None) -> str | None:
     """The id of the board row a click in the leaderboard table landed on: the row whose
     Model and Source texts match the clicked row's (the table's first columns are
     views.ALWAYS_SHOWN), the best ranked first."""
-    if not row_value or len(row_value) < 3:
+    at = {name: views.ALWAYS_SHOWN.index(name) for name in (views.MODEL, views.SOURCE, views.AVERAGE)}
+    if not row_value or len(row_value) <= at[views.SOURCE]:
         return None
-    model, source = str(row_value[1]), str(row_value[2])
+    model, source = str(row_value[at[views.MODEL]]), str(row_value[at[views.SOURCE]])
     found = board[(board["model_text"].astype(str) == model) & (views.source_text(board).astype(str) == source)]
-    if len(found) > 1 and len(row_value) > 3:  # the same name twice (e.g. thinking on and off): the average decides
-        average = pd.to_numeric(pd.Series([row_value[3]]), errors="coerce").iloc[0]
+    if len(found) > 1 and len(row_value) > at[views.AVERAGE]:  # the same name twice (thinking on and off): the average decides
+        average = pd.to_numeric(pd.Series([row_value[at[views.AVERAGE]]]), errors="coerce").iloc[0]
         same = found[(pd.to_numeric(found["average"], errors="coerce") - average).abs() < 0.005]
         found = same if len(same) else found
     return str(found.iloc[0]["id"]) if len(found) else None

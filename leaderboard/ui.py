@@ -36,7 +36,7 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import disclosure, markup, protocol_tab, views
+from leaderboard import api, compare_tab, disclosure, downloads_tab, markup, protocol_tab, views
 from leaderboard.source import QueueSource, TableSource
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
@@ -61,6 +61,8 @@ log = logging.getLogger("leaderboard.ui")
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
 FAQ_PATH = ROOT / "docs" / "faq.md"
+COMPARE_PATH = ROOT / "docs" / "compare.md"
+EXPORTS_PATH = ROOT / "docs" / "exports.md"
 NO_VIDEO_COST_PATH = ROOT / "docs" / "no_video_and_cost.md"
 CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 
@@ -108,9 +110,11 @@ only when all five exist; its interval combines the five), then by the mean of t
 a row with all five scores ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
-noise. Rows are ranked only against rows of the same judge, and only rows that share the suite's **reference
-protocol** are shown and ranked by default: "All protocols" (the Protocol filter) shows the others, marked ≠,
-unranked. The **Protocol card** under the table (or a click on a row) says how a row's numbers were produced."""
+noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
+while its interval overlaps the leader's. Rows are ranked only against rows of the same judge, and only rows that
+share the suite's **reference protocol** are shown and ranked by default: "All protocols" (the Protocol filter)
+shows the others, marked ≠, unranked. The **Protocol card** under the table (or a click on a row) says how a row's
+numbers were produced; the Compare tab tests the difference of two rows directly."""
 
 PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
    to show).
@@ -682,7 +686,7 @@ def _leaderboard_tab(h: Handlers, suite: gr.Dropdown, generation: gr.State, init
                               views.DEFAULT_COLUMNS, protocols.value)
         shown = gr.Dataframe(_with_shown_text(first), datatype=datatypes(first), interactive=False,
                              column_widths=views.column_widths(list(first.columns)), show_search="filter",
-                             pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
+                             pinned_columns=3, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
         protocol_tab.card_panel(h, suite, generation, shown, initial)
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
@@ -860,6 +864,8 @@ def _about_tab(h: Handlers) -> None:
                     f"submitter whether that one answer was right. Overall scores always use every item.",
                     elem_id="about-buckets")
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
+        gr.Markdown(_read_text(COMPARE_PATH, "*docs/compare.md is missing.*"), elem_id="about-compare")
+        gr.Markdown(_read_text(EXPORTS_PATH, "*docs/exports.md is missing.*"), elem_id="about-exports")
         gr.Markdown(_read_text(NO_VIDEO_COST_PATH, ""), elem_id="about-no-video-cost")
         gr.Markdown(_read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")  # the file has its heading
 
@@ -896,8 +902,10 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
                            "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
                            "CausalStep accuracy by position in the reasoning chain.")
             _plots_tab(h, suite, generation)
+            compare_tab.build(h, suite, generation)
             signed, quota, submit_tab, download = _submit_tab(h)
             _queue_tab(h, signature)
+            snapshots = downloads_tab.build(h, suite, generation, signature)
             _about_tab(h)
             _citation_tab()
         timer = gr.Timer(REFRESH_SECONDS)
@@ -906,4 +914,5 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
         gr.on([demo.load, submit_tab.select], h.calls_file, None, download, api_name="calls_file")
+    demo.api_routes = api.routes(snapshots, h.configured_suite)  # app.py serves them beside the page
     return demo

@@ -39,6 +39,7 @@ import pandas as pd
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
 from leaderboard import disclosure, protocol_card
+from leaderboard.bands import rank_bands
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
 TITLES: dict[str, str] = {name: _MODULES[name].TITLE for name in BENCHMARKS}
@@ -58,7 +59,8 @@ UNSTATED_FRAMES = "not stated"  # a paper row without a frame count
 
 # -- leaderboard columns (display names) --------------------------------------------------------------
 RANK, MODEL, SOURCE, AVERAGE = "Rank", "Model", "Source", "Average"
-ALWAYS_SHOWN = (RANK, MODEL, SOURCE, AVERAGE)
+BAND = "Band"  # leaderboard/bands.py: rows whose intervals overlap the band leader's
+ALWAYS_SHOWN = (RANK, BAND, MODEL, SOURCE, AVERAGE)
 PARAMS, FRAMES, TYPE, THINKING = "Params (B)", "Frames", "Type", "Thinking"
 RUNNER, JUDGE, DATE = "Runner", "Judge", "Date"
 SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION = "Submitter", "Revision", "Precision", "Paper", "Submission id"
@@ -361,6 +363,7 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     # ... and only rows that share the suite's reference protocol (protocol_card.RANKED_STATUSES).
     out["ranked"] = (out["source_kind"] == "verified") & out["protocol_status"].isin(protocol_card.RANKED_STATUSES)
     out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["ranked"])
+    out["band"] = rank_bands(score, half, tier, out["judge_text"], out["ranked"])
     out["label"] = _labels(out)
     return out
 
@@ -490,7 +493,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         if name == ci_label(benchmark):
             return ci_text(rows, benchmark)
     sources = {
-        RANK: lambda: rows["rank"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
+        RANK: lambda: rows["rank"], BAND: lambda: rows["band"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
         AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
         TYPE: lambda: rows["model_type"], THINKING: lambda: rows["thinking_text"],
         RUNNER: lambda: rows["runner_text"], JUDGE: lambda: rows["judge_text"], DATE: lambda: rows["date"],
@@ -540,7 +543,8 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
 
 # Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px
 # window (long headers wrap); other columns get WIDE.
-WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 164, AVERAGE: 108, **{TITLES[b]: 108 for b in BENCHMARKS},
+WIDTHS = {RANK: 58, BAND: 56, MODEL: 156, SOURCE: 160, AVERAGE: 102, **{TITLES[b]: 102 for b in BENCHMARKS},
+          TITLES["causalstep"]: 112,  # its one-word header must not break
           PARAMS: 80, FRAMES: 74, DATE: 100}
 LEVEL_WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 150}
 WIDE = 130

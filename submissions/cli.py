@@ -9,7 +9,10 @@
 
 The stores come from the environment (space_config/settings.py: LEADERBOARD_STORE,
 LEADERBOARD_HOME, ...), the same ones the Space and the worker use.
-`add_queue_commands` plugs these into the evaluator's parser; `main` is that CLI.
+`add_queue_commands` plugs these into the evaluator's parser; `main` runs them alone
+(`python -m submissions.cli queue ...`), and `run_command` runs a parsed command for
+both entry points, so errors print and exit the same way from either. This module
+never imports the evaluator's CLI (evaluator/__main__.py imports it).
 """
 
 from __future__ import annotations
@@ -161,12 +164,33 @@ def add_queue_commands(subparsers) -> None:
     s.set_defaults(func=_cmd_priority)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m submissions.cli queue ...`: the evaluator CLI itself, so errors print
-    and exit the same way from either entry point."""
-    from evaluator.__main__ import main as evaluator_main
+def run_command(args: argparse.Namespace) -> int:
+    """Run a parsed command (its `func`): 0, or 2 after printing `error: ...` for an
+    expected failure (a bad input, a refused change, a missing file)."""
+    from evaluator.errors import EvaluatorError
+    from submissions.errors import SubmissionError
 
-    return evaluator_main(argv)
+    try:
+        args.func(args)
+    except (EvaluatorError, SubmissionError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # bad option values, unknown judge names
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m submissions.cli queue ...`: the queue commands as `python -m evaluator
+    queue ...` runs them (same parser, same errors and exit codes)."""
+    p = argparse.ArgumentParser(prog="python -m submissions.cli", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_queue_commands(p.add_subparsers(dest="command", required=True))
+    return run_command(p.parse_args(argv))
 
 
 if __name__ == "__main__":

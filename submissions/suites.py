@@ -8,6 +8,8 @@ from pathlib import Path
 
 from evaluator.baselines import BASELINES, predictions
 from evaluator.judges import get_judge
+from evaluator.paired import paired_path
+from evaluator.paired import record as paired_record
 from evaluator.predictions import as_responses
 from evaluator.records import ScoringOptions
 from evaluator.scoring import make_result, score_responses
@@ -46,8 +48,11 @@ def ensure_demo_suite(stores: Stores) -> str:
 
 
 def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalized-match") -> list[str]:
-    """Score the built-in baselines on a suite once, as verified rows of the table."""
-    missing = [name for name in BASELINES if stores.results.read(baseline_id(name, suite_id) + ".json") is None]
+    """Score the built-in baselines on a suite once, as verified rows of the table, with
+    their per-video statistics for comparisons in the private store (also added to a
+    store whose baselines were scored before comparisons existed)."""
+    missing = [name for name in BASELINES if stores.results.read(baseline_id(name, suite_id) + ".json") is None
+               or stores.private.read(paired_path(baseline_id(name, suite_id))) is None]
     if not missing:
         return []
     suite = load_suite(stores.suite.local_folder(suite_id))
@@ -55,11 +60,15 @@ def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalize
     judge = get_judge(judge_name)
     for name in missing:
         responses = as_responses(predictions(name, suite.calls))
-        scores, counts = score_responses(suite, key, responses, judge)
+        collected: dict = {}
+        scores, counts = score_responses(suite, key, responses, judge, paired=collected)
         result = make_result(suite, scores, counts, judge, ScoringOptions(),
                              {"id": baseline_id(name, suite_id), "kind": "baseline",
                               "model": f"Baseline: {name}", "submitter": "leaderboard"},
                              runner={"name": f"baseline:{name}", "seed": 0})
+        stats = paired_record(result, collected, samples=1000)
+        stores.private.write(paired_path(stats.submission_id), stats.model_dump_json().encode(),
+                             message=f"Per-video statistics of {stats.submission_id} (private)")
         aggregate.publish(stores.results, result)
     return missing
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from conftest import OTHER_SECRET, SECRET
 
-from evaluator import extract
+from evaluator.answers import extract_choice
 from evaluator.benchmarks import causalstep as cs
 from evaluator.benchmarks.causalstep import MCQ, Answer, Question, Segment
 from evaluator.errors import ImportReleaseError
@@ -507,7 +507,7 @@ def interactive(q, a, calls, model, restart):
     def ok(cid, gold, context=None):
         call = calls[cid]
         prompt = call.prompt if context is None else call.prompt.replace(cs.PLACEHOLDER, call.context.choices[context])
-        return extract.extract_choice(model(call, prompt), call.labels, call.options) == gold
+        return extract_choice(model(call, prompt), call.labels, call.options) == gold
 
     n, i, kind, previous, chain, best, wrong, score = len(q.segments), 1, "desc", None, 0, 0, 0, 0
     while i <= n:

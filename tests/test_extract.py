@@ -1,4 +1,5 @@
-"""Tests for evaluator.extract: answer extraction from raw model outputs.
+"""Tests for answer extraction from raw model outputs: the shared readers
+(evaluator/answers/) and the benchmarks' own (expvid, videosimpleqa answers).
 
 Cases are realistic outputs in the styles of Qwen2.5-VL, InternVL, LLaVA,
 GPT-4o, Gemini and o3/R1-style reasoning models.  Each list holds
@@ -8,17 +9,17 @@ GPT-4o, Gemini and o3/R1-style reasoning models.  Each list holds
 
 import pytest
 
-from evaluator.extract import (
-    extract_blanks,
+from evaluator.answers import (
     extract_choice,
-    extract_int_list,
     extract_number,
-    extract_short_answer,
     last_boxed,
     read_cut_off_reasoning,
     reasoning_cut_off,
     strip_reasoning,
 )
+from evaluator.benchmarks.expvid.answers import extract_int_list
+from evaluator.benchmarks.expvid.blanks import extract_blanks
+from evaluator.benchmarks.videosimpleqa.answers import extract_short_answer
 
 LETTERS5 = ["A", "B", "C", "D", "E"]
 LETTERS4 = ["A", "B", "C", "D"]

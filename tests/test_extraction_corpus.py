@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.extract import extract_choice
+from evaluator.answers import extract_choice
 
 CORPUS = Path(__file__).resolve().parent / "data" / "extraction_corpus"
 BENCHMARKS = ("exact", "videommmu", "expvid", "causalstep")

@@ -242,8 +242,8 @@ def test_a_click_on_a_table_row_finds_its_card(results, demo_suite):
     for position in range(len(shown)):
         row_value = list(shown.iloc[position])
         found = protocol_tab.clicked_id(board, row_value)
-        assert board.set_index("id").loc[found, "model_text"] == row_value[1]
-    assert protocol_tab.clicked_id(board, ["1", "No Such Model", "✓ verified"]) is None
+        assert board.set_index("id").loc[found, "model_text"] == row_value[views.ALWAYS_SHOWN.index(views.MODEL)]
+    assert protocol_tab.clicked_id(board, ["1", "1", "No Such Model", "✓ verified"]) is None
     options = dict((v, k) for k, v in protocol_card.card_options(board))
     assert options["f16"].endswith("≠ frames")
 

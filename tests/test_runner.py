@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from tiny_vlms import build_tiny_gemma3, build_tiny_qwen25vl
 
-from evaluator import extract, frames
+from evaluator import frames
+from evaluator.answers import extract_choice
 from evaluator.benchmarks import causalstep, videommmu, videosimpleqa
 from evaluator.judges.normalized import NormalizedMatchJudge
 from evaluator.predictions import as_responses, parse_predictions, write_predictions
@@ -131,7 +132,7 @@ def test_stepwise_issues_each_call_only_after_its_previous_answer(demo_suite):
             deps = [d for d in query.call.context.after if d in asked_in]
             assert deps and all(asked_in[d] < n for d in deps)
             # the context is one of the model's OWN previous answers, its option text in the prompt
-            own = {extract.extract_choice(r, ours.labels, ours.options)
+            own = {extract_choice(r, ours.labels, ours.options)
                    for d in deps for ours in [next(c for c in calls if c.id == d)] for r in replies[d]}
             assert query.context in own
             assert query.call.context.choices[query.context] in query.prompt

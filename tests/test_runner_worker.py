@@ -15,6 +15,8 @@ import pytest
 import torch
 from tiny_vlms import build_tiny_gemma3, build_tiny_qwen25vl
 
+from evaluator.predictions import parse_predictions
+from evaluator.raw_outputs import outputs_path
 from evaluator.result import Result
 from evaluator.runners import model as model_module
 from evaluator.runners.model import ModelRunner, RunnerSettings
@@ -24,6 +26,7 @@ from space_config.settings import get_settings
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status
 from submissions.stores import Stores
+from submissions.submit import read_calls
 from submissions.suites import first_start
 
 # What a worker's operator sets to keep a CPU run short: the transformers backend and
@@ -127,6 +130,11 @@ def test_model_request_is_run_scored_and_published(deployment, tiny_vlm):
     assert [d for d, _ in answering] == sorted(d for d, _ in answering) and answering[-1][0] == answering[0][1]
     log = stores.private.read(f"logs/{request.id}.log").data.decode()
     assert "runner transformers answered" in log and "finished" in log
+    # the model's answers to the public calls are kept for its submitter (evaluator/raw_outputs.py)
+    calls = read_calls(stores.suite, suite_id)
+    outputs = stores.private.read(outputs_path(request.id)).data
+    parse_predictions(outputs, calls)  # a valid prediction file: public calls only
+    assert {json.loads(line)["id"] for line in outputs.splitlines()} >= {i for i, c in calls.items() if not c.context}
 
 
 # -- failures ----------------------------------------------------------------------------------

@@ -241,7 +241,7 @@ def test_size_buckets():
 
 def test_column_choice_keeps_the_fixed_order_and_the_identity_columns(board):
     shown = views.leaderboard_view(board, [views.DATE, "CausalStep", "no such column"])
-    assert list(shown.columns) == [views.RANK, views.MODEL, views.SOURCE, views.AVERAGE, "CausalStep", views.DATE]
+    assert list(shown.columns) == [views.RANK, views.BAND, views.MODEL, views.SOURCE, views.AVERAGE, "CausalStep", views.DATE]
     default = views.leaderboard_view(board)
     assert list(default.columns) == [*views.ALWAYS_SHOWN, *views.DEFAULT_COLUMNS]
     everything = views.leaderboard_view(board, views.OPTIONAL_COLUMNS)

@@ -375,7 +375,7 @@ def with_results(stores, results) -> Stores:
 def test_failed_uploads_are_retried_and_nothing_is_duplicated(deployment, tmp_path, home):
     stores, suite = deployment
     request = submit(stores, make_settings(), suite, tmp_path, seed=4)
-    flaky = FlakyStore(LocalStore(home / "results", "results"), [".json", TABLE_PATH], times=2)
+    flaky = FlakyStore(LocalStore(home / "results", "results"), [f"{request.id}.json", TABLE_PATH], times=2)
     stores = with_results(stores, RetryingStore(flaky, attempts=5, base_delay=0.001))
 
     ran = Worker(stores, make_settings()).run_once()

@@ -26,7 +26,7 @@ BPE_VOCAB = 2000
 
 def _corpus() -> list[str]:
     """Text to train the tokenizers on: every benchmark prompt template and judge prompt."""
-    files = sorted((ROOT / "evaluator" / "benchmarks" / "prompts").glob("*.toml"))
+    files = sorted((ROOT / "evaluator" / "benchmarks").glob("*/prompts.toml"))
     files += sorted((ROOT / "evaluator" / "judges" / "prompts").glob("*.txt"))
     return [f.read_text(encoding="utf-8") for f in files]
 

@@ -1,8 +1,10 @@
-"""The five benchmarks, one module each, in a plain dict registry.
+"""The five benchmarks, one folder each (evaluator/benchmarks/<name>/), in a plain dict
+registry. README.md ("One folder per benchmark") says what each folder holds and how
+to add a benchmark.
 
-Every benchmark module provides the same names:
+Every benchmark package provides the same names:
 
-    NAME, TITLE
+    NAME, TITLE, PAPER_SIZE          PAPER_SIZE: the paper's size in demo()'s `size` units
     Question, Answer                 typed public record and hidden answer record
     import_release(root, secret)     -> BenchmarkData, from the official release layout
     demo(secret, ...)                -> BenchmarkData with synthetic video specs

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable, Iterator, Sequence
 
-from evaluator import extract
+from evaluator.answers import extract_choice
 from evaluator.benchmarks import causalstep, videommmu, videosimpleqa
 from evaluator.errors import EvaluatorError
 from evaluator.records import Call, Prediction
@@ -237,7 +237,7 @@ def run_stepwise(calls: Sequence[Call], ask: Ask, batch_calls: int, on_batch: On
             for query, response in zip(queries, responses):
                 predictions.append(Prediction(query.call.id, response, context=query.context))
                 labels = chosen.setdefault(query.call.id, [])
-                picked = extract.extract_choice(response, query.call.labels, query.call.options)
+                picked = extract_choice(response, query.call.labels, query.call.options)
                 if picked is not None and picked not in labels:
                     labels.append(picked)
             if on_batch is not None:

@@ -1,0 +1,286 @@
+"""What every reader shares: dropping the reasoning block (`strip_reasoning`), a
+cut-off reasoning (`reasoning_cut_off`), the text a reader looks at (`_prep`), the
+last `\\boxed{}` answer (`last_boxed`), and size-capped parsing of JSON and Python
+literals (`_parse_obj`, `_literal_eval`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+
+# Sentinel: "this strategy found nothing, try the next one" (as opposed to
+# None, which means "decided: no usable / ambiguous answer").
+_MISS = object()
+
+
+def _lower(s: str) -> str:
+    """Lower-case keeping indices aligned with ``s``.
+
+    ``str.lower`` can change the length of a few characters (e.g. 'İ'); every
+    position found in the lowered copy is used to slice the original, so fall
+    back to per-character lowering in that rare case.
+    """
+    low = s.lower()
+    if len(low) != len(s):
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in s)
+    return low
+
+
+# Reasoning delimiters used by R1/Qwen3/QwQ (<think>), other chat templates,
+# Kimi-VL (◁think▷) and Sky-T1/OpenThoughts (<|begin_of_thought|>).
+_OPEN_TAGS = ("<think>", "<thinking>", "<reasoning>", "◁think▷", "<|begin_of_thought|>")
+_CLOSE_TAGS = ("</think>", "</thinking>", "</reasoning>", "◁/think▷", "<|end_of_thought|>")
+_ALL_TAGS_RE = re.compile(
+    r"</?(?:think|thinking|reasoning)>|◁/?think▷|<\|(?:begin|end)_of_(?:thought|solution)\|>",
+    re.I,
+)
+# What remains of the Sky-T1 style solution wrapper after the thought block.
+_SOLUTION_TAGS_RE = re.compile(r"<\|(?:begin|end)_of_solution\|>", re.I)
+
+
+def _last_close(s: str) -> int:
+    """Index just past the last closing reasoning tag, or -1."""
+    end = -1
+    for tag in _CLOSE_TAGS:
+        p = s.rfind(tag)
+        if p >= 0 and p + len(tag) > end:
+            end = p + len(tag)
+    return end
+
+
+def _first_open(s: str) -> int:
+    start = -1
+    for tag in _OPEN_TAGS:
+        p = s.find(tag)
+        if p >= 0 and (start < 0 or p < start):
+            start = p
+    return start
+
+
+def strip_reasoning(text: str) -> str:
+    """Drop <think>...</think> (also <thinking>, <reasoning>) blocks.
+
+    If a closing tag exists, keep only text after the LAST closing tag. An
+    unclosed opening <think> with nothing after it -> ''. Also strip
+    surrounding whitespace.  An unclosed opening tag means the rest of the
+    output is (truncated) reasoning, so only the text before it is kept.
+    """
+    if not text:
+        return ""
+    # Fast path: no tag can be present without one of these characters.
+    if "<" not in text and "◁" not in text:
+        return text.strip()
+    end = _last_close(text)
+    if end < 0:
+        # Rare: upper/mixed-case tags.  Lower-casing costs a copy, so only now.
+        low = _lower(text)
+        if low != text:
+            end = _last_close(low)
+    else:
+        low = None
+    if end >= 0:
+        out = text[end:]
+    else:
+        start = _first_open(text)
+        if start < 0 and low is not None and low != text:
+            start = _first_open(low)
+        out = text[:start] if start >= 0 else text
+    if "<|" in out:
+        out = _SOLUTION_TAGS_RE.sub("", out)
+    return out.strip()
+
+
+def reasoning_cut_off(text) -> bool:
+    """True if ``text`` is only an unclosed reasoning trace: an opening tag, no
+    closing tag, and nothing before it, i.e. the model ran out of tokens
+    before giving a final answer.
+
+    Such a response has no final answer: a guess half-way through a trace
+    ("I think the answer might be C") is not one, so extractors read nothing
+    from it.  ``read_cut_off_reasoning`` restores reading it (a scoring
+    option, off by default)."""
+    if not text or not isinstance(text, str) or ("<" not in text and "◁" not in text):
+        return False
+    if strip_reasoning(text):
+        return False
+    low = _lower(text)
+    return _last_close(low) < 0 and _first_open(low) >= 0
+
+
+def read_cut_off_reasoning(text):
+    """``text`` with the tags of a cut-off trace removed, so the extractors read
+    the trace as if it were the answer; any other text unchanged."""
+    if reasoning_cut_off(text):
+        return _ALL_TAGS_RE.sub(" ", text).strip()
+    return text
+
+
+_FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+              for c in range(r[0], r[1] + 1)}
+
+
+def _prep(text) -> tuple[str, str]:
+    """Answer part of a response and its lower-cased twin.
+
+    Reasoning is stripped; if that leaves nothing, a closed reasoning block
+    is used ("<think>... so B.</think>" with nothing after), but never a
+    cut-off one (``reasoning_cut_off``: no final answer).  A ``<answer>`` tag
+    (Video-R1 and other RL-tuned models) wins when present.
+    """
+    if not text:
+        return "", ""
+    if not isinstance(text, str):
+        text = str(text)
+    t = strip_reasoning(text)
+    if not t:
+        if reasoning_cut_off(text):
+            return "", ""  # no final answer: the trace is not read (see reasoning_cut_off)
+        t = _ALL_TAGS_RE.sub(" ", text).strip()
+        if not t:
+            return "", ""
+    low = _lower(t)
+    p = low.rfind("<answer>")
+    if p >= 0:
+        q = low.find("</answer>", p)
+        if q < 0:
+            q = len(t)
+        inner = t[p + 8:q].strip()
+        if inner:
+            off = p + 8 + (len(t[p + 8:q]) - len(t[p + 8:q].lstrip()))
+            t, low = inner, low[off:off + len(inner)]
+    return t, low
+
+
+_BOX_CMDS = ("\\boxed", "\\fbox")
+_WRAP_RE = re.compile(
+    r"\\(?:text|textbf|textit|textrm|texttt|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}"
+)
+_BRACE_RE = re.compile(r"[{}\\]")
+# Bounds that keep adversarial input ("\\boxed{" x 5000) linear: real boxed
+# answers are short, and only the last few boxes ever matter.
+_MAX_BOX_LEN = 4000
+_MAX_BOXES = 64
+
+
+def _boxed_spans(text: str, last_only: bool) -> list[tuple[int, int]]:
+    """(start, end) of the brace-balanced contents of \\boxed{...}/\\fbox{...}.
+
+    Scans right-to-left with rfind so the common case (want the last box)
+    touches the text once; malformed/unclosed boxes are skipped.
+    """
+    spans: list[tuple[int, int]] = []
+    limit = len(text)
+    n = len(text)
+    for _ in range(_MAX_BOXES):
+        p = -1
+        cmd_len = 0
+        for cmd in _BOX_CMDS:
+            q = text.rfind(cmd, 0, limit)
+            if q > p:
+                p, cmd_len = q, len(cmd)
+        if p < 0:
+            break
+        limit = p
+        i = p + cmd_len
+        while i < n and text[i] in " \t":
+            i += 1
+        if i >= n or text[i] != "{":
+            continue
+        close = _box_close(text, i, min(n, i + _MAX_BOX_LEN))
+        if close < 0:
+            continue  # unclosed (truncated output): try an earlier box
+        spans.append((i + 1, close))
+        if last_only:
+            break
+    spans.reverse()
+    return spans
+
+
+def _box_close(text: str, i: int, end: int) -> int:
+    """Index of the brace that closes the one at text[i], searching before `end`; -1 if none."""
+    j = text.find("}", i + 1, end)
+    if j >= 0 and text.find("{", i + 1, j) < 0 and text.find("\\", i + 1, j) < 0:
+        return j  # the common box, \\boxed{B}: nothing nested or escaped, no scan needed
+    depth = 0
+    skip_to = -1
+    for m in _BRACE_RE.finditer(text, i, end):
+        j = m.start()
+        if j < skip_to:
+            continue
+        c = text[j]
+        if c == "\\":
+            skip_to = j + 2  # escaped \\{ or \\} does not count
+        elif c == "{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _clean_boxed(s: str) -> str:
+    # Unwrap innermost first; loop handles \text{\textbf{B}}.
+    if "\\" in s:
+        while True:
+            s2 = _WRAP_RE.sub(r"\1", s)
+            if s2 == s:
+                break
+            s = s2
+    if "$" in s:
+        s = s.replace("$", "")
+    return s.strip()
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the LAST \\boxed{...} (also \\fbox{...}), brace-balanced.
+
+    Nested braces are fine; \\text{..}/\\mathrm{..}/\\textbf{..} wrappers, $
+    signs and surrounding whitespace are removed. None if absent.
+    """
+    if not text or ("\\boxed" not in text and "\\fbox" not in text):
+        return None
+    spans = _boxed_spans(text, last_only=True)
+    if not spans:
+        return None
+    a, b = spans[0]
+    return _clean_boxed(text[a:b])
+
+
+# Untrusted text goes to json/literal_eval: cap its size, and treat any error
+# (RecursionError on deep nesting, ValueError on a 5000-digit int, ...) as
+# "not a literal".
+_MAX_LITERAL = 20000
+
+
+def _literal_eval(s: str):
+    """ast.literal_eval without the Deprecation/SyntaxWarnings it emits for
+    odd escapes (e.g. "\\<") in model text."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(s)
+
+
+_TRAILING_COMMA_RE = re.compile(r",\s*([}\]])")
+
+
+def _parse_obj(s: str):
+    if len(s) > _MAX_LITERAL:
+        return None
+    try:
+        return json.loads(s)
+    except (ValueError, RecursionError):
+        pass
+    s2 = _TRAILING_COMMA_RE.sub(r"\1", s.replace("“", '"').replace("”", '"'))
+    try:
+        return json.loads(s2)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        # Single-quoted Python dicts; literal_eval never executes code.
+        return _literal_eval(s2)
+    except Exception:  # noqa: BLE001 - any failure means "not an object"
+        return None

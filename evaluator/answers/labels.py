@@ -1,0 +1,255 @@
+"""Label matching: which option label (or option text) a short span of a response
+names, with the guards that keep an article "A", a pronoun "I" or a negated
+label ("not B") from being read as a choice.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from evaluator.answers.common import _MISS
+
+
+@lru_cache(maxsize=1024)
+def _label_map(labels: tuple) -> dict:
+    """Upper-cased label key -> the caller's label (returned verbatim)."""
+    out = {}
+    for lab in labels:
+        key = str(lab).strip().strip("().").upper()
+        if key:
+            out[key] = lab
+    return out
+
+
+_NORM_RE = re.compile(r"[^\W_]+")
+
+
+def _norm(s: str) -> str:
+    """Lower-case words only: punctuation, markdown and spacing don't matter."""
+    return " ".join(_NORM_RE.findall(s.lower()))
+
+
+_OPT_PREFIX_RE = re.compile(r"\s*[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\].:]\s+")
+
+
+@lru_cache(maxsize=65536)  # above the largest suite's MCQ count
+def _norm_options(options: tuple, labels: tuple) -> tuple:
+    """(normalised option text, label) pairs; cached because the same question
+    is scored for every submitted model."""
+    out = []
+    for lab, opt in zip(labels, options):
+        if opt is None:
+            continue
+        s = str(opt)
+        # Some datasets keep "A. " inside the option text itself.
+        m = _OPT_PREFIX_RE.match(s)
+        if m and m.group(1).upper() == str(lab).strip().upper():
+            s = s[m.end():]
+        ns = _norm(s)
+        if len(ns) >= 2:  # a 1-char option text would collide with labels
+            out.append((ns, lab))
+    return tuple(out)
+
+
+def _max_opt_len(opts) -> int:
+    return max((len(ns) for ns, _ in opts), default=0)
+
+
+def _option_exact(line: str, opts) -> object:
+    # Normalising only drops characters, so a line more than twice as long as
+    # the longest option (plus slack for markdown) cannot match: skip the work.
+    if len(line) > 2 * _max_opt_len(opts) + 40:
+        return _MISS
+    ln = _norm(line)
+    if not ln:
+        return _MISS
+    hits = {lab for ns, lab in opts if ns == ln}
+    if len(hits) == 1:
+        return hits.pop()
+    return None if hits else _MISS
+
+
+def _option_contained(line: str, opts) -> object:
+    """Label whose option text occurs (whole words) in ``line``.
+
+    Several hits: the longest wins only if every other hit is part of it
+    ("dark red" beats "red"); otherwise the line is ambiguous -> _MISS.
+    """
+    ln = " " + _norm(line) + " "
+    if len(ln) <= 3:
+        return _MISS
+    hits = [(ns, lab) for ns, lab in opts if (" " + ns + " ") in ln]
+    if not hits:
+        return _MISS
+    if len(hits) == 1:
+        return hits[0][1]
+    hits.sort(key=lambda h: len(h[0]), reverse=True)
+    best_ns, best_lab = hits[0]
+    padded = " " + best_ns + " "
+    for ns, lab in hits[1:]:
+        if lab != best_lab and (len(ns) == len(best_ns) or (" " + ns + " ") not in padded):
+            return _MISS
+    return best_lab
+
+
+# A label at a known position (after an answer marker, at the start of the
+# response, inside a box).  Leading junk: markdown, quotes, colon leftovers,
+# inline-math openers, \text{ wrappers, and words like "option".
+_LEAD_RE = re.compile(
+    r"""[\s*_#>`'"“”‘’:：=\-–—]{0,40}
+        (?:\\\(|\\\[|\$\$?)?\s*
+        (?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?
+        (?:(?i:the\s+)?(?:(?i:option|choice|letter|statement)\b\s*[:：\#]?\s*)?(?i:number\s+)?
+          |选项|選項)?
+        (?P<o>[\(\[（])?\s*
+        (?P<l>[A-Za-z]|[0-9]{1,2})(?![A-Za-z0-9])
+        (?:\s*(?P<c>[\)\]）]))?
+    """,
+    re.X,
+)
+# Words after which a capital "A"/"I" is an option label rather than the
+# article/pronoun: "A or B", "A is wrong", "I and J" vs "A man", "I think".
+_A_LABEL_NEXT = frozenset(
+    "or and nor is was are were both seems seem looks look vs because since as would could might can does "
+    "fits matches best correct describes shows appears also only isn't doesn't".split()
+)
+_I_LABEL_NEXT = frozenset("or and nor is are were both vs seems fits matches appears".split())
+
+
+_NEXT_WORD_RE = re.compile(r" ([a-z][a-z'’]{0,12})")
+
+
+def _is_article(t: str, end: int, tok: str) -> bool:
+    """True if capital ``tok`` ("A"/"I") ending at ``end`` starts running text."""
+    m = _NEXT_WORD_RE.match(t, end)
+    if m is None:
+        return False
+    return m.group(1) not in (_A_LABEL_NEXT if tok == "A" else _I_LABEL_NEXT)
+
+
+# Characters that end a label token cleanly ("B.", "B)", "**B**", "B:").
+_DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’，。；：！？、）】」』")
+# "A or B", "(A) and (C)", "B/C", "B, D": two different labels given.
+_AMBIG_RE = re.compile(
+    r"\s*(?:,|/|&|\bor\b|\band\b)\s*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])"
+)
+
+
+# A label followed by a question mark is asked about, not answered.
+_QUESTIONED_RE = re.compile(r"[\s*_)\]）]{0,4}[?？]")
+
+
+def _label_at(t: str, pos: int, lab: dict, strict: bool):
+    """Parse a label at ``pos``.
+
+    Returns (label | None-for-ambiguous | _MISS, article_like).  article_like
+    flags an uppercase "A " followed by a lowercase word, which may be the
+    English article starting an option text ("A man is running").
+    """
+    m = _LEAD_RE.match(t, pos)
+    if not m:
+        return _MISS, False
+    ltok = m.group("l")
+    label = lab.get(ltok.upper())
+    if label is None:
+        return _MISS, False  # e.g. "F" when labels are A-E: not an answer
+    end = m.end()
+    nxt = t[end:end + 2]
+    c0 = nxt[:1]
+    c1 = nxt[1:2]
+    wrapped = m.group("o") is not None or m.group("c") is not None
+    delim = (not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
+    article = False
+    if ltok.isdigit():
+        # "3.5 seconds" or "1,000" is a number, not option 3 / 1.
+        if (c0 == "." or c0 == ",") and c1.isdigit():
+            return _MISS, False
+    elif ltok.islower():
+        # Lowercase only when it cannot be running text: "answer is b." yes,
+        # "answer is a cup" no.
+        if not (wrapped or delim):
+            return _MISS, False
+    elif not wrapped and ltok == "I" and c0 and c0 in "'’":
+        return _MISS, False  # "I'm", "I'd", "I've": the pronoun
+    elif not wrapped and ltok in "AI" and _is_article(t, end, ltok):
+        if ltok == "I":
+            return _MISS, False  # pronoun: "Answer: I think ..."
+        article = True
+    if strict and not (wrapped or delim):
+        return _MISS, False
+    if _QUESTIONED_RE.match(t, end):
+        return None, False  # "The answer is A?": a guess put as a question
+    am = _AMBIG_RE.match(t, end)
+    if am:
+        tok2 = am.group(1)
+        lab2 = lab.get(tok2)
+        if lab2 is not None and lab2 != label:
+            # Mid-sentence, a capital "A" after "B and" is a label, not the article.
+            if not (tok2 == "I" and _is_article(t, am.end(), tok2)):
+                return None, False
+    return label, article
+
+
+def _first_line(t: str, pos: int) -> str:
+    """First non-empty line from ``pos`` with markdown/quote decoration trimmed."""
+    n = len(t)
+    while pos < n:
+        e = t.find("\n", pos)
+        if e < 0:
+            e = n
+        line = t[pos:min(e, pos + 300)].strip(" \t\r*_#>`'\"“”:：-")
+        if line:
+            return line
+        pos = e + 1
+    return ""
+
+
+# Phrases that state there is no answer ("Answer: N/A", "None of the above").
+_NO_ANSWER_RE = re.compile(
+    r"""[\s*_#>`'"“”:：=\-–—]{0,10}(?:n/?a\b|none\b|neither\b|no\s+(?:correct\s+|right\s+|single\s+)?(?:answer|option|choice)
+        |(?:cannot|can['’]?t)\s+(?:be\s+)?determine|unknown\b|unclear\b|insufficient\b|not\s+enough\b)""",
+    re.X | re.I,
+)
+
+
+def _negated_label(t: str, pos: int) -> bool:
+    """True if the label parsed at ``pos`` is rejected right after ("A is not correct")."""
+    m = _LEAD_RE.match(t, pos)
+    if m is None or t[m.end():m.end() + 1] not in (" ", "*", ")", "\t"):
+        return False  # a rejection needs a space after the label; most answers end there
+    return _NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
+
+
+def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
+    """Choice stated at ``pos`` (after a marker, or a box's content)."""
+    if _NO_ANSWER_RE.match(t, pos):
+        return None  # "Answer: N/A": the response says it has no answer
+    line = None
+    if opts:
+        line = _first_line(t, pos)
+        if not line:
+            return _MISS
+        if len(line) > 1:
+            r = _option_exact(line, opts)
+            if r is not _MISS:
+                return r
+    r, article = _label_at(t, pos, lab, strict)
+    if r is not _MISS:
+        if article:
+            # "Answer: A man is running" may be option text, not label A; with no
+            # option text to tell, "Answer: A lot is missing" is no label at all.
+            r2 = _option_contained(line, opts) if opts else _MISS
+            return None if r2 is _MISS else r2
+        if r is not None and _negated_label(t, pos):
+            return None  # "Answer: A is not correct": rejects A, chooses nothing
+        return r
+    if opts and not strict:
+        return _option_contained(line, opts)
+    return _MISS
+
+
+_NEG_AFTER_RE = re.compile(
+    r"\**\)?\**\s+(?:is|was|seems|appears)?\s*(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate|irrelevant)"
+    r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
+)

@@ -1,0 +1,363 @@
+"""Answer markers ("the answer is", "I choose", "B is correct", ...) and label
+mentions: where in a response a choice is stated, and which label it states.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evaluator.answers.common import _MISS
+from evaluator.answers.labels import _NEG_AFTER_RE, _QUESTIONED_RE, _decide_span, _is_article
+
+# Answer markers.  Keywords are located in one pass over the lower-cased text
+# (_KW_RE below) and each hit is confirmed with an anchored regex at its
+# position.  The \b after the verbs keeps "the answer isn't B" from reading
+# as "the answer is".
+_CONNECT = (
+    r"(?:\*\*|__)?\s*(?:(?:is|was|would\s+be|should\s+be|must\s+be|will\s+be|seems\s+to\s+be|"
+    r"appears\s+to\s+be|here\s+is|to\s+(?:this|the)\s+question\s+is)\b|[:：=]|-(?=\s))"
+    r"(?:\s+(?:likely|probably|clearly|therefore|thus|then|indeed|definitely|most\s+likely))?"
+    r"\s*(?:\*\*|__)?\s*[:：]?"
+)
+# ["']? : a JSON key, {"answer": "B"}.
+_M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
+_M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
+_OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
+_VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
+# Keywords sharing a prefix ("cho" for choice/choose/chose) are one entry in
+# _KW_RE and told apart by the anchored regex.
+_M_OPT = re.compile(r"option" + _OPT_CONNECT + r"|opt\s+for" + _VERB_TAIL, re.I)
+_M_CHO = re.compile(r"choice" + _OPT_CONNECT + r"|(?:choose|chose)" + _VERB_TAIL, re.I)
+_M_SELECT = re.compile(r"selection" + _OPT_CONNECT + r"|select(?:ed)?" + _VERB_TAIL, re.I)
+_M_PICK = re.compile(r"pick(?:ed)?" + _VERB_TAIL, re.I)
+_M_GO = re.compile(r"go(?:ing)?\s+with" + _VERB_TAIL, re.I)
+_M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?", re.I)
+_M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
+_M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
+# Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
+_M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
+# A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
+# "I think Option 3."  Strict: "I think B is wrong" is not one.
+_M_THINK = re.compile(r"(?:think|believe)\b\s*(?:that\s+)?(?:it['’]s\s+|it\s+(?:is|would\s+be)\s+)?", re.I)
+# "The coach's feedback corresponds to statement number 3."
+_M_CORRESPOND = re.compile(
+    r"correspond(?:s|ing)?\s+(?:to|with)\s+(?=(?:the\s+)?(?i:option|statement|choice)\b)", re.I
+)
+# A verdict word BEFORE the label: "The most accurate feedback is Option 3",
+# "The best fit is C", "Best match → 3".  At most four lower-case words
+# (the noun) between the verdict and "is", so "the best ... for B is" is not one.
+_M_VERDICT_PRE = re.compile(
+    r"(?i:best|accurate|correct|right|appropriate|plausible|suitable)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
+    r"(?:(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
+)
+# "C it is.": the label, then "it is" closing the sentence.
+_LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
+_M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
+# Answer markers in other languages, each anchored at its keyword: Chinese
+# (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
+# (정답은), Spanish, French, Portuguese, Italian, German, Russian.
+_M_INTL = re.compile(
+    r"""(?:(?:答案|答え|正解|정답)\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)\s*(?:选项|選項)?
+        |(?:选择|選擇|选|選)(?![项項])\s*[了:：]?\s*(?:选项|選項)?
+        |(?:respuesta|r[ée]ponse|antwort|resposta|risposta|ответ)
+           (?:\s+(?:correcta|correcte|correta|corretta|richtige|final|finale|правильный))?
+           \s*(?:\b(?:es|est|ist|lautet|é|è)\b|[:：]|[—–-](?=\s))
+           \s*(?:(?:la|le|die|a|l['’])\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
+        |opci[óo]n\s+(?:correcta\s+)?es\s+(?:la\s+)?
+        |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
+        |(?:最(?:准确|準確|佳|合适|合適|符合|恰当|恰當)|正确|正確)[^\n。，,；;]{0,10}?(?:是|为|為)\s*(?:选项|選項)?
+        )""",
+    re.X | re.I,
+)
+
+# Every marker keyword, found in ONE regex pass over the (lower-cased) text;
+# each hit is then confirmed with an anchored regex at its position.  The
+# lookbehind keeps hits at word starts ("also" is not "so").
+_KW_RE = re.compile(
+    r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond"
+    r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
+    r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
+    r"|elijo|escojo|choisis|w[äa]hle)"
+)
+# keyword -> (confirming regex, strict label parsing) for markers that come
+# BEFORE the label.  "answer" also covers "Final Answer" (see _scan_markers).
+_PRE_MARKERS = {
+    "answer": (_M_ANSWER, False),
+    "opt": (_M_OPT, False),
+    "cho": (_M_CHO, False),
+    "select": (_M_SELECT, False),
+    "pick": (_M_PICK, False),
+    "go": (_M_GO, False),
+    "therefore": (_M_THEREFORE, True),
+    "thus": (_M_THEREFORE, True),
+    "hence": (_M_THEREFORE, True),
+    "so": (_M_THEREFORE, True),  # strict: "so D." yes, "so A man ..." no
+    "statement": (_M_STATEMENT, False),
+    "guess": (_M_GUESS, False),
+    "actually": (_M_ACTUALLY, True),
+    "it is": (_M_ITS, True),  # also "it's" (see _scan_markers_from)
+    "probably": (_M_ITS, True),
+    "say": (_M_ITS, True),
+    "think": (_M_THINK, True),
+    "believe": (_M_THINK, True),
+    "correspond": (_M_CORRESPOND, True),
+}
+
+
+for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",
+            "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
+            "wähle", "wahle", "最", "正确", "正確"):
+    _PRE_MARKERS[_kw] = (_M_INTL, False)
+
+
+# After a verdict keyword: end of sentence or a word that keeps it a verdict
+# ("B is correct because", "the best answer"), not "the correct distractor".
+_POST_AFTER_RE = re.compile(
+    r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*"
+    r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description)\b)",
+    re.I,
+)
+# "B is correct", "(C) is the best answer", "Option 2 seems the most accurate":
+# the label comes BEFORE the keyword, so this is searched in a short window
+# ending at the keyword and anchored there with $.
+_POST_RE = re.compile(
+    r"""(?<![\w'’])(?P<w>(?i:option|choice|statement)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
+        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers))\s+(?i:to\s+be\s+)?(?i:the\s+)?
+           (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
+         |\s+)$""",
+    re.X,
+)
+
+
+def _is_word_start(low: str, p: int) -> bool:
+    return p == 0 or not low[p - 1].isalpha()
+
+
+# The final answer is nearly always near the end: markers are first looked
+# for in this many trailing characters, and only if none is found there in
+# the rest.  A hit in the tail is later than any hit before it, so the result
+# is the same as a full scan.
+_TAIL = 64
+
+
+def _choice_from_markers(t: str, low: str, lab: dict, opts):
+    """Choice given by the LAST answer marker that actually names one."""
+    n = len(low)
+    lo = n - _TAIL if n > _TAIL + 100 else 0
+    r = _scan_markers(t, low, lab, opts, lo, n)
+    if r is _MISS and lo:
+        r = _scan_markers(t, low, lab, opts, 0, n)
+    return r
+
+
+# A note or aside after the answer: "Answer: B\nNote: C is also plausible."
+_NOTE_RE = re.compile(r"(?<![\w])(?:note|n\.b\.|p\.s\.|nota|remarque|anmerkung|注意|注|备注)\s*[:：]")
+
+
+def _choice_before_note(t: str, low: str, lab: dict, opts):
+    """The answer committed before the first note, if a marker gives one there:
+    what a note says about other options is commentary, not the answer."""
+    m = _NOTE_RE.search(low)
+    if m is None or m.start() == 0:
+        return _MISS
+    p = m.start()
+    return _choice_from_markers(t[:p], low[:p], lab, opts)
+
+
+_ALSO_RE = re.compile(r"\balso\b|\btoo\b|\bas\s+well\b")
+_STRONG_VERDICTS = frozenset(("correct", "right"))
+
+
+def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
+    """Choice of the last marker in low[start:end] that names one (or _MISS).
+
+    A verdict given "also" ("C is also plausible") adds to an answer rather
+    than giving one: it is skipped, and if it is a strong one ("C is also
+    correct") naming another label than the answer found, the response is
+    ambiguous."""
+    also = None
+    r = _scan_markers_from(t, low, lab, opts, start, end)
+    while isinstance(r, tuple):  # an "also" verdict: (label, strong, position)
+        label, strong, p = r
+        if strong and also is None:
+            also = label
+        r = _scan_markers_from(t, low, lab, opts, start, p)
+    if also is not None and r is not _MISS and r != also:
+        return None
+    return r
+
+
+_VERDICT_WORDS = frozenset(("best", "accurate", "correct", "right", "appropriate", "plausible", "suitable"))
+
+
+def _label_before_it_is(t: str, p: int, lab: dict):
+    """"C it is." -> C: a label opening the sentence that "it is" (at ``p``) closes."""
+    for back in range(2, 8):  # "C it is", "(C) it is", "10 it is"
+        q = p - back
+        if q < 0:
+            break
+        m = _LABEL_IT_IS_RE.match(t, q)
+        if m and m.end(1) <= p and _sentence_start(t, q) and (q == 0 or not t[q - 1].isalnum()):
+            lb = lab.get(m.group(1).upper())
+            if lb is not None and not m.group(1).islower():
+                return lb
+    return _MISS
+
+
+def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
+    for m in reversed(list(_KW_RE.finditer(low, start, end))):
+        p = m.start()
+        kw = m.group()
+        if kw.startswith("go"):
+            kw = "go"
+        elif kw.startswith("it"):
+            kw = "it is"
+        pre = _PRE_MARKERS.get(kw)
+        if pre is not None:
+            rx, strict = pre
+            mm = rx.match(t, p)
+            if mm is None and kw == "answer" and low.startswith("final ", p - 6):
+                mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
+            if mm is None:
+                continue
+            if kw in ("think", "believe") and low.endswith(("n't ", "not "), 0, p):
+                continue  # "I don't think B"
+            r = _decide_span(t, mm.end(), lab, opts, strict)
+            if r is None and kw in ("think", "believe"):
+                continue  # "I think A and B are wrong": an aside, not an answer
+            if r is _MISS and kw == "it is":
+                r = _label_before_it_is(t, p, lab)
+            if r is not _MISS:
+                return r
+            continue
+        if kw in _VERDICT_WORDS and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
+            r = _decide_span(t, mm.end(), lab, opts, False)
+            if r is not _MISS:
+                return r
+        # Verdict after the label: "B is correct", "(C) is the best answer".
+        pm = _POST_RE.search(t, max(0, p - 60), p)
+        # Without "is" only "(B) best matches ..." reads as a verdict.
+        if pm is None or (pm.group("is") is None and kw != "best"):
+            continue
+        if kw != "best" and not _POST_AFTER_RE.match(t, p + len(kw)):
+            continue  # "the correct distractor", "the right hand"
+        ltok = pm.group("l")
+        label = lab.get(ltok.upper())
+        if label is None:
+            continue
+        # Lowercase "a is correct" / pronoun "I" is running text unless marked up.
+        if (ltok.islower() or ltok == "I") and not (pm.group("w") or pm.group("o")):
+            continue
+        if _ALSO_RE.search(low, pm.start(), p) or _ALSO_RE.match(low, p + len(kw) + 1):
+            return label, kw in _STRONG_VERDICTS, pm.start()
+        return label
+    return _MISS
+
+
+_SHORT_RE = re.compile(
+    r"""[\s*_#`'"“”(\[]{0,10}
+        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number)\s*[:：]?\s*|选项|選項)?
+        [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
+    re.X,
+)
+_ENUM_LINE_RE = re.compile(
+    r"^[ \t*_#>\-]*(?:(?i:option|choice|statement)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d))", re.M
+)
+# Strong label mentions, as separate simple patterns: each starts with a
+# literal or a plain character class, which the regex engine scans for
+# quickly (one combined alternation with lookbehinds was ~4x slower).
+_PAREN_MENTION_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")  # (B)
+_BOLD_MENTION_RE = re.compile(r"\*\*\(?([A-Za-z]|[0-9]{1,2})[\).:]?\*\*")  # **B**
+_WORD_MENTION_RE = re.compile(r"(?:option|choice|statement)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")  # option b (on low)
+_CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
+
+
+def _enumerated(t: str, lab: dict) -> bool:
+    """True if several lines start with different labels ("A. ...\\nB. ...").
+
+    Such text walks through the options, so its first/last line is not an
+    answer."""
+    seen = set()
+    for m in _ENUM_LINE_RE.finditer(t):
+        lb = lab.get(m.group(1).upper())
+        if lb is not None:
+            seen.add(lb)
+            if len(seen) > 1:
+                return True
+    return False
+
+
+def _negated(low: str, start: int, end: int) -> bool:
+    """"not B", "isn't (C)", "B is wrong": a mention that rejects the label."""
+    before = low[max(0, start - 12):start]
+    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ", "n't think ", "not think ")):
+        return True
+    return _NEG_AFTER_RE.match(low, end) is not None
+
+
+def _sentence_start(t: str, pos: int) -> bool:
+    """True if only spacing/markup separates ``pos`` from a sentence start."""
+    i = pos - 1
+    while i >= 0 and t[i] in " \t*_\"'“‘(":
+        i -= 1
+    return i < 0 or t[i] in ".!?:;\n"
+
+
+# "Both B and I describe it": two labels given together, whatever the words after.
+_BOTH_RE = re.compile(
+    r"\b(?i:both)\s+(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?"
+    r"\s*(?:,|&|(?i:and))\s*(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?![\w'’])"
+)
+
+
+def _both(t: str, lab: dict) -> bool:
+    for m in _BOTH_RE.finditer(t):
+        a, b = lab.get(m.group(1).upper()), lab.get(m.group(2).upper())
+        if a is not None and b is not None and a != b:
+            return True
+    return False
+
+
+def _mentions(t: str, low: str, lab: dict):
+    """The single label mentioned in a strong form anywhere, else _MISS.
+
+    Negated mentions ("not B", "B is wrong") do not count; a label asked
+    about ("Could it be A?") is a guess, not an answer -> None."""
+    seen = set()
+    asked = False
+    for rx, src in ((_PAREN_MENTION_RE, t), (_BOLD_MENTION_RE, t), (_WORD_MENTION_RE, low)):
+        if rx is _PAREN_MENTION_RE and "(" not in t:
+            continue
+        if rx is _BOLD_MENTION_RE and "**" not in t:
+            continue
+        for m in rx.finditer(src):
+            if rx is _WORD_MENTION_RE and m.start() and low[m.start() - 1].isalnum():
+                continue
+            lb = lab.get(m.group(1).upper())
+            if lb is not None and not _negated(low, m.start(), m.end()):
+                seen.add(lb)
+                asked = asked or _QUESTIONED_RE.match(src, m.end()) is not None
+                if len(seen) > 1:
+                    return _MISS
+    for m in _CAPITAL_RE.finditer(t):
+        st = m.start()
+        if st and (t[st - 1].isalnum() or t[st - 1] in "_'’-"):
+            continue  # inside a word or a contraction
+        tok = m.group()
+        lb = lab.get(tok)
+        if lb is None:
+            continue
+        if tok in "AI" and _is_article(t, m.end(), tok) and (tok == "I" or _sentence_start(t, st)):
+            continue  # article / pronoun in running text ("and A describe": a label)
+        if _negated(low, st, m.end()):
+            continue
+        seen.add(lb)
+        asked = asked or _QUESTIONED_RE.match(t, m.end()) is not None
+        if len(seen) > 1:
+            return _MISS
+    if seen and "both" in low and _both(t, lab):
+        return _MISS
+    if asked:
+        return None
+    return seen.pop() if seen else _MISS

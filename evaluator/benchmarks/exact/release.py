@@ -1,0 +1,65 @@
+"""ExAct's importer: metadata.jsonl and one video per item, checked (every unknown
+activity spelling reported at once), golds moved to the answer key.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
+from evaluator.benchmarks.exact.records import ACTIVITY_DOMAIN, NAME, _item, normalise_activity
+from evaluator.errors import ImportReleaseError
+from evaluator.records import BenchmarkData
+
+
+def _metadata_file(root: Path) -> Path:
+    meta = root / "metadata.jsonl"
+    if not meta.is_file() and (root / "data" / "metadata.jsonl").is_file():
+        meta = root / "data" / "metadata.jsonl"
+    return meta
+
+
+def _unmapped_error(meta: Path, unmapped: dict[str, list]) -> ImportReleaseError:
+    """Every activity spelling that maps to none of the 11, at once, with counts."""
+    lines = [f"  '{value}': {len(wheres)} item(s), first at {wheres[0]}" for value, wheres in unmapped.items()]
+    return ImportReleaseError(
+        f"{meta}: field 'domain': {len(unmapped)} value(s) name none of the 11 activities "
+        f"({', '.join(ACTIVITY_DOMAIN)}):\n" + "\n".join(lines) +
+        "\nadd the spelling to ACTIVITY_ALIASES in evaluator/benchmarks/exact/records.py if it is one of them")
+
+
+def import_release(root: Path, secret: Secret) -> BenchmarkData:
+    """Read the official layout: metadata.jsonl (one object per item) and one .mp4 per item.
+    Item and video ids are opaque (the release's name the Ego-Exo4D take and time)."""
+    meta = _metadata_file(Path(root))
+    item_ids, video_ids = OpaqueIds(secret, "exact:item"), OpaqueIds(secret, "exact:video", "exact-")
+    questions, answers, files, unmapped, spellings = [], [], {}, {}, Counter()
+    for n, rec in read_jsonl(meta):
+        where = f"{meta}:{n}"
+        raw = require(rec, "domain", str, where)
+        activity = normalise_activity(raw)
+        negatives = require(rec, "negative_comments", list, where)
+        if len(negatives) != 4 or not all(isinstance(x, str) for x in negatives):
+            raise ImportReleaseError(f"{where}: 'negative_comments' must be a list of 4 strings")
+        file_name = require(rec, "file_name", str, where)
+        truth, is_ge = require(rec, "groundTruth", str, where), bool(require(rec, "is_ge", bool, where))
+        if activity is None:
+            unmapped.setdefault(raw, []).append(where)
+            continue
+        spellings[(raw, activity)] += 1
+        release_id = str(rec.get("id") or Path(file_name).stem)
+        item_id, video_id = item_ids(release_id), video_ids(file_name)
+        q, a = _item(item_id, video_id, activity, is_ge, str(rec.get("task_name", "")), truth, negatives,
+                     secret, release_id)
+        questions.append(q)
+        answers.append(a)
+        files[video_id] = str(find_video(meta.parent, file_name, where))
+    if unmapped:
+        raise _unmapped_error(meta, unmapped)
+    if not questions:
+        raise ImportReleaseError(f"{meta}: no items")
+    questions, answers = sort_by_id(questions, answers)
+    notes = [f"activity '{raw}' read as {activity}: {count} item(s)"
+             for (raw, activity), count in sorted(spellings.items()) if raw != activity]
+    return BenchmarkData(NAME, questions, answers, videos={}, video_files=files, notes=notes)

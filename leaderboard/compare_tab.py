@@ -1,0 +1,156 @@
+"""The Compare tab: pick two verified rows, see A − B per benchmark and bucket with a
+paired bootstrap interval (leaderboard/compare.py does the work).
+
+    compare = CompareHandlers(h)          # h: leaderboard.ui.Handlers (board, stores, settings, cache)
+    compare.choices(suite, a, b)          # the two pickers' updates
+    compare.compare(suite, a, b)          # (status Markdown, the comparison frame)
+    build(h, suite, generation)           # the tab's layout and wiring, inside build_ui's gr.Tabs
+
+The callbacks never raise into the page: a refusal (CompareRefused) is shown as its
+own message in the status line; anything else as a generic message, logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import compare as logic
+from leaderboard import markup
+from leaderboard.errors import CompareRefused
+
+if TYPE_CHECKING:
+    from evaluator.paired import PairedStats
+    from leaderboard.ui import Handlers
+
+log = logging.getLogger("leaderboard.compare_tab")
+
+STATS_KEPT = 64  # per-video statistics files kept in memory (a few hundred kB each at full size)
+INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and each level, task, domain, "
+         "category and hop with enough items, the table gives both scores, their difference A − B and its 95% "
+         "paired bootstrap interval over videos; **Significant** says whether that interval excludes 0. "
+         "Only rows of the same suite and judge can be compared. " + logic.REPORTED_NOTE.split(": ")[0] +
+         ": a paper gives no per-video results. The About tab explains the method.")
+PICK_TWO = "Pick two rows to compare."
+GENERIC_ERROR = "Something went wrong on our side; the maintainers have the details in the site's log."
+
+
+class CompareHandlers:
+    """The tab's callbacks, as plain methods the tests call."""
+
+    def __init__(self, h: "Handlers"):
+        self.h = h
+        self._stats: OrderedDict[tuple, PairedStats | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _rows(self, suite: str) -> pd.DataFrame:
+        board = self.h.board(suite)
+        return board[board["source_kind"] == "verified"]
+
+    def choices(self, suite: str, a: str | None, b: str | None) -> tuple[dict, dict]:
+        """The verified rows, best first, as (label, id); a choice that left the suite is
+        cleared. An empty choice is left alone: this event's inputs may be older than a
+        pick the visitor made meanwhile, which must not be undone."""
+        rows = self._rows(suite)
+        options = list(zip(rows["label"], rows["id"].astype(str)))
+        ids = {i for _, i in options}
+
+        def update(chosen: str | None) -> dict:
+            return gr.update(choices=options) if not chosen or chosen in ids else gr.update(choices=options, value=None)
+        return update(a), update(b)
+
+    def _row(self, suite: str, submission: str) -> dict[str, Any]:
+        board = self.h.board(suite)
+        found = board[board["id"].astype(str) == submission]
+        if found.empty:
+            raise CompareRefused(f"{submission} is not a row of this suite any more; pick another.")
+        return found.iloc[0].to_dict()
+
+    def _paired(self, row: dict[str, Any]) -> "PairedStats | None":
+        """A row's statistics from the private store, cached per (id, run, created): a
+        rerun has a new `created`, so a cached file is never stale."""
+        key = (str(row["id"]), str(row.get("run")), str(row.get("created")))
+        with self._lock:
+            if key in self._stats:
+                self._stats.move_to_end(key)
+                return self._stats[key]
+        stats = logic.load_paired(self.h.stores.private, str(row["id"]))
+        with self._lock:
+            self._stats[key] = stats
+            while len(self._stats) > STATS_KEPT:
+                self._stats.popitem(last=False)
+        return stats
+
+    def compare(self, suite: str, a: str | None, b: str | None) -> tuple[str, pd.DataFrame]:
+        empty = pd.DataFrame(columns=list(logic.COLUMNS))
+        if not a or not b:
+            return PICK_TWO, empty
+        try:
+            row_a, row_b = self._row(suite, a), self._row(suite, b)
+            logic.check_pair(row_a, row_b)
+            minimum = self.h.settings.min_bucket_items
+            generation = self.h.board(suite).attrs.get("generation")
+
+            def run() -> tuple[pd.DataFrame, int]:
+                stats_a = logic.check_stats(row_a, self._paired(row_a), "Model A")
+                stats_b = logic.check_stats(row_b, self._paired(row_b), "Model B")
+                return logic.compare(stats_a, stats_b, minimum), stats_a.samples
+            frame, samples = self.h._cached((generation, "compare", suite, a, b, minimum), run)
+        except CompareRefused as e:
+            return f"⚠️ {markup.escape(e)}", empty
+        except Exception:  # noqa: BLE001 - logged with its traceback, shown generically
+            log.exception("comparing %s and %s failed", a, b)
+            return f"⚠️ {GENERIC_ERROR}", empty
+        return logic.summary(markup.escape(row_a.get("label") or a), markup.escape(row_b.get("label") or b),
+                             frame, samples), frame
+
+
+def build(h: "Handlers", suite: gr.Radio, generation: gr.State) -> CompareHandlers:
+    """The Compare tab, inside build_ui's gr.Tabs."""
+    c = CompareHandlers(h)
+    with gr.Tab("Compare", id="compare", elem_id="tab-compare") as tab:
+        gr.Markdown(INTRO, elem_id="compare-intro")
+        with gr.Row():
+            a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a")
+            b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b")
+        status = gr.Markdown(PICK_TWO, elem_id="compare-status", latex_delimiters=[])
+        shown = gr.Dataframe(pd.DataFrame(columns=list(logic.COLUMNS)), interactive=False, wrap=True,
+                             show_search="filter", max_height=640, label="A − B", elem_id="compare-table",
+                             column_widths=["11%", "17%", "5%", "9%", "9%", "8%", "14%", "9%", "18%"])
+    gr.on([tab.select, suite.change, generation.change], c.choices, [suite, a, b], [a, b],
+          api_name="compare_choices")
+    gr.on([a.change, b.change], _as_table(c.compare), [suite, a, b], [status, shown], trigger_mode="always_last",
+          api_name="compare")
+    return c
+
+
+def _as_table(fn):
+    """The frame as a Dataframe update: numbers stay numbers (they sort as numbers) and
+    show with two decimals, as every score on the site; missing ones show empty."""
+    from leaderboard.ui import datatypes
+
+    def run(suite, a, b):
+        text, frame = fn(suite, a, b)
+        return text, gr.update(value=_shown(frame), datatype=datatypes(frame))
+    return run
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame | dict:
+    if frame.empty:
+        return frame
+    def text(column: str, value) -> str:
+        if pd.isna(value):
+            return ""
+        return f"{int(value)}" if column == logic.N else f"{value:.2f}" if column in _DECIMALS else str(value)
+    data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+    shown = [[text(c, v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
+    return {"headers": list(frame.columns), "data": data,
+            "metadata": {"display_value": shown, "styling": [[""] * len(frame.columns) for _ in range(len(frame))]}}
+
+
+_DECIMALS = (logic.SCORE_A, logic.SCORE_B, logic.DIFF)

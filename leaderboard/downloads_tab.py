@@ -1,0 +1,175 @@
+"""The Downloads tab: the shown suite's snapshot (JSON, Parquet), where the JSON endpoint
+is, and the signed-in user's model runs' raw outputs (leaderboard/downloads.py does the work).
+
+    downloads = DownloadHandlers(h, snapshots)   # h: leaderboard.ui.Handlers
+    downloads.snapshot(suite)                    # (info, JSON button, Parquet button)
+    downloads.runs(chosen, profile)              # (the picker of the user's runs, status)
+    downloads.outputs(submission, profile)       # (the raw-outputs button, status)
+    build(h, suite, generation, signature)       # layout and wiring, inside build_ui's gr.Tabs
+
+Callbacks never raise into the page: a refusal is shown as its own message, anything
+else as a generic one (logged).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import gradio as gr
+
+from leaderboard import api, downloads, markup
+from leaderboard.errors import DownloadRefused, LeaderboardError
+
+if TYPE_CHECKING:
+    from leaderboard.ui import Handlers
+
+log = logging.getLogger("leaderboard.downloads_tab")
+
+GENERIC_ERROR = "Something went wrong on our side; the maintainers have the details in the site's log."
+INTRO = (f"The leaderboard of the suite shown, as data: every verified result with its scores, intervals and "
+         f"settings, the same table the site reads. JSON and Parquet hold the same rows; both name their "
+         f"suite, judges and code version and carry a `table_version` that changes whenever a result does. "
+         f"Programs can fetch them from `{api.PREFIX}/leaderboard.json?suite=<suite id>` (and `.parquet`; "
+         f"`{api.PREFIX}/index.json` lists the suites); the README documents the format.")
+OUTPUTS_INTRO = ("**Your model runs' raw outputs.** For a model you submitted by its Hub id, the worker keeps "
+                 "what the model answered to each call. They are yours to download: one JSON line per call "
+                 "(`id`, `response`, and `confidence` / `context` where there is one), the prediction-file "
+                 "format, so the file can be checked or submitted again. They never say which answers were "
+                 "right: per-item results would give the answer key away.")
+
+
+class DownloadHandlers:
+    """The tab's callbacks, as plain methods the tests call."""
+
+    def __init__(self, h: Handlers, snapshots: downloads.Snapshots):
+        self.h = h
+        self.snapshots = snapshots
+        self._folder: Path | None = None  # the raw outputs handed to gradio, this process's user only
+
+    # -- the snapshot ---------------------------------------------------------------------
+
+    def snapshot(self, suite: str | None) -> tuple:
+        """The info line and the two buttons for the suite shown (disabled where it has no
+        snapshot: the papers' rows, a suite with no verified result yet)."""
+        try:
+            entry = next((e for e in self.snapshots.index().suites if e.suite_id == suite), None)
+            if entry is None:
+                return (f"No snapshot for this choice: only suites with verified results have one "
+                        f"({', '.join(f'`{s}`' for s in self.snapshots.suites()) or 'none yet'}). The papers' rows "
+                        f"are in the papers.", _button(None), _button(None))
+            files = [self._public_file(entry, kind) for kind in ("json", "parquet")]
+            info = (f"Suite `{entry.suite_id}` · **{entry.rows}** results · table version "
+                    f"`{entry.table_version}` · written {entry.table_updated_at or 'not yet'}")
+            return info, _button(files[0]), _button(files[1])
+        except LeaderboardError as e:
+            return markup.escape(str(e)), _button(None), _button(None)
+        except Exception:  # noqa: BLE001 - the page stays usable
+            log.exception("the snapshot of %s could not be prepared", suite)
+            return GENERIC_ERROR, _button(None), _button(None)
+
+    def _public_file(self, entry, kind: str) -> str:
+        """The snapshot as a local file for gr.DownloadButton; its name carries the
+        version, so an existing file is current."""
+        folder = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / "exports"
+        version = entry.table_version.split(":")[-1]
+        path = folder / f"leaderboard-{entry.suite_id}-{version}.{kind}"
+        if not path.exists():
+            data = self.snapshots.json(entry.suite_id) if kind == "json" else self.snapshots.parquet(entry.suite_id)
+            _write(path, data)
+        return str(path)
+
+    # -- raw outputs --------------------------------------------------------------------------
+
+    def _user(self, profile) -> str | None:
+        from leaderboard.ui import current_user  # the site's one notion of who is signed in
+
+        return current_user(profile, self.h.settings)
+
+    def runs(self, chosen: str | None, profile: gr.OAuthProfile | None) -> tuple:
+        """The picker of the signed-in user's finished model runs (the choice stays while it exists)."""
+        try:
+            user = self._user(profile)
+            choices = downloads.run_choices(self.h.queue.requests(), user)
+        except Exception:  # noqa: BLE001
+            log.exception("listing model runs failed")
+            return gr.skip(), GENERIC_ERROR
+        ids = [i for _, i in choices]
+        if not user:
+            note = downloads.SIGN_IN
+        elif not choices:
+            note = "You have no finished model run yet (a prediction file is already yours)."
+        elif chosen in ids:
+            note = gr.skip()  # what the last download said stays
+        else:
+            note = "Pick one of your model runs."
+        return gr.update(choices=choices, value=chosen if chosen in ids else None), note
+
+    def outputs(self, submission: str | None, profile: gr.OAuthProfile | None) -> tuple:
+        """The raw outputs of one of the user's own runs, ready to download; a refusal otherwise."""
+        if not submission:
+            return _button(None), ""
+        try:
+            name, data = downloads.own_outputs(self.h.queue.requests(), self._user(profile), submission,
+                                               self._read_private, self.h.calls_for)
+        except DownloadRefused as e:
+            return _button(None), f"❌ {markup.escape(str(e))}"
+        except Exception:  # noqa: BLE001
+            log.exception("raw outputs of %s could not be prepared", submission)
+            return _button(None), f"❌ {GENERIC_ERROR}"
+        path = self._private_folder() / name
+        _write(path, data)
+        lines = data.count(b"\n")
+        # the name is made of [A-Za-z0-9._-] only (downloads.outputs_name): safe in a code span as it is
+        return _button(str(path)), f"✅ {lines} calls answered in `{name}`."
+
+    def _read_private(self, path: str) -> bytes | None:
+        found = self.h.stores.private.read(path)
+        return found.data if found is not None else None
+
+    def _private_folder(self) -> Path:
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="raw-outputs-"))  # mode 0700
+        return self._folder
+
+
+def _button(path: str | None):
+    return gr.update(value=path, interactive=path is not None)
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
+def build(h: Handlers, suite, generation, signature) -> downloads.Snapshots:
+    """The tab, inside build_ui's gr.Tabs; returns its Snapshots (the JSON endpoint serves the same)."""
+    snapshots = downloads.Snapshots(h.stores.results, h.source, h.settings)
+    d = DownloadHandlers(h, snapshots)
+    with gr.Tab("Downloads", id="downloads", elem_id="tab-downloads") as tab:
+        gr.Markdown(INTRO, elem_id="downloads-intro")
+        info = gr.Markdown(elem_id="snapshot-info")
+        with gr.Row():
+            as_json = gr.DownloadButton("Download the leaderboard (JSON)", interactive=False,
+                                        elem_id="download-snapshot-json")
+            as_parquet = gr.DownloadButton("Download the leaderboard (Parquet)", interactive=False,
+                                           elem_id="download-snapshot-parquet")
+        gr.Markdown(OUTPUTS_INTRO, elem_id="outputs-intro")
+        with gr.Row():
+            # custom values: the API may name a submission; `outputs` hands out only the caller's own
+            pick = gr.Dropdown([], value=None, label="Your model run", allow_custom_value=True, scale=2,
+                               elem_id="outputs-pick")
+            get = gr.DownloadButton("Download raw outputs (JSONL)", interactive=False, scale=1,
+                                    elem_id="download-outputs")
+        note = gr.Markdown(elem_id="outputs-status", latex_delimiters=[])
+    gr.on([tab.select, suite.change, generation.change], d.snapshot, [suite], [info, as_json, as_parquet],
+          api_name="snapshot_files", show_progress="hidden")
+    gr.on([tab.select, signature.change], d.runs, [pick], [pick, note], api_name="my_model_runs",
+          show_progress="hidden")
+    pick.change(d.outputs, [pick], [get, note], api_name="my_raw_outputs")
+    return snapshots

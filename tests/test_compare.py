@@ -1,0 +1,385 @@
+"""Comparing two models: the paired bootstrap interval of A − B equals one computed
+independently here with plain loops (same videos, same seed scheme), on a known case
+built from the demo suite's answer key; the significance flag; small buckets, papers'
+rows and cross-suite or cross-judge pairs refused; bucket statistics agree with the
+published breakdowns; the statistics stay in the private store."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evaluator.judges.normalized import NormalizedMatchJudge
+from evaluator.paired import OVERALL, paired_path
+from evaluator.paired import record as paired_record
+from evaluator.predictions import as_responses
+from evaluator.records import Prediction, ScoringOptions, round_half_up
+from evaluator.scoring import make_result, score_responses
+from leaderboard import compare
+from leaderboard.errors import CompareRefused
+
+SAMPLES = 1000
+SEED = 0
+
+
+# -- the known case: which items each model gets right is chosen here -------------------------------------
+
+def exact_predictions(suite, key, right) -> list[Prediction]:
+    """ExAct answers: the gold label where right(i) holds, another label elsewhere."""
+    gold = {a.id: a.label for a in key.answers["exact"]}
+    out = []
+    for i, q in enumerate(suite.questions["exact"]):
+        label = gold[q.id] if right(i) else ("1" if gold[q.id] != "1" else "2")
+        out.append(Prediction(f"exact/{q.id}", label))
+    return out
+
+
+def simpleqa_predictions(suite, key, grade) -> list[Prediction]:
+    """Video SimpleQA answers: grade(i) is "correct" (the gold text), "incorrect" or
+    "not_attempted" (no prediction at all)."""
+    gold = {a.id: a.answer for a in key.answers["videosimpleqa"]}
+    out = []
+    for i, q in enumerate(q for q in suite.questions["videosimpleqa"] if q.question):
+        kind = grade(i)
+        if kind != "not_attempted":
+            out.append(Prediction(f"videosimpleqa/{q.id}", gold[q.id] if kind == "correct" else "zebra crossing"))
+    return out
+
+
+EXACT_A = lambda i: i % 3 != 0  # noqa: E731 - the known case, read by the independent bootstrap
+EXACT_B = lambda i: i % 2 == 0  # noqa: E731
+SQA_A = lambda i: ("correct", "correct", "incorrect", "not_attempted")[i % 4]  # noqa: E731
+SQA_B = lambda i: ("correct", "not_attempted", "incorrect")[i % 3]  # noqa: E731
+
+
+def scored(suite, key, predictions, submission_id, judge=None):
+    judge = judge or NormalizedMatchJudge()
+    collected: dict = {}
+    scores, counts = score_responses(suite, key, as_responses(predictions), judge, bootstrap_samples=SAMPLES,
+                                     paired=collected)
+    result = make_result(suite, scores, counts, judge, ScoringOptions(), {"id": submission_id})
+    return result, paired_record(result, collected, SAMPLES, SEED)
+
+
+@pytest.fixture(scope="module")
+def pair(demo_suite):
+    suite, key = demo_suite
+    a = scored(suite, key, exact_predictions(suite, key, EXACT_A) + simpleqa_predictions(suite, key, SQA_A), "a")
+    b = scored(suite, key, exact_predictions(suite, key, EXACT_B) + simpleqa_predictions(suite, key, SQA_B), "b")
+    return a, b
+
+
+# -- the independent paired bootstrap: plain loops -----------------------------------------------------------
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear interpolation between the closest ranks (numpy's default method), by hand."""
+    ordered = sorted(values)
+    position = q / 100 * (len(ordered) - 1)
+    below = math.floor(position)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+
+def loop_bootstrap(videos: list[str], items_a: list[tuple], items_b: list[tuple], metric) -> tuple[float, float]:
+    """items: (video, per-item statistic tuple); metric(list of summed tuples) -> value.
+    Each replicate draws how often each of the benchmark's `videos` is taken (a
+    multinomial over them in first-appearance order, seeded like evaluator.bootstrap)
+    and uses that draw for both models; items of videos not drawn count zero times."""
+    rng = np.random.default_rng(SEED)
+    n = len(videos)
+    diffs = []
+    for _ in range(SAMPLES):
+        taken = rng.multinomial(n, [1.0 / n] * n)
+        weight = {video: int(taken[j]) for j, video in enumerate(videos)}
+        values = []
+        for items in (items_a, items_b):
+            sums = [0.0] * len(items[0][1])
+            for video, stats in items:
+                for k, s in enumerate(stats):
+                    sums[k] += weight[video] * s
+            values.append(metric(sums))
+        if all(v is not None for v in values):
+            diffs.append(values[0] - values[1])
+    return percentile(diffs, 2.5), percentile(diffs, 97.5)
+
+
+def accuracy(sums):
+    return 100.0 * sums[0] / sums[1] if sums[1] else None
+
+
+def f_score(sums):  # [correct, not attempted, items]
+    den = 2 * sums[2] - sums[1]
+    return 100.0 * 2 * sums[0] / den if den else None
+
+
+def row(frame: pd.DataFrame, benchmark: str, label: str) -> dict:
+    found = frame[(frame[compare.BENCHMARK] == benchmark) & (frame[compare.NUMBER] == label)]
+    assert len(found) == 1, f"no single row {benchmark} / {label}"
+    position = found.index[0]
+    return {**found.iloc[0].to_dict(), "low": frame.attrs["low"][position], "high": frame.attrs["high"][position]}
+
+
+# -- tests -------------------------------------------------------------------------------------------------
+
+def test_exact_interval_matches_an_independent_paired_bootstrap(pair, demo_suite):
+    suite, _ = demo_suite
+    (_, a), (_, b) = pair
+    questions = suite.questions["exact"]
+    videos = list(dict.fromkeys(q.video for q in questions))
+    items_a = [(q.video, (1.0 if EXACT_A(i) else 0.0, 1.0)) for i, q in enumerate(questions)]
+    items_b = [(q.video, (1.0 if EXACT_B(i) else 0.0, 1.0)) for i, q in enumerate(questions)]
+    low, high = loop_bootstrap(videos, items_a, items_b, accuracy)
+
+    got = row(compare.compare(a, b, min_items=0), "ExAct", "Overall")
+    assert got[compare.SCORE_A] == round_half_up(100 * sum(EXACT_A(i) for i in range(len(questions))) / len(questions))
+    assert (got["low"], got["high"]) == (round_half_up(low), round_half_up(high))
+    assert got[compare.INTERVAL] == f"[{round_half_up(low):.2f}, {round_half_up(high):.2f}]"
+    assert got[compare.SIGNIFICANT] == ("yes" if low > 0 or high < 0 else "no")
+
+
+def test_a_bucket_uses_the_benchmarks_draw_of_videos(pair, demo_suite):
+    """A bucket's score in a replicate comes from the benchmark's drawn videos that have
+    items in the bucket: the same draw as the overall's."""
+    suite, _ = demo_suite
+    (_, a), (_, b) = pair
+    questions = suite.questions["exact"]
+    indexed = [(i, q) for i, q in enumerate(questions) if q.category == "tips"]
+    videos = list(dict.fromkeys(q.video for q in questions))  # all of ExAct's, not only the bucket's
+    items_a = [(q.video, (1.0 if EXACT_A(i) else 0.0, 1.0)) for i, q in indexed]
+    items_b = [(q.video, (1.0 if EXACT_B(i) else 0.0, 1.0)) for i, q in indexed]
+    low, high = loop_bootstrap(videos, items_a, items_b, accuracy)
+    got = row(compare.compare(a, b, min_items=0), "ExAct", "Tips")
+    assert (got["low"], got["high"]) == (round_half_up(low), round_half_up(high))
+
+
+def test_f_score_is_recomputed_in_every_resample(pair, demo_suite):
+    """Video SimpleQA's F-score is not a mean of per-video values: the independent loop
+    sums [correct, not attempted, items] per video and takes F of the sums."""
+    suite, _ = demo_suite
+    (result_a, a), (result_b, b) = pair
+    questions = [q for q in suite.questions["videosimpleqa"] if q.question]
+    videos = list(dict.fromkeys(q.video for q in questions))
+
+    def items(grade):
+        return [(q.video, (float(grade(i) == "correct"), float(grade(i) == "not_attempted"), 1.0))
+                for i, q in enumerate(questions)]
+    low, high = loop_bootstrap(videos, items(SQA_A), items(SQA_B), f_score)
+    got = row(compare.compare(a, b, min_items=0), "Video SimpleQA", "Overall")
+    # the known case graded as intended: the point scores are the published ones
+    assert got[compare.SCORE_A] == result_a.scores["videosimpleqa"]["overall"]
+    assert got[compare.SCORE_B] == result_b.scores["videosimpleqa"]["overall"]
+    assert (got["low"], got["high"]) == (round_half_up(low), round_half_up(high))
+
+
+def test_significant_exactly_when_the_interval_excludes_zero(demo_suite, pair):
+    suite, key = demo_suite
+    right = scored(suite, key, exact_predictions(suite, key, lambda i: True), "all-right")[1]
+    wrong = scored(suite, key, exact_predictions(suite, key, lambda i: False), "all-wrong")[1]
+    same = scored(suite, key, exact_predictions(suite, key, lambda i: True), "all-right-again")[1]
+
+    clear = row(compare.compare(right, wrong, min_items=0), "ExAct", "Overall")
+    assert clear[compare.DIFF] == 100.0 and clear["low"] > 0 and clear[compare.SIGNIFICANT] == "yes"
+    reverse = row(compare.compare(wrong, right, min_items=0), "ExAct", "Overall")
+    assert reverse["high"] < 0 and reverse[compare.SIGNIFICANT] == "yes"
+    tie = row(compare.compare(right, same, min_items=0), "ExAct", "Overall")
+    assert (tie[compare.DIFF], tie["low"], tie["high"], tie[compare.SIGNIFICANT]) == (0.0, 0.0, 0.0, "no")
+    frame = compare.compare(*[p[1] for p in pair], min_items=0)
+    flags = [(f, lo, hi) for f, lo, hi in zip(frame[compare.SIGNIFICANT], frame.attrs["low"], frame.attrs["high"]) if f]
+    assert {f for f, _, _ in flags} == {"yes", "no"}
+    for flag, low, high in flags:  # shown bounds are rounded: a bound of 0.00 may be either side
+        assert (low >= 0 or high <= 0) if flag == "yes" else (low <= 0 <= high), (flag, low, high)
+
+
+def test_small_buckets_are_refused_and_the_overall_never_is(pair):
+    (_, a), (_, b) = pair
+    frame = compare.compare(a, b, min_items=10)
+    small = frame[frame[compare.N] < 10]
+    assert len(small), "the demo suite has buckets under 10 items"
+    for _, r in small.iterrows():
+        if r[compare.NUMBER] == "Overall":
+            assert r[compare.SIGNIFICANT] in ("yes", "no")
+            continue
+        assert r[compare.NOTE].startswith(f"n too small (n={int(r[compare.N])})")
+        assert pd.isna(r[compare.SCORE_A]) and pd.isna(r[compare.DIFF]) and r[compare.INTERVAL] == ""
+    big = frame[(frame[compare.N] >= 10) & (frame[compare.NOTE] == "")]
+    assert len(big) and (big[compare.SIGNIFICANT].isin(["yes", "no"])).all()
+    # the same pair with no minimum compares those buckets too
+    assert (compare.compare(a, b, min_items=0)[compare.NOTE].str.startswith("n too small")).sum() == 0
+
+
+def test_bucket_statistics_give_the_published_breakdown_scores(demo_suite):
+    """Each bucket's score from its per-video statistics is the result's own metric there
+    (the scorer run on the bucket's items agrees with the full scoring's breakdowns), on
+    every benchmark (the random baseline answers them all)."""
+    from evaluator.baselines import predictions
+
+    suite, key = demo_suite
+    result, stats = scored(suite, key, predictions("random", suite.calls, seed=5), "random")
+    assert set(stats.benchmarks) == set(suite.manifest["benchmarks"])
+    checked = 0
+    for benchmark, buckets in stats.benchmarks.items():
+        metrics = result.scores[benchmark]
+        for bucket in buckets:
+            value = metrics
+            for key in bucket.path:
+                value = value[key]
+            if isinstance(value, dict):  # CausalStep categories, Video SimpleQA hops: their headline
+                value = value.get("ws_norm", value.get("f_score"))
+            ours = compare.compare_bucket(bucket, bucket, SAMPLES, SEED)[compare.SCORE_A]
+            assert (value is None and np.isnan(ours)) or ours == value, (benchmark, bucket.path, ours, value)
+            checked += 1
+    assert checked > 40
+
+
+def test_pairs_that_cannot_be_compared_are_refused(pair):
+    (_, a), (_, b) = pair
+    base = {"id": "x", "source": "verified", "suite_id": "demo-v1-abc", "judge_id": "normalized-match", "model": "X"}
+    other = base | {"id": "y", "model": "Y"}
+    compare.check_pair(base, other)  # same suite and judge: fine
+    with pytest.raises(CompareRefused, match="different suites"):
+        compare.check_pair(base, other | {"suite_id": "official-v1-def"})
+    with pytest.raises(CompareRefused, match="different judges"):
+        compare.check_pair(base, other | {"judge_id": "llm:some-model"})
+    with pytest.raises(CompareRefused, match="reported rows cannot be compared"):
+        compare.check_pair(base, {"id": "reported/exact/gpt-4o", "source": "reported", "suite_id": "demo-v1-abc"})
+    with pytest.raises(CompareRefused, match="two different rows"):
+        compare.check_pair(base, dict(base))
+    # statistics of another suite or judge are refused too, whatever the rows say
+    with pytest.raises(CompareRefused, match="different suites or by different judges"):
+        compare.compare(a, b.model_copy(update={"suite_id": "official-v1-def"}), min_items=0)
+    with pytest.raises(CompareRefused, match="before comparisons existed"):
+        compare.check_stats(base, None, "Model A")
+    with pytest.raises(CompareRefused, match="run 1"):
+        compare.check_stats(base | {"suite_id": a.suite_id, "judge_id": a.judge_id, "run": 2},
+                            a.model_copy(update={"run": 1}), "Model A")
+
+
+def test_a_benchmark_only_one_model_attempted_gets_a_note(demo_suite, pair):
+    suite, key = demo_suite
+    only_exact = scored(suite, key, exact_predictions(suite, key, EXACT_A), "only-exact")[1]
+    frame = compare.compare(only_exact, pair[1][1], min_items=0)
+    sqa = row(frame, "Video SimpleQA", "Overall")
+    assert sqa[compare.NOTE] == "model A did not attempt this benchmark" and pd.isna(sqa[compare.DIFF])
+
+
+def test_statistics_go_to_the_private_store_only(tmp_path):
+    """The embedded first start scores the baselines: their per-video statistics are in
+    the private store, and no public file holds any of them."""
+    from submissions.stores import Stores
+    from submissions.suites import baseline_id, first_start
+
+    stores = Stores.local(tmp_path / "home")
+    suite_id = first_start(stores)
+    stats = compare.load_paired(stores.private, baseline_id("random", suite_id))
+    assert stats is not None and stats.suite_id == suite_id and stats.benchmarks["exact"][0].path == list(OVERALL)
+    for store in (stores.results, stores.suite, stores.requests):
+        leaked = [p for p in store.list() if "paired" in p]
+        assert not leaked, f"{store.name} holds {leaked}"
+        for path in store.list():
+            data = store.read(path).data
+            assert b'"reducer"' not in data and stats.benchmarks["exact"][0].videos[0].encode() not in data, path
+    assert paired_path("x") == "paired/x.json"
+
+
+def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path, monkeypatch, demo_dir, demo_suite):
+    """A prediction file through the real queue and worker: its per-video statistics
+    land beside the staged result (private), and the Compare tab's handler compares its
+    row with a baseline's; a paper's row and a row without statistics are refused with
+    a reason."""
+    import dataclasses
+
+    from evaluator.baselines import predictions
+    from evaluator.predictions import write_predictions
+    from evaluator.worker import Worker
+    from leaderboard.compare_tab import PICK_TWO, CompareHandlers
+    from leaderboard.source import TableSource
+    from leaderboard.ui import Handlers
+    from space_config.settings import Quotas, get_settings
+    from submissions.stores import Stores
+    from submissions.submit import Identity, submit_predictions
+    from submissions.suites import baseline_id, ensure_baselines
+
+    monkeypatch.setenv("LEADERBOARD_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")
+    get_settings.cache_clear()
+    try:
+        settings = dataclasses.replace(get_settings(), quotas=Quotas(per_user=100, per_org=100, pending_per_user=100))
+        suite, _ = demo_suite
+        stores = Stores.local(tmp_path / "home")
+        stores.suite.upload_folder(suite.id, demo_dir / "suite")
+        stores.answers.upload_folder(suite.id, demo_dir / "answers")
+        ensure_baselines(stores, suite.id)
+        path = tmp_path / "preds.jsonl"
+        write_predictions(path, predictions("random", suite.calls, seed=11))
+        request = submit_predictions(stores, settings, Identity("alice"), path, "random seed 11", suite_id=suite.id)
+        ran = Worker(stores, settings, worker_id="w1").run_once()
+        assert ran.status.value == "FINISHED", ran.failure
+
+        stats = compare.load_paired(stores.private, request.id)
+        assert stats is not None and stats.run == 1 and stats.samples == 1000 and stats.suite_id == suite.id
+        assert stores.results.read(paired_path(request.id)) is None
+
+        handlers = CompareHandlers(Handlers(stores, settings, TableSource(stores, settings)))
+        text, frame = handlers.compare(suite.id, request.id, baseline_id("first-option", suite.id))
+        assert "**Model A**: random seed 11" in text and "Baseline: first-option" in text
+        assert set(frame[compare.BENCHMARK]) == {"ExpVid", "CausalStep", "ExAct", "Video-MMMU", "Video SimpleQA"}
+        overall = frame[frame[compare.NUMBER] == "Overall"]
+        assert len(overall) == 5 and overall[compare.SIGNIFICANT].isin(["yes", "no"]).all()
+        text, frame = handlers.compare(suite.id, request.id, None)
+        assert text == PICK_TWO and frame.empty
+        # a row without statistics (scored before comparisons existed) is refused, saying so
+        stores.private.delete(paired_path(baseline_id("random", suite.id)))
+        handlers = CompareHandlers(Handlers(stores, settings, TableSource(stores, settings)))
+        text, frame = handlers.compare(suite.id, request.id, baseline_id("random", suite.id))
+        assert "before comparisons existed" in text and frame.empty
+        # the pickers offer verified rows only
+        a, _ = handlers.choices(suite.id, request.id, None)
+        assert {value for _, value in a["choices"]} == {request.id, baseline_id("random", suite.id),
+                                                        baseline_id("first-option", suite.id)}
+        assert "value" not in a  # a valid pick is kept
+        a, _ = handlers.choices(suite.id, "gone", None)
+        assert a["value"] is None  # a row no longer in the suite is cleared
+    finally:
+        get_settings.cache_clear()
+
+
+def videommmu_predictions(suite, key, after, before) -> list[Prediction]:
+    """Video-MMMU answers: right where after(i) holds, and for Adaptation items with a
+    question-only call, that call right where before(i) holds."""
+    gold = {a.id: a for a in key.answers["videommmu"]}
+
+    def answer(q, right: bool) -> str:
+        a = gold[q.id]
+        if not right:
+            return "I cannot tell."
+        return a.labels[0] if a.labels else (a.texts[0] if a.texts else f"{a.values[0]:g}")
+    out = []
+    for i, q in enumerate(suite.questions["videommmu"]):
+        out.append(Prediction(f"videommmu/{q.id}", answer(q, after(i))))
+        if q.question_only_video:
+            out.append(Prediction(f"videommmu/{q.id}/question-only", answer(q, before(i))))
+    return out
+
+
+def test_delta_knowledge_is_recomputed_in_every_resample(demo_suite):
+    """Δknowledge = (right after - right before) / (wrong before), over the Adaptation items
+    with a question-only call: the independent loop sums both per video and divides."""
+    suite, key = demo_suite
+    after_a, before_a = (lambda i: i % 2 == 0), (lambda i: i % 4 == 0)
+    after_b, before_b = (lambda i: i % 3 != 0), (lambda i: i % 5 == 0)
+    result_a, a = scored(suite, key, videommmu_predictions(suite, key, after_a, before_a), "a")
+    result_b, b = scored(suite, key, videommmu_predictions(suite, key, after_b, before_b), "b")
+    questions = suite.questions["videommmu"]
+    videos = list(dict.fromkeys(q.video for q in questions))
+
+    def items(after, before):
+        return [(q.video, (float(after(i)) - float(before(i)), 1.0 - float(before(i))))
+                for i, q in enumerate(questions) if q.question_only_video]
+    low, high = loop_bootstrap(videos, items(after_a, before_a), items(after_b, before_b), accuracy)
+    got = row(compare.compare(a, b, min_items=0), "Video-MMMU", "Δknowledge")
+    assert got[compare.SCORE_A] == result_a.scores["videommmu"]["delta_knowledge"]  # graded as intended
+    assert got[compare.SCORE_B] == result_b.scores["videommmu"]["delta_knowledge"]
+    assert (got["low"], got["high"]) == (round_half_up(low), round_half_up(high))
