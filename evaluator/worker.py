@@ -15,9 +15,7 @@ One job, as `Worker.run_once` runs it:
                prediction file (private store)
     run        model-ID requests only: load the model (evaluator.runners.get_runner) and
                answer every call, the answer key's hidden calls included, recording
-               progress after each batch; with LEADERBOARD_BLIND_PASS=1, answer them all
-               again with black frames (the "no video" pass, same job, same time limit);
-               the model is released before scoring
+               progress after each batch (and a blind pass: runners/blind.py); the model is released before scoring
     score      benchmark by benchmark, recording progress (calls done / total)
     publish    the result staged in the private store (with a model run's raw outputs,
                outputs/<id>.jsonl: evaluator/raw_outputs.py), then FINISHED, then the public
@@ -72,10 +70,9 @@ from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
 from evaluator.protocol import model_card
 from evaluator.records import ScoringOptions
-from evaluator.runners import RunnerUnavailable, get_runner
+from evaluator.runners import RunnerUnavailable, blind, get_runner
 from evaluator.runners.backends import ModelNotFound
-from evaluator.runners.model import BLANK_FRAMES
-from evaluator.scoring import headlines, make_result, score_responses
+from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from leaderboard import aggregate
 from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError, TransientStoreError
@@ -540,39 +537,25 @@ class Worker:
         revision = f" at revision {request.revision}" if request.revision else ""
         job.log.add(f"loading {request.model}{revision}")
         runner = get_runner(request, self.settings)  # ModelNotFound, RunnerUnavailable
-        blind = None
         try:
             job.check()
-            predictions = runner.run(request, suite, key.hidden_calls, job.progress)
-            settings, cost = dict(runner.settings), getattr(runner, "cost", None)
-            if self.settings.worker.blind_pass:
-                job.log.add("blind pass: every call again, every frame black")
-                blind = runner.run(request, suite, key.hidden_calls, job.progress, blind=True)
-                cost = cost and cost | {"blind_pass": runner.cost}
+            answers = blind.answer(runner, request, suite, key.hidden_calls, job, self.settings.worker.blind_pass)
         finally:
             close = getattr(runner, "close", None)
             if callable(close):
                 close()  # the GPU memory goes back before scoring (an LLM judge may need it)
-        decodes = settings.get("decodes", {})
-        job.log.add(f"runner {runner.name} answered {len(predictions)} calls "
-                    f"({settings.get('generations', '?')} generations); videos decoded: "
+        decodes = answers.settings.get("decodes", {})
+        job.log.add(f"runner {runner.name} answered {len(answers.predictions)} calls "
+                    f"({answers.settings.get('generations', '?')} generations); videos decoded: "
                     f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
-        job.raw_outputs = raw_outputs.encode(predictions, suite.calls_by_id())  # public calls only
-        scores, counts = self._score(job, suite, key, as_responses(predictions), worker_run=True)
-        card = model_card(suite, request, runner.name, settings, self.judge, self.options)
+        job.raw_outputs = raw_outputs.encode(answers.predictions, suite.calls_by_id())  # public calls only
+        scores, counts = self._score(job, suite, key, as_responses(answers.predictions), worker_run=True)
+        card = model_card(suite, request, runner.name, answers.settings, self.judge, self.options)
         job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
                                                   if card.deviations else "the suite's reference protocol"))
-        extra = {"cost": cost}
-        if blind is not None:
-            settings["blind_pass"] = BLANK_FRAMES
-            blind_scores, extra["blind_counts"] = score_responses(
-                suite, key, as_responses(blind), self.judge, self.options, worker_run=True,
-                bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=lambda name, counts: job.check())
-            extra["blind_scores"] = headlines(blind_scores)
-            job.log.add("blind pass scored: " + ", ".join(f"{name} {m.get('overall')}"
-                                                         for name, m in extra["blind_scores"].items()))
+        extra = blind.blocks(answers, suite, key, self.judge, self.options, self.settings.bootstrap_samples, job)
         return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                           runner={"name": runner.name, **settings}, protocol=card, **extra)
+                           runner={"name": runner.name, **answers.settings}, protocol=card, **extra)
 
     @property
     def judge(self):

@@ -38,7 +38,8 @@ import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
-from leaderboard import disclosure, protocol_card
+from leaderboard import disclosure, protocol_card, run_columns
+from leaderboard.run_columns import COST_COLUMNS, DEVICE, GPU_SECONDS, TOKENS_PER_S, TTFT, no_video_label  # noqa: F401
 from leaderboard.bands import rank_bands
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
@@ -71,27 +72,15 @@ def ci_label(benchmark: str) -> str:
     return f"{TITLES[benchmark]} 95% CI"
 
 
-def no_video_label(column: str) -> str:
-    return f"{column} (no video)"  # the blind pass's score, shown beside the real one
-
-
 # A score cell shows "61.20 ±1.79" (half the 95% interval); the bounds have optional columns.
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
 CI_COLUMNS = tuple(ci_label(b) for b in BENCHMARKS)
 META_DEFAULT = (PARAMS, FRAMES)
 META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION, PROTOCOL)
-# The blind ("no video") pass and the run's cost: model-ID runs only, hidden by default.
-NO_VIDEO_AVERAGE = no_video_label(AVERAGE)
-NO_VIDEO_COLUMNS = (NO_VIDEO_AVERAGE, *(no_video_label(t) for t in SCORE_COLUMNS))
-GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE = "GPU-s / call", "TTFT (s)", "Tokens/s", "GPU"
-COST_COLUMNS = (GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE)
-# (table column, decimals) behind each: rounded for reading, still numbers for sorting
-_BLIND_SOURCES = {NO_VIDEO_AVERAGE: "blind.average",
-                  **{no_video_label(TITLES[b]): f"blind.{b}.overall" for b in BENCHMARKS}}
-_COST_SOURCES = {GPU_SECONDS: ("cost.gpu_seconds_per_call", 3), TTFT: ("cost.ttft_s", 3),
-                 TOKENS_PER_S: ("cost.tokens_per_s", 1)}
-OPTIONAL_COLUMNS = (NO_VIDEO_AVERAGE, *(c for t in SCORE_COLUMNS for c in (t, no_video_label(t))), *CI_COLUMNS,
-                    *META_DEFAULT, *META_EXTRA, *COST_COLUMNS)
+NO_VIDEO = run_columns.no_video_sources(AVERAGE, TITLES)  # model-ID runs only, hidden by default
+NO_VIDEO_AVERAGE, NO_VIDEO_COLUMNS = no_video_label(AVERAGE), tuple(NO_VIDEO)
+OPTIONAL_COLUMNS = (NO_VIDEO_AVERAGE, *run_columns.beside(SCORE_COLUMNS), *CI_COLUMNS, *META_DEFAULT, *META_EXTRA,
+                    *COST_COLUMNS)
 DEFAULT_COLUMNS = (*SCORE_COLUMNS, *META_DEFAULT)
 
 # -- per-benchmark metrics (design §7), in the order the tabs show them ---------------------------------
@@ -492,6 +481,8 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
             return _numbers(rows[f"{benchmark}.overall"])
         if name == ci_label(benchmark):
             return ci_text(rows, benchmark)
+    if (run := run_columns.column(rows, name, NO_VIDEO)) is not None:
+        return run
     sources = {
         RANK: lambda: rows["rank"], BAND: lambda: rows["band"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
         AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
@@ -500,10 +491,6 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         SUBMITTER: lambda: _text(_col(rows, "submitter")), REVISION: lambda: _text(_col(rows, "revision")),
         PRECISION: lambda: _text(_col(rows, "precision")), PAPER: lambda: _text(_col(rows, "paper")),
         SUBMISSION: lambda: _text(_col(rows, "id")), PROTOCOL: lambda: rows["protocol_text"],
-        DEVICE: lambda: _text(_col(rows, "cost.device")),
-        **{name: (lambda c=column: _numbers(_col(rows, c))) for name, column in _BLIND_SOURCES.items()},
-        **{name: (lambda c=column, d=digits: _numbers(_col(rows, c)).round(d))
-           for name, (column, digits) in _COST_SOURCES.items()},
     }
     if name not in sources:
         raise KeyError(f"unknown leaderboard column {name!r}; known: {', '.join((*ALWAYS_SHOWN, *OPTIONAL_COLUMNS))}")
@@ -535,9 +522,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
     for b in BENCHMARKS:
         data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()
-    for name, column in _BLIND_SOURCES.items():  # two decimals, like the scores beside them
-        values = _col(board, column)
-        data[_pm_key(name)] = score_text(values, pd.Series(0.0, index=values.index)).to_numpy()
+    data.update({_pm_key(name): text for name, text in run_columns.texts(board, NO_VIDEO).items()})
     return pd.DataFrame(data)
 
 

@@ -72,9 +72,10 @@ class WorkerSettings:
     tensor_parallel_size: int = 1
     data_parallel_size: int = 1
     resize_max_side: int | None = None  # None: frames at native size (ExpVid: 224x224 as its paper)
-    # Model-ID runs answer every call a second time with black frames (same count, size and
-    # times) and publish that pass's overall per benchmark as the "no video" score.
-    blind_pass: bool = False
+    # LEADERBOARD_BLIND_PASS=1: model-ID runs answer every call a second time with black frames
+    # (same count, size and times) and publish that pass's overalls as the "no video" scores.
+    # Read when get_settings builds WorkerSettings, like every other field here.
+    blind_pass: bool = field(default_factory=lambda: _env("LEADERBOARD_BLIND_PASS", "0") == "1")
 
 
 # Hugging Face Jobs flavors by model size (evaluator/dispatch.py): "<up to N billion>:<flavor>"
@@ -222,7 +223,6 @@ def get_settings() -> Settings:
             tensor_parallel_size=int(_env("LEADERBOARD_TENSOR_PARALLEL", "1")),
             data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
             resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
-            blind_pass=_env("LEADERBOARD_BLIND_PASS", "0") == "1",
         ),
         jobs=JobsSettings(
             image=os.environ.get("LEADERBOARD_JOBS_IMAGE") or None,

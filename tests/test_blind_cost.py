@@ -24,7 +24,7 @@ import torch
 from test_runner import FakeBackend, answerer, gold_labels, request_for, tagged
 from tiny_vlms import build_tiny_gemma3
 
-from evaluator import extract
+from evaluator.answers import extract_choice
 from evaluator.benchmarks import causalstep
 from evaluator.records import Call
 from evaluator.runners import costs
@@ -125,7 +125,7 @@ def test_causalsteps_blind_chain_follows_the_blind_answers(demo_suite):
         chosen: dict[str, set[str]] = {}
         for p in predictions:
             if p.id in calls:
-                picked = extract.extract_choice(p.response, calls[p.id].labels, calls[p.id].options)
+                picked = extract_choice(p.response, calls[p.id].labels, calls[p.id].options)
                 chosen.setdefault(p.id, set()).add(picked)
         out = set()
         for p in predictions:
@@ -195,16 +195,16 @@ def test_the_tiny_models_run_records_its_cost(tiny_runs):
     assert cost["schema_version"] == costs.COST_SCHEMA_VERSION
     gpus = 1 if torch.cuda.is_available() else 0  # the backend's device: cuda when there is one
     assert cost["gpus"] == gpus and cost["device"] == costs.device_name(gpus)  # "cpu", or the card's name
-    assert cost["calls"] == runner.generations == len(runner.call_costs) >= len(predictions)
+    assert cost["calls"] == runner.generations == len(runner.meter.calls) >= len(predictions)
     # time to first token: every generation; timed from its own batch's start, so within
     # the runner's generate call that held it (32 calls, whose wall time is shared out)
     assert cost["ttft_s"]["measured_calls"] == cost["calls"]
-    assert all(0 < c.ttft_s <= c.gpu_seconds * 32 for c in runner.call_costs)
-    assert all(1 <= c.tokens <= 3 for c in runner.call_costs)  # max_new_tokens=3
-    rated = [c for c in runner.call_costs if c.tokens > 1]
+    assert all(0 < c.ttft_s <= c.gpu_seconds * 32 for c in runner.meter.calls)
+    assert all(1 <= c.tokens <= 3 for c in runner.meter.calls)  # max_new_tokens=3
+    rated = [c for c in runner.meter.calls if c.tokens > 1]
     assert rated and all(c.tokens_per_s > 0 for c in rated)
     assert cost["tokens_per_s"]["measured_calls"] == len(rated)
-    assert cost["tokens_total"] == sum(c.tokens for c in runner.call_costs)
+    assert cost["tokens_total"] == sum(c.tokens for c in runner.meter.calls)
     # the batches' wall time, shared out: the shares add up to the time spent in generate
     assert cost["gpu_seconds_total"] == pytest.approx(cost["generate_wall_seconds"] * max(gpus, 1), rel=1e-9)
     assert cost["gpu_seconds_per_call"]["mean"] == pytest.approx(cost["gpu_seconds_total"] / cost["calls"])

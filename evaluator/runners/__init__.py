@@ -12,6 +12,8 @@ GPU) and produces the same records a prediction file holds:
     runners/protocols.py   how each benchmark's calls are answered (CausalStep's chain...)
     runners/frames.py      FrameStore: every video decoded once per job
     runners/backends.py    transformers and vllm behind one `generate(requests)`
+    runners/costs.py       what a run cost: GPU-seconds, time to first token, tokens/s
+    runners/blind.py       the "no video" pass (every frame black) and its scores
 
 RunnerUnavailable means no backend on this worker can run the request (vllm asked for
 but not installed, ...): the worker fails it as "internal", with the runner's words,

@@ -35,8 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evaluator.errors import EvaluatorError
-from evaluator.runners import costs
-from evaluator.runners import vllm_inputs as vi
+from evaluator.runners import costs, vllm_inputs as vi  # costs: what each generate measured (last_stats)
 from evaluator.runners.vllm_inputs import build_vllm_inputs
 
 __all__ = ["Backend", "GenRequest", "ModelNotFound", "TransformersBackend", "VllmBackend", "build_vllm_inputs",
@@ -66,11 +65,7 @@ class GenRequest:
 
 
 class Backend(Protocol):
-    """Anything that answers GenRequests: one reply per request, in request order.
-
-    Optional: `last_stats`, what the last generate measured per request (costs.GenStats,
-    same order), and `gpus`, how many GPUs the backend holds (evaluator/runners/costs.py).
-    """
+    """Anything that answers GenRequests: one reply per request, in request order."""
 
     name: str
     settings: dict[str, Any]
@@ -313,9 +308,6 @@ class TransformersBackend:
 
         self.model = self._load_model(config, dtype, trust_remote_code)
         self.dtype = self.model.dtype
-        self.gpus = (torch.cuda.device_count() if self.device == "auto" else 1) if self.device != "cpu" else 0
-        self.last_stats: list[costs.GenStats] = []  # what the last generate measured, per request
-        self._stop_ids = _stop_ids(self.model, self.tokenizer)
         self.settings: dict[str, Any] = {
             "backend": self.name,
             "model": self.model_id,
@@ -381,8 +373,7 @@ class TransformersBackend:
         # Similar requests together: less padding, same results (greedy, left padded).
         order = sorted(range(len(requests)), key=lambda i: (modes[i], len(requests[i].frames),
                                                             len(requests[i].prompt)))
-        replies = [""] * len(requests)
-        stats = [costs.GenStats()] * len(requests)
+        replies, stats = [""] * len(requests), [costs.GenStats()] * len(requests)
         start = 0
         while start < len(order):
             mode = modes[order[start]]
@@ -406,19 +397,16 @@ class TransformersBackend:
             return self._generate_batch(requests[:half], mode) + self._generate_batch(requests[half:], mode)
 
     def _forward(self, requests: list[GenRequest], mode: str) -> list[tuple[str, costs.GenStats]]:
-        clock = costs.StepClock()  # times each decoding step: time to first token, tokens/s
-        inputs = self._encode(requests, mode)
+        clock, inputs = costs.StepClock(), self._encode(requests, mode)  # the clock times each decoding step
         with self.torch.inference_mode():
             out = self.model.generate(
-                **inputs, max_new_tokens=self.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id,
+                **inputs, max_new_tokens=self.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id, streamer=clock,
                 # Greedy whatever the checkpoint's generation_config suggests.
                 do_sample=False, num_beams=1, temperature=None, top_p=None, top_k=None, repetition_penalty=None,
-                streamer=clock,
             )
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
-        stats = costs.step_stats(clock.start, clock.steps, costs.generated_counts(new_tokens, self._stop_ids))
         texts = [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
-        return list(zip(texts, stats))
+        return list(zip(texts, clock.stats(new_tokens, costs.stop_ids(self.model, self.tokenizer))))
 
     def _encode(self, requests: list[GenRequest], mode: str):
         texts = [self.render(vi.chat_messages(r, mode)) for r in requests]
@@ -439,16 +427,6 @@ class TransformersBackend:
             kwargs["do_sample_frames"] = False  # the frames are final: no re-sampling
             kwargs.update(self.video_kwargs)
         return self.processor(**kwargs).to(device, dtype=self.dtype)
-
-
-def _stop_ids(model, tokenizer) -> set[int]:
-    """Token ids that end a generated answer (the model's end-of-sequence ids and the
-    tokenizer's): what follows one in a batch is padding, not generated text."""
-    ids: set[int] = set()
-    for value in (getattr(getattr(model, "generation_config", None), "eos_token_id", None),
-                  getattr(tokenizer, "eos_token_id", None)):
-        ids.update(value if isinstance(value, (list, tuple, set)) else [] if value is None else [value])
-    return ids
 
 
 # --- vLLM ----------------------------------------------------------------------------
@@ -495,8 +473,6 @@ class VllmBackend:
         self.render = _single_bos(vi.chat_renderer(self.processor), getattr(self.processor, "tokenizer",
                                                                             self.processor))
         self._engine = None
-        self.gpus = tensor_parallel_size * data_parallel_size
-        self.last_stats: list[costs.GenStats] = []  # what the last generate measured, per request
         self.settings: dict[str, Any] = self._describe()
 
     def _describe(self) -> dict[str, Any]:
@@ -529,10 +505,9 @@ class VllmBackend:
             self.settings = self._describe()
         vi.check_mm_limits(requests, self.video, self.limit_mm_per_prompt)
         inputs = vi.build_vllm_inputs(requests, self.render, self.video)
-        replies, stats = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
+        replies, self.last_stats = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
         if len(replies) != len(requests):
             raise RuntimeError(f"vLLM returned {len(replies)} replies for {len(requests)} requests")
-        self.last_stats = stats
         return [r.strip() for r in replies]
 
     def engine_kwargs(self) -> dict[str, Any]:
@@ -579,7 +554,6 @@ class _Engine:
             self.llm = vllm.LLM(**kwargs)
 
     def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
-        """The replies, and what the engine measured of each (costs.vllm_stats)."""
         with _memory_errors("generating"):
             outputs = self.llm.generate(inputs, self.sampling_params(**sampling), use_tqdm=False)
         return [o.outputs[0].text for o in outputs], [costs.vllm_stats(o) for o in outputs]
@@ -672,13 +646,8 @@ class _ReplicaPool:
         bounds = vi.shard_bounds(len(inputs), len(self.conns))
         for conn, (start, end) in zip(self.conns, bounds):
             conn.send((inputs[start:end], sampling))
-        replies: list[str] = []
-        stats: list[costs.GenStats] = []
-        for rank, conn in enumerate(self.conns[:len(bounds)]):
-            texts, measured = self._receive(conn, rank)
-            replies += texts
-            stats += measured
-        return replies, stats
+        answers = [self._receive(conn, rank) for rank, conn in enumerate(self.conns[:len(bounds)])]
+        return [t for texts, _ in answers for t in texts], [s for _, stats in answers for s in stats]
 
     @staticmethod
     def _receive(conn, rank: int):

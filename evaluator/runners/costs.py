@@ -15,7 +15,9 @@ Measured per generation (one request a backend answers) and summarised per run:
 
 These depend on the hardware (the device name is recorded), the batch settings and
 how busy the machine was: they say what a run cost, not how good a model is.
-Nothing here imports torch at module level: the site reads the summaries.
+A backend may expose `last_stats` (GenStats per request of its last generate, same
+order) and `gpus`; the runner's Meter reads them. Nothing here imports torch at module
+level: the site reads the summaries.
 """
 
 from __future__ import annotations
@@ -69,6 +71,20 @@ class StepClock:
 
     def end(self) -> None:
         pass
+
+    def stats(self, new_tokens, stop: set[int]) -> list[GenStats]:
+        """GenStats of each row of the batch's generated block (see step_stats)."""
+        return step_stats(self.start, self.steps, generated_counts(new_tokens, stop))
+
+
+def stop_ids(model, tokenizer) -> set[int]:
+    """Token ids that end a generated answer (the model's end-of-sequence ids and the
+    tokenizer's): what follows one in a batch is padding, not generated text."""
+    ids: set[int] = set()
+    for value in (getattr(getattr(model, "generation_config", None), "eos_token_id", None),
+                  getattr(tokenizer, "eos_token_id", None)):
+        ids.update(value if isinstance(value, (list, tuple, set)) else [] if value is None else [value])
+    return ids
 
 
 def step_stats(start: float, steps: Sequence[float], tokens: Sequence[int]) -> list[GenStats]:
@@ -132,6 +148,27 @@ def apportion(wall_seconds: float, gpus: int, stats: Sequence[GenStats | None], 
     return [CallCost(share, *(asdict(s).values() if s is not None else (None, None, None))) for s in padded]
 
 
+class Meter:
+    """A run's cost so far: `generate(backend, requests)` times each backend.generate
+    and keeps one CallCost per request; `summary()` is the run's cost record."""
+
+    def __init__(self, backend):
+        self.gpus = gpus_of(backend)
+        self.calls: list[CallCost] = []
+        self.wall_seconds = 0.0
+
+    def generate(self, backend, requests: list) -> list[str]:
+        began = time.perf_counter()
+        replies = backend.generate(requests)
+        wall = time.perf_counter() - began
+        self.wall_seconds += wall
+        self.calls += apportion(wall, self.gpus, getattr(backend, "last_stats", None) or [], len(requests))
+        return replies
+
+    def summary(self) -> dict[str, Any]:
+        return summarize(self.calls, device_name(self.gpus), self.gpus, self.wall_seconds)
+
+
 # -- summarising -------------------------------------------------------------------------
 
 def _median_mean(values: list[float]) -> dict[str, float | None]:
@@ -159,6 +196,23 @@ def summarize(costs: Sequence[CallCost], device: str, gpus: int, wall_seconds: f
         "generate_wall_seconds": wall_seconds,
         "tokens_total": sum(tokens) if tokens else None,
     }
+
+
+def gpus_of(backend) -> int:
+    """GPUs a backend holds: its `gpus`, else vLLM's tensor x data parallel size, else
+    from its device (transformers: "cpu" none, "auto" every visible one, else one)."""
+    if getattr(backend, "gpus", None) is not None:
+        return int(backend.gpus)
+    if getattr(backend, "tensor_parallel_size", None):
+        return int(backend.tensor_parallel_size) * int(getattr(backend, "data_parallel_size", 1) or 1)
+    device = str(getattr(backend, "device", "cuda"))
+    if device == "cpu":
+        return 0
+    if device == "auto":
+        import torch
+
+        return torch.cuda.device_count()
+    return 1
 
 
 def device_name(gpus: int = 1) -> str:

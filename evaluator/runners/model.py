@@ -30,12 +30,8 @@ A call reaches the backend as a GenRequest: its frames (all its plans, in order)
 their times, marked as a video when there are several, a single image when there is
 one. ExpVid's paper resized every frame to 224x224 for every model; that is applied to
 its frames here (BENCHMARK_SQUARE), after the runner-wide resize policy, and recorded.
-
-The blind pass (`run(..., blind=True)`, the "no video" score) is the same run with
-every frame replaced by a black frame of the same size: same calls, prompts, frame
-counts and frame times, CausalStep's chain following the blind answers themselves.
-Every backend.generate is timed; with what the backend measured per request this
-gives `runner.cost` (evaluator/runners/costs.py), the last run's cost summary.
+`run(..., blind=True)`: the "no video" pass, every frame black (same size, count, times,
+prompts; CausalStep's chain follows the blind answers). `runner.cost`: the last run's cost.
 """
 
 from __future__ import annotations
@@ -44,7 +40,6 @@ import gc
 import importlib.util
 import inspect
 import os
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -104,7 +99,7 @@ class ModelRunner:
         self.name = getattr(backend, "name", type(backend).__name__)
         self.frame_store = None  # the last run's FrameStore: decode and use counts
         self.generations = 0  # requests sent to the backend in the last run
-        self.call_costs: list[costs.CallCost] = []  # the last run's, one per generation
+        self.meter = costs.Meter(backend)  # the last run's cost, per generation (costs.py)
         self.cost: dict[str, Any] | None = None  # the last run's summary (costs.summarize)
         self.settings: dict[str, Any] = self._describe()
 
@@ -119,8 +114,7 @@ class ModelRunner:
         passes = protocols.plan_passes(public, hidden, list(suite.manifest.get("benchmarks", {})))
         store = FrameStore(suite.path, suite.videos, self.resize)
         store.prefetch([*public, *hidden])  # unknown or file-less videos fail here, before any model time
-        self.frame_store, self.generations, self.call_costs = store, 0, []
-        self._generate_seconds = 0.0
+        self.frame_store, self.generations, self.meter = store, 0, costs.Meter(self.backend)
         _reserve_mm_limits(self.backend, [*public, *hidden])
 
         total, done = len(public) + len(hidden), 0
@@ -147,14 +141,8 @@ class ModelRunner:
             if pool is not None:  # batches decoded ahead of a stop or an error are not waited for
                 pool.shutdown(wait=True, cancel_futures=True)
         self.settings = self._describe(suite, request, passes, store)
-        self.cost = costs.summarize(self.call_costs, self._device(), self._gpus(), self._generate_seconds)
+        self.cost = self.meter.summary()
         return predictions
-
-    def _gpus(self) -> int:
-        return int(getattr(self.backend, "gpus", 1) or 0)
-
-    def _device(self) -> str:
-        return costs.device_name(self._gpus())
 
     def _first_batch(self, step: protocols.Pass) -> list[Call]:
         return protocols.first_batch(step, self.options.batch_calls, self.options.batch_frames)
@@ -260,15 +248,8 @@ class _Asker:
 
         batch = [GenRequest(prompt=q.prompt, frames=shown[q.call.id], frame_times=call_times(q.call),
                             as_video=len(shown[q.call.id]) > 1) for q in queries]
-        runner = self.runner
-        runner.generations += len(batch)
-        began = time.perf_counter()
-        replies = runner.backend.generate(batch)
-        wall = time.perf_counter() - began
-        runner._generate_seconds += wall
-        measured = getattr(runner.backend, "last_stats", None) or []
-        runner.call_costs += costs.apportion(wall, runner._gpus(), measured, len(batch))
-        return replies
+        self.runner.generations += len(batch)
+        return self.runner.meter.generate(self.runner.backend, batch)
 
 
 def blank_frames(frames: list) -> list:
