@@ -6,10 +6,12 @@ and papers' rows, where nothing was run or measured. Pure pandas: views.py uses 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
+
+from evaluator.benchmarks import BENCHMARKS, ORDER
 
 GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE = "GPU-s / call", "TTFT (s)", "Tokens/s", "GPU"
 COST_COLUMNS = (GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE)
@@ -22,15 +24,17 @@ def no_video_label(column: str) -> str:
     return f"{column} (no video)"
 
 
-def no_video_sources(average: str, titles: dict[str, str]) -> dict[str, str]:
-    """Display label -> table column of every no-video score (leaderboard/aggregate.py)."""
-    return {no_video_label(average): "blind.average",
-            **{no_video_label(title): f"blind.{name}.overall" for name, title in titles.items()}}
+AVERAGE = "Average"  # views.AVERAGE (views imports this module)
+NO_VIDEO_AVERAGE = no_video_label(AVERAGE)
+# display label -> table column of every no-video score (leaderboard/aggregate.py)
+NO_VIDEO = {NO_VIDEO_AVERAGE: "blind.average",
+            **{no_video_label(BENCHMARKS[name].TITLE): f"blind.{name}.overall" for name in ORDER}}
+NO_VIDEO_COLUMNS = tuple(NO_VIDEO)
 
 
 def beside(scores: Sequence[str]) -> tuple[str, ...]:
-    """Each score column followed by its no-video column."""
-    return tuple(c for title in scores for c in (title, no_video_label(title)))
+    """The no-video average, then each score column followed by its no-video column."""
+    return (NO_VIDEO_AVERAGE, *(c for title in scores for c in (title, no_video_label(title))))
 
 
 def _values(rows: pd.DataFrame, column: str) -> pd.Series:
@@ -39,20 +43,22 @@ def _values(rows: pd.DataFrame, column: str) -> pd.Series:
     return pd.to_numeric(rows[column], errors="coerce").astype(float)
 
 
-def column(rows: pd.DataFrame, name: str, no_video: dict[str, str]) -> pd.Series | None:
-    """The display column `name` if it is one of these, else None."""
-    if name in no_video:
-        return _values(rows, no_video[name])
-    if name in COST_SOURCES:
-        source, digits = COST_SOURCES[name]
-        return _values(rows, source).round(digits)
-    if name == DEVICE:
-        device = rows["cost.device"] if "cost.device" in rows.columns else pd.Series(None, index=rows.index)
-        return device.where(device.notna(), "").astype(object)
-    return None
+def _device(rows: pd.DataFrame) -> pd.Series:
+    device = rows["cost.device"] if "cost.device" in rows.columns else pd.Series(None, index=rows.index)
+    return device.where(device.notna(), "").astype(object)
 
 
-def texts(rows: pd.DataFrame, no_video: dict[str, str]) -> dict[str, list]:
-    """Label -> shown text of each no-video column: two decimals, like the scores beside them."""
-    return {name: [None if np.isnan(v) else f"{v:.2f}" for v in _values(rows, source).to_numpy()]
-            for name, source in no_video.items()}
+def sources(rows: pd.DataFrame) -> dict[str, Callable[[], pd.Series]]:
+    """Display label -> its column of `rows` (computed when called), for every column here."""
+    out: dict[str, Callable[[], pd.Series]] = {DEVICE: lambda: _device(rows)}
+    out.update({name: (lambda c=column: _values(rows, c)) for name, column in NO_VIDEO.items()})
+    out.update({name: (lambda c=column, d=digits: _values(rows, c).round(d))
+                for name, (column, digits) in COST_SOURCES.items()})
+    return out
+
+
+def texts(rows: pd.DataFrame, key: Callable[[str], str]) -> dict[str, np.ndarray]:
+    """key(label) -> shown text of each no-video column: two decimals, like the scores beside them."""
+    return {key(name): np.array([None if np.isnan(v) else f"{v:.2f}" for v in _values(rows, source).to_numpy()],
+                                dtype=object)
+            for name, source in NO_VIDEO.items()}

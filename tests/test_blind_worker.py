@@ -15,6 +15,7 @@ from tiny_vlms import build_tiny_gemma3
 from evaluator.result import Result
 from evaluator.runners import costs
 from evaluator.runners.model import BLANK_FRAMES, BLIND_STAGE
+from leaderboard import run_columns as rc
 from leaderboard import views
 from leaderboard.aggregate import load_table
 from space_config.settings import get_settings
@@ -84,15 +85,15 @@ def test_a_blind_run_publishes_no_video_scores_and_its_cost(deployment, tiny_gem
     # the leaderboard: hidden by default, beside the real score when chosen
     board = views.prepare(views.select_suite(table.reset_index(), suite_id))
     default = views.leaderboard_view(board)
-    assert not set(default.columns) & {*views.NO_VIDEO_COLUMNS, *views.COST_COLUMNS}
+    assert not set(default.columns) & {*rc.NO_VIDEO_COLUMNS, *rc.COST_COLUMNS}
     shown = views.leaderboard_view(board, views.OPTIONAL_COLUMNS)
     columns = list(shown.columns)
     for title in views.SCORE_COLUMNS:
-        assert columns.index(views.no_video_label(title)) == columns.index(title) + 1
+        assert columns.index(rc.no_video_label(title)) == columns.index(title) + 1
     ours = shown[shown[views.MODEL] == str(tiny_gemma)].iloc[0]
-    assert ours[views.no_video_label("ExpVid")] == result.blind_scores["expvid"]["overall"]
-    assert ours[views.NO_VIDEO_AVERAGE] == row["blind.average"] and not math.isnan(ours[views.NO_VIDEO_AVERAGE])
-    assert ours[views.DEVICE] == HERE and ours[views.TTFT] == round(cost["ttft_s"]["median"], 3)
+    assert ours[rc.no_video_label("ExpVid")] == result.blind_scores["expvid"]["overall"]
+    assert ours[rc.NO_VIDEO_AVERAGE] == row["blind.average"] and not math.isnan(ours[rc.NO_VIDEO_AVERAGE])
+    assert ours[rc.DEVICE] == HERE and ours[rc.TTFT] == round(cost["ttft_s"]["median"], 3)
     others = shown[shown[views.MODEL] != str(tiny_gemma)]
-    assert others[views.GPU_SECONDS].isna().all() and others[views.no_video_label("ExAct")].isna().all()
-    assert (others[views.DEVICE] == "").all()
+    assert others[rc.GPU_SECONDS].isna().all() and others[rc.no_video_label("ExAct")].isna().all()
+    assert (others[rc.DEVICE] == "").all()

@@ -38,9 +38,10 @@ if chromium_path() is None:
 
 from playwright.sync_api import expect, sync_playwright
 
+from leaderboard import run_columns as rc
 from leaderboard import views
 
-COST = [views.GPU_SECONDS, views.TTFT, views.TOKENS_PER_S, views.DEVICE]
+COST = [rc.GPU_SECONDS, rc.TTFT, rc.TOKENS_PER_S, rc.DEVICE]
 
 
 def run_blind(home, model_path):
@@ -124,30 +125,30 @@ def test_no_video_and_cost_columns_appear_when_chosen(page, site):
     page.locator("#filter-protocol label").filter(has_text="All protocols").click()
     expect(page.locator("#leaderboard-table [role=row]").filter(has_text=model)).to_have_count(1)
     shown = headers(page)
-    assert "ExpVid" in shown and not {views.no_video_label("ExpVid"), *COST} & set(shown)  # hidden by default
+    assert "ExpVid" in shown and not {rc.no_video_label("ExpVid"), *COST} & set(shown)  # hidden by default
 
     page.locator("#leaderboard-tab-columns, .label-wrap").filter(has_text="Columns").first.click()
-    for label in [views.NO_VIDEO_AVERAGE, *(views.no_video_label(t) for t in views.SCORE_COLUMNS), *COST]:
+    for label in [rc.NO_VIDEO_AVERAGE, *(rc.no_video_label(t) for t in views.SCORE_COLUMNS), *COST]:
         tick(page, "columns", label, True)
     shown = wait_headers(page, COST)
     for title in views.SCORE_COLUMNS:
-        assert shown.index(views.no_video_label(title)) == shown.index(title) + 1, shown  # beside the real score
+        assert shown.index(rc.no_video_label(title)) == shown.index(title) + 1, shown  # beside the real score
     assert len(row_texts(page, model)) == len(shown), (shown, row_texts(page, model))
     ours = dict(zip(shown, row_texts(page, model)))
     for name, title in (("exact", "ExAct"), ("expvid", "ExpVid"), ("videosimpleqa", "Video SimpleQA")):
-        assert float(ours[views.no_video_label(title)]) == result.blind_scores[name]["overall"]
-    assert ours[views.DEVICE] == result.cost["device"] and ours[views.DEVICE]
-    assert float(ours[views.TTFT]) == pytest.approx(result.cost["ttft_s"]["median"], abs=1e-3)
-    assert float(ours[views.GPU_SECONDS]) == pytest.approx(result.cost["gpu_seconds_per_call"]["mean"], abs=1e-3)
+        assert float(ours[rc.no_video_label(title)]) == result.blind_scores[name]["overall"]
+    assert ours[rc.DEVICE] == result.cost["device"] and ours[rc.DEVICE]
+    assert float(ours[rc.TTFT]) == pytest.approx(result.cost["ttft_s"]["median"], abs=1e-3)
+    assert float(ours[rc.GPU_SECONDS]) == pytest.approx(result.cost["gpu_seconds_per_call"]["mean"], abs=1e-3)
     # a baseline scored from a prediction file: nothing measured, no blind pass
     baseline = dict(zip(shown, row_texts(page, "first-option")))
-    assert baseline[views.DEVICE] == baseline[views.GPU_SECONDS] == baseline[views.no_video_label("ExAct")] == ""
+    assert baseline[rc.DEVICE] == baseline[rc.GPU_SECONDS] == baseline[rc.no_video_label("ExAct")] == ""
 
     # the picture: the real and no-video scores of two benchmarks, and the cost, in one view
-    for label in [views.no_video_label(t) for t in ("CausalStep", "Video-MMMU", "Video SimpleQA")] + [
+    for label in [rc.no_video_label(t) for t in ("CausalStep", "Video-MMMU", "Video SimpleQA")] + [
             "CausalStep", "Video-MMMU", "Video SimpleQA", views.PARAMS, views.FRAMES]:
         tick(page, "columns", label, False)
-    wait_headers(page, [*COST, views.no_video_label("ExpVid")], absent=("CausalStep", views.FRAMES))
+    wait_headers(page, [*COST, rc.no_video_label("ExpVid")], absent=("CausalStep", views.FRAMES))
     folder = ARTIFACTS / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / "no-video-cost.png"), full_page=True)
