@@ -4,6 +4,9 @@
 under `overall` and its 95% bootstrap interval under `overall_ci95`.
 `counts[benchmark]` says how many calls were answered, missing, unparseable, and
 how many judge outputs could not be parsed: "unscored" is kept apart from "wrong".
+Model-ID runs may also carry `blind_scores[benchmark]` (the "no video" pass: every
+frame black; only `overall` and `overall_ci95`), its `blind_counts`, and `cost` (GPU
+time, time to first token, tokens per second and the device: evaluator/runners/costs.py).
 In published copies, breakdown buckets below `min_bucket_items` items have a null
 value and are listed under `scores[benchmark]["suppressed"]` (leaderboard/disclosure.py).
 """
@@ -35,6 +38,10 @@ class Result(BaseModel):
     created: str
     scores: dict[str, dict[str, Any]]
     counts: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # The blind ("no video") pass, when the worker ran one (LEADERBOARD_BLIND_PASS); None otherwise.
+    blind_scores: dict[str, dict[str, Any]] | None = None
+    blind_counts: dict[str, dict[str, Any]] | None = None
+    cost: dict[str, Any] | None = None  # model-ID runs: what the run cost (costs.summarize); None: not measured
     # Set on public copies only (leaderboard/disclosure.py): breakdown buckets with fewer
     # items carry no score there. None: every score is present (the private staged copy).
     min_bucket_items: int | None = None

@@ -103,10 +103,19 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
     return scores, counts
 
 
+def headlines(scores: dict) -> dict:
+    """Only each benchmark's headline and its interval: what the blind pass publishes
+    (its breakdowns would add nothing a reader needs, and more cells to disclose)."""
+    return {name: {k: metrics[k] for k in ("overall", "overall_ci95") if k in metrics}
+            for name, metrics in scores.items()}
+
+
 def make_result(suite: Suite, scores: dict, counts: dict, judge, options: ScoringOptions,
-                submission: dict, runner: dict | None = None, protocol: ProtocolCard | None = None) -> Result:
+                submission: dict, runner: dict | None = None, protocol: ProtocolCard | None = None,
+                **extra) -> Result:
     """The result record; `protocol` is the run's card (a model-id run's, evaluator/protocol.py),
-    by default the card of answers the server did not produce (a prediction file, a baseline)."""
+    by default the card of answers the server did not produce (a prediction file, a baseline).
+    `extra`: Result's optional blocks of a model-id run (blind_scores, blind_counts, cost)."""
     return Result(
         submission=submission,
         suite_id=suite.id,
@@ -118,6 +127,7 @@ def make_result(suite: Suite, scores: dict, counts: dict, judge, options: Scorin
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         scores=scores,
         counts=counts,
+        **extra,
     )
 
 

@@ -15,7 +15,7 @@ One job, as `Worker.run_once` runs it:
                prediction file (private store)
     run        model-ID requests only: load the model (evaluator.runners.get_runner) and
                answer every call, the answer key's hidden calls included, recording
-               progress after each batch; the model is released before scoring
+               progress after each batch (and a blind pass: runners/blind.py); the model is released before scoring
     score      benchmark by benchmark, recording progress (calls done / total)
     publish    the result staged in the private store (with a model run's raw outputs,
                outputs/<id>.jsonl: evaluator/raw_outputs.py), then FINISHED, then the public
@@ -70,7 +70,7 @@ from evaluator.polling import IdlePolls
 from evaluator.predictions import as_responses, parse_predictions
 from evaluator.protocol import model_card
 from evaluator.records import ScoringOptions
-from evaluator.runners import RunnerUnavailable, get_runner
+from evaluator.runners import RunnerUnavailable, blind, get_runner
 from evaluator.runners.backends import ModelNotFound
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
@@ -539,23 +539,23 @@ class Worker:
         runner = get_runner(request, self.settings)  # ModelNotFound, RunnerUnavailable
         try:
             job.check()
-            predictions = runner.run(request, suite, key.hidden_calls, job.progress)
+            answers = blind.answer(runner, request, suite, key.hidden_calls, job, self.settings.worker.blind_pass)
         finally:
             close = getattr(runner, "close", None)
             if callable(close):
                 close()  # the GPU memory goes back before scoring (an LLM judge may need it)
-        decodes = runner.settings.get("decodes", {})
-        job.log.add(f"runner {runner.name} answered {len(predictions)} calls "
-                    f"({runner.settings.get('generations', '?')} generations); videos decoded: "
+        decodes = answers.settings.get("decodes", {})
+        job.log.add(f"runner {runner.name} answered {len(answers.predictions)} calls "
+                    f"({answers.settings.get('generations', '?')} generations); videos decoded: "
                     f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
-        job.raw_outputs = raw_outputs.encode(predictions, suite.calls_by_id())  # public calls only
-        responses = as_responses(predictions)
-        scores, counts = self._score(job, suite, key, responses, worker_run=True)
-        card = model_card(suite, request, runner.name, runner.settings, self.judge, self.options)
+        job.raw_outputs = raw_outputs.encode(answers.predictions, suite.calls_by_id())  # public calls only
+        scores, counts = self._score(job, suite, key, as_responses(answers.predictions), worker_run=True)
+        card = model_card(suite, request, runner.name, answers.settings, self.judge, self.options)
         job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
                                                   if card.deviations else "the suite's reference protocol"))
+        extra = blind.blocks(answers, suite, key, self.judge, self.options, self.settings.bootstrap_samples, job)
         return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                           runner={"name": runner.name, **runner.settings}, protocol=card)
+                           runner={"name": runner.name, **answers.settings}, protocol=card, **extra)
 
     @property
     def judge(self):

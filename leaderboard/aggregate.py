@@ -24,6 +24,9 @@ Columns (benchmark names as in evaluator.benchmarks):
     <bench>.overall, <bench>.overall_ci_low, <bench>.overall_ci_high,
     <bench>.<metric> for every scalar metric, <bench>.<breakdown> as a JSON string for
     every dict (by_discipline, by_hop, ...), <bench>.n_calls, <bench>.n_answered,
+    blind.<bench>.overall and blind.average (the "no video" pass, when one ran),
+    cost.gpu_seconds_per_call (mean), cost.ttft_s and cost.tokens_per_s (medians),
+    cost.device (model-ID runs: what the run cost, on which hardware),
     scores_json (the whole `scores` dict as JSON).
 """
 
@@ -142,9 +145,32 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
     for name in [*ORDER, *sorted(set(result.scores) - set(ORDER))]:
         if name in result.scores:
             row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
+    row.update(_blind_columns(result.blind_scores))
+    row.update(_cost_columns(result.cost))
     row.update(protocol_card.row_columns(result))  # the card, its status and hash (leaderboard/protocol_card.py)
     row["scores_json"] = json.dumps(result.scores, sort_keys=True)
     return row
+
+
+def _blind_columns(blind: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """The "no video" pass's headline per benchmark, and their mean when all five exist."""
+    if not blind:
+        return {}
+    out = {f"blind.{name}.overall": metrics.get("overall") for name, metrics in blind.items()}
+    overalls = [blind.get(name, {}).get("overall") for name in ORDER]
+    out["blind.average"] = ratio(sum(overalls), len(overalls)) if all(v is not None for v in overalls) else None
+    return out
+
+
+def _cost_columns(cost: dict[str, Any] | None) -> dict[str, Any]:
+    """What a model-ID run cost: mean GPU-seconds per call (mean x calls = the total),
+    median time to first token and median tokens per second, and the device."""
+    if not cost:
+        return {}
+    return {"cost.gpu_seconds_per_call": (cost.get("gpu_seconds_per_call") or {}).get("mean"),
+            "cost.ttft_s": (cost.get("ttft_s") or {}).get("median"),
+            "cost.tokens_per_s": (cost.get("tokens_per_s") or {}).get("median"),
+            "cost.device": cost.get("device")}
 
 
 # -- the parquet file ---------------------------------------------------------------

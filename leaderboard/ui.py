@@ -949,6 +949,7 @@ def _about_tab(h: Handlers) -> None:
         gr.Markdown(_read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
         gr.Markdown(_read_text(COMPARE_PATH, "*docs/compare.md is missing.*"), elem_id="about-compare")
         gr.Markdown(_read_text(EXPORTS_PATH, "*docs/exports.md is missing.*"), elem_id="about-exports")
+        gr.Markdown(_read_text(ROOT / "docs" / "no_video_and_cost.md", ""), elem_id="about-no-video-cost")
         gr.Markdown(_read_text(FAQ_PATH, PLACEHOLDER_FAQ), elem_id="about-faq")  # the file has its heading
 
 

@@ -38,7 +38,7 @@ import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
-from leaderboard import disclosure, protocol_card
+from leaderboard import disclosure, protocol_card, run_columns
 from leaderboard.bands import rank_bands
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
@@ -76,7 +76,7 @@ SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
 CI_COLUMNS = tuple(ci_label(b) for b in BENCHMARKS)
 META_DEFAULT = (PARAMS, FRAMES)
 META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION, PROTOCOL)
-OPTIONAL_COLUMNS = (*SCORE_COLUMNS, *CI_COLUMNS, *META_DEFAULT, *META_EXTRA)
+OPTIONAL_COLUMNS = (*run_columns.beside(SCORE_COLUMNS), *CI_COLUMNS, *META_DEFAULT, *META_EXTRA, *run_columns.COST_COLUMNS)
 DEFAULT_COLUMNS = (*SCORE_COLUMNS, *META_DEFAULT)
 
 # -- per-benchmark metrics (design §7), in the order the tabs show them ---------------------------------
@@ -477,7 +477,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
             return _numbers(rows[f"{benchmark}.overall"])
         if name == ci_label(benchmark):
             return ci_text(rows, benchmark)
-    sources = {
+    sources = {**run_columns.sources(rows),  # the no-video and cost columns of model-ID runs
         RANK: lambda: rows["rank"], BAND: lambda: rows["band"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
         AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
         TYPE: lambda: rows["model_type"], THINKING: lambda: rows["thinking_text"],
@@ -511,7 +511,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     shown text, in rank order. Built once per table and suite: a reader's filters and
     column choice then only pick rows and columns from it (filter_rows, leaderboard_view)."""
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
-    data.update({key: board[key].to_numpy() for key in FILTER_KEYS})
+    data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
     has_average = board["average"].notna()
     data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
     for b in BENCHMARKS:

@@ -72,6 +72,10 @@ class WorkerSettings:
     tensor_parallel_size: int = 1
     data_parallel_size: int = 1
     resize_max_side: int | None = None  # None: frames at native size (ExpVid: 224x224 as its paper)
+    # LEADERBOARD_BLIND_PASS=1: model-ID runs answer every call a second time with black frames
+    # (same count, size and times) and publish that pass's overalls as the "no video" scores.
+    # Read when get_settings builds WorkerSettings, like every other field here.
+    blind_pass: bool = field(default_factory=lambda: _env("LEADERBOARD_BLIND_PASS", "0") == "1")
 
 
 # Hugging Face Jobs flavors by model size (evaluator/dispatch.py): "<up to N billion>:<flavor>"

@@ -63,6 +63,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
+        "evaluator.runners.costs",  # measured by the backends, summarised by the runner
         "evaluator.runners.transformers_backend", "evaluator.runners.vllm_backend",
     ]),
     ("scoring", [

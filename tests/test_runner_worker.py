@@ -110,6 +110,8 @@ def test_model_request_is_run_scored_and_published(deployment, tiny_vlm):
     assert runner["dtype"] == "float32" and runner["max_new_tokens"] == 3 and runner["decoding"] == "greedy"
     assert runner["decodes"]["max_decodes_per_video"] == 1
     assert runner["passes"]["videosimpleqa with sub-questions"] > result.counts["videosimpleqa"]["calls"]
+    assert result.blind_scores is None and "blind_pass" not in runner  # LEADERBOARD_BLIND_PASS is off
+    assert result.cost["calls"] == runner["generations"] and result.cost["device"] != ""
 
     row = load_table(stores.results).set_index("id").loc[request.id]
     assert row["runner"] == "transformers" and row["runner.model"] == str(path) and row["runner.frames"] == 2

@@ -12,6 +12,8 @@ GPU) and produces the same records a prediction file holds:
     runners/protocols.py   how each benchmark's calls are answered (CausalStep's chain...)
     runners/frames.py      FrameStore: every video decoded once per job
     runners/backends.py    transformers and vllm behind one `generate(requests)`
+    runners/costs.py       what a run cost: GPU-seconds, time to first token, tokens/s
+    runners/blind.py       the "no video" pass (every frame black) and its scores
 
 RunnerUnavailable means no backend on this worker can run the request (vllm asked for
 but not installed, ...): the worker fails it as "internal", with the runner's words,
@@ -56,13 +58,16 @@ class Runner(Protocol):
     runner must not swallow it. Out of memory surfaces as MemoryError or torch's
     OutOfMemoryError, which the worker reports as "out_of_memory"; a model or revision
     that does not exist as ModelNotFound ("download").
+
+    `blind=True` is the "no video" pass: the same calls with every frame black (same
+    count, size and times). After a run, `cost` holds what it cost (runners/costs.py).
     """
 
     name: str
     settings: dict[str, Any]
 
     def run(self, request, suite, hidden_calls: Sequence[Call],
-            progress_callback: ProgressCallback) -> list[Prediction]: ...
+            progress_callback: ProgressCallback, blind: bool = False) -> list[Prediction]: ...
 
 
 def get_runner(request, settings) -> Runner:

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evaluator.errors import EvaluatorError
-from evaluator.runners import vllm_inputs as vi
+from evaluator.runners import costs, vllm_inputs as vi  # costs: what each generate measured (last_stats)
 from evaluator.runners.vllm_inputs import build_vllm_inputs
 
 __all__ = ["Backend", "GenRequest", "ModelNotFound", "TransformersBackend", "VllmBackend", "build_vllm_inputs",
@@ -373,17 +373,18 @@ class TransformersBackend:
         # Similar requests together: less padding, same results (greedy, left padded).
         order = sorted(range(len(requests)), key=lambda i: (modes[i], len(requests[i].frames),
                                                             len(requests[i].prompt)))
-        replies = [""] * len(requests)
+        replies, stats = [""] * len(requests), [costs.GenStats()] * len(requests)
         start = 0
         while start < len(order):
             mode = modes[order[start]]
             batch = [i for i in order[start:start + self.batch_size] if modes[i] == mode]
-            for i, reply in zip(batch, self._generate_batch([requests[i] for i in batch], mode)):
-                replies[i] = reply
+            for i, (reply, measured) in zip(batch, self._generate_batch([requests[i] for i in batch], mode)):
+                replies[i], stats[i] = reply, measured
             start += len(batch)
+        self.last_stats = stats
         return replies
 
-    def _generate_batch(self, requests: list[GenRequest], mode: str) -> list[str]:
+    def _generate_batch(self, requests: list[GenRequest], mode: str) -> list[tuple[str, costs.GenStats]]:
         try:
             return self._forward(requests, mode)
         except self.torch.OutOfMemoryError:
@@ -395,16 +396,17 @@ class TransformersBackend:
             half = len(requests) // 2
             return self._generate_batch(requests[:half], mode) + self._generate_batch(requests[half:], mode)
 
-    def _forward(self, requests: list[GenRequest], mode: str) -> list[str]:
-        inputs = self._encode(requests, mode)
+    def _forward(self, requests: list[GenRequest], mode: str) -> list[tuple[str, costs.GenStats]]:
+        clock, inputs = costs.StepClock(), self._encode(requests, mode)  # the clock times each decoding step
         with self.torch.inference_mode():
             out = self.model.generate(
-                **inputs, max_new_tokens=self.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id,
+                **inputs, max_new_tokens=self.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id, streamer=clock,
                 # Greedy whatever the checkpoint's generation_config suggests.
                 do_sample=False, num_beams=1, temperature=None, top_p=None, top_k=None, repetition_penalty=None,
             )
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
-        return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+        texts = [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+        return list(zip(texts, clock.stats(new_tokens, costs.stop_ids(self.model, self.tokenizer))))
 
     def _encode(self, requests: list[GenRequest], mode: str):
         texts = [self.render(vi.chat_messages(r, mode)) for r in requests]
@@ -503,7 +505,7 @@ class VllmBackend:
             self.settings = self._describe()
         vi.check_mm_limits(requests, self.video, self.limit_mm_per_prompt)
         inputs = vi.build_vllm_inputs(requests, self.render, self.video)
-        replies = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
+        replies, self.last_stats = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
         if len(replies) != len(requests):
             raise RuntimeError(f"vLLM returned {len(replies)} replies for {len(requests)} requests")
         return [r.strip() for r in replies]
@@ -551,10 +553,10 @@ class _Engine:
         with _memory_errors("starting the vLLM engine"):
             self.llm = vllm.LLM(**kwargs)
 
-    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> list[str]:
+    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
         with _memory_errors("generating"):
             outputs = self.llm.generate(inputs, self.sampling_params(**sampling), use_tqdm=False)
-        return [o.outputs[0].text for o in outputs]
+        return [o.outputs[0].text for o in outputs], [costs.vllm_stats(o) for o in outputs]
 
 
 _MEMORY_WORDS = ("out of memory", "no available memory for the cache blocks", "not enough kv cache")
@@ -640,14 +642,12 @@ class _ReplicaPool:
             self.close()
             raise
 
-    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> list[str]:
+    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
         bounds = vi.shard_bounds(len(inputs), len(self.conns))
         for conn, (start, end) in zip(self.conns, bounds):
             conn.send((inputs[start:end], sampling))
-        replies: list[str] = []
-        for rank, conn in enumerate(self.conns[:len(bounds)]):
-            replies += self._receive(conn, rank)
-        return replies
+        answers = [self._receive(conn, rank) for rank, conn in enumerate(self.conns[:len(bounds)])]
+        return [t for texts, _ in answers for t in texts], [s for _, stats in answers for s in stats]
 
     @staticmethod
     def _receive(conn, rank: int):

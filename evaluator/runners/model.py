@@ -30,6 +30,8 @@ A call reaches the backend as a GenRequest: its frames (all its plans, in order)
 their times, marked as a video when there are several, a single image when there is
 one. ExpVid's paper resized every frame to 224x224 for every model; that is applied to
 its frames here (BENCHMARK_SQUARE), after the runner-wide resize policy, and recorded.
+`run(..., blind=True)`: the "no video" pass, every frame black (same size, count, times,
+prompts; CausalStep's chain follows the blind answers). `runner.cost`: the last run's cost.
 """
 
 from __future__ import annotations
@@ -45,8 +47,11 @@ from typing import Any, Callable, Sequence
 
 from evaluator import frames as frame_plans
 from evaluator.records import Call, Prediction
-from evaluator.runners import protocols
+from evaluator.runners import costs, protocols
 from evaluator.runners.frames import call_times
+
+BLIND_STAGE = "no video"  # progress stages of the blind pass read "no video: expvid"
+BLANK_FRAMES = "black frames, same count, size and times"  # recorded with the blind scores
 
 # Set by a paper, not by the runner: ExpVid resized every frame to 224x224 for every
 # model "to ensure fair comparison" (shared/specs/expvid.md, frames).
@@ -94,18 +99,22 @@ class ModelRunner:
         self.name = getattr(backend, "name", type(backend).__name__)
         self.frame_store = None  # the last run's FrameStore: decode and use counts
         self.generations = 0  # requests sent to the backend in the last run
+        self.meter = costs.Meter(backend)  # the last run's cost, per generation (costs.py)
+        self.cost: dict[str, Any] | None = None  # the last run's summary (costs.summarize)
         self.settings: dict[str, Any] = self._describe()
 
     # -- the run ------------------------------------------------------------------------
 
-    def run(self, request, suite, hidden_calls: Sequence[Call] = (), progress_callback=None) -> list[Prediction]:
+    def run(self, request, suite, hidden_calls: Sequence[Call] = (), progress_callback=None,
+            blind: bool = False) -> list[Prediction]:
+        """The predictions for every call; `blind`: with every frame blanked (module docstring)."""
         from evaluator.runners.frames import FrameStore
 
         public, hidden = replan_calls(list(suite.calls), list(hidden_calls), suite.videos, request.frames)
         passes = protocols.plan_passes(public, hidden, list(suite.manifest.get("benchmarks", {})))
         store = FrameStore(suite.path, suite.videos, self.resize)
         store.prefetch([*public, *hidden])  # unknown or file-less videos fail here, before any model time
-        self.frame_store, self.generations = store, 0
+        self.frame_store, self.generations, self.meter = store, 0, costs.Meter(self.backend)
         _reserve_mm_limits(self.backend, [*public, *hidden])
 
         total, done = len(public) + len(hidden), 0
@@ -114,16 +123,17 @@ class ModelRunner:
         pool = self._decode_pool()
         try:
             for index, step in enumerate(passes):
-                report(done, total, step.stage)
+                stage_name = f"{BLIND_STAGE}: {step.stage}" if blind else step.stage
+                report(done, total, stage_name)
 
-                def on_batch(finished: int, stage: str = step.stage) -> None:
+                def on_batch(finished: int, stage: str = stage_name) -> None:
                     nonlocal done
                     done += finished
                     report(done, total, stage)
 
                 square = BENCHMARK_SQUARE.get(step.benchmark) if self.options.benchmark_resize else None
                 then = self._first_batch(passes[index + 1]) if index + 1 < len(passes) else []
-                predictions += protocols.run_pass(step, _Asker(self, store, square, pool, then),
+                predictions += protocols.run_pass(step, _Asker(self, store, square, pool, then, blind),
                                                   self.options.batch_calls,
                                                   on_batch, on_skip=lambda call: _give_back(store, call),
                                                   batch_frames=self.options.batch_frames)
@@ -131,6 +141,7 @@ class ModelRunner:
             if pool is not None:  # batches decoded ahead of a stop or an error are not waited for
                 pool.shutdown(wait=True, cancel_futures=True)
         self.settings = self._describe(suite, request, passes, store)
+        self.cost = self.meter.summary()
         return predictions
 
     def _first_batch(self, step: protocols.Pass) -> list[Call]:
@@ -199,8 +210,9 @@ class _Asker:
     pass's first batch (`then`), so the backend does not wait for them at its start."""
 
     def __init__(self, runner: ModelRunner, store, square: int | None, pool: ThreadPoolExecutor | None,
-                 then: Sequence[Call] = ()):
+                 then: Sequence[Call] = (), blind: bool = False):
         self.runner = runner
+        self.blind = blind  # every frame shown black (the "no video" pass)
         self.store = store
         self.square = square  # BENCHMARK_SQUARE side for this pass, or None
         self.pool = pool
@@ -228,7 +240,8 @@ class _Asker:
         return lambda: self._generate(queries, {cid: job.result() for cid, job in decoding.items()})
 
     def _frames(self, call: Call) -> list:
-        return _resized(self.store.call_frames(call), self.square)
+        frames = _resized(self.store.call_frames(call), self.square)
+        return blank_frames(frames) if self.blind else frames
 
     def _generate(self, queries: list[protocols.Query], shown: dict[str, list]) -> list[str]:
         from evaluator.runners.backends import GenRequest
@@ -236,7 +249,14 @@ class _Asker:
         batch = [GenRequest(prompt=q.prompt, frames=shown[q.call.id], frame_times=call_times(q.call),
                             as_video=len(shown[q.call.id]) > 1) for q in queries]
         self.runner.generations += len(batch)
-        return self.runner.backend.generate(batch)
+        return self.runner.meter.generate(self.runner.backend, batch)
+
+
+def blank_frames(frames: list) -> list:
+    """Black frames of the same sizes, in the same number (the blind pass)."""
+    import numpy as np
+
+    return [np.zeros_like(np.asarray(frame)) for frame in frames]
 
 
 def available_cores() -> int:
@@ -364,4 +384,5 @@ def runner_for(request, settings) -> ModelRunner:
     return ModelRunner(backend, runner_settings, resize=resize, thinking=told_thinking)
 
 
-__all__ = ["BENCHMARK_SQUARE", "ModelRunner", "RunnerSettings", "decode_summary", "replan_calls", "runner_for"]
+__all__ = ["BENCHMARK_SQUARE", "BLANK_FRAMES", "BLIND_STAGE", "ModelRunner", "RunnerSettings", "blank_frames",
+           "decode_summary", "replan_calls", "runner_for"]
