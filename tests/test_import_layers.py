@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "space_config", "space_config.*",
         "evaluator", "submissions", "leaderboard",  # top package __init__s: keep them import-free
         "evaluator.errors", "submissions.errors", "leaderboard.errors", "worker.errors",
+        "evaluator.runners.errors",
         "evaluator.records", "evaluator.prompts", "evaluator.polling",
         "submissions.requests",
     ]),
@@ -65,6 +66,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
         "evaluator.runners.costs",  # measured by the backends, summarised by the runner
         "evaluator.runners.transformers_backend", "evaluator.runners.vllm_backend",
+        "evaluator.runners.generation", "evaluator.runners.hub",  # GenRequest; finding a model
     ]),
     ("scoring", [
         "evaluator.runners", "evaluator.runners.*",
