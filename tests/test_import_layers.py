@@ -61,6 +61,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.video", "evaluator.video.*", "evaluator.frames", "evaluator.synth",
         "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
         "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
+        "evaluator.raw_outputs",  # a model run's answers file: records only
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
