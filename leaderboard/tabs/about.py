@@ -10,7 +10,6 @@ from leaderboard import disclosure
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import read_text
 
-
 ROOT = Path(__file__).resolve().parent.parent.parent
 PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
 FAQ_PATH = ROOT / "docs" / "faq.md"

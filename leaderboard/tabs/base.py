@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("leaderboard.ui")
 
-
 _CHECKER = FileChecker()  # one validation pool per site process, started with the site (build_ui)
 
 

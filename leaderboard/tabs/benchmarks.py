@@ -10,6 +10,8 @@ from leaderboard.tabs.common import as_tables, failsafe, fill_when_open
 
 
 class BenchmarkHandlers(BaseHandlers):
+    """The Benchmarks tab's callback."""
+
     @failsafe(outputs=len(views.BENCHMARKS))
     def benchmarks(self, suite: str) -> tuple:
         board = self.board(suite)

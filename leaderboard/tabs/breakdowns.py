@@ -13,6 +13,8 @@ from leaderboard.tabs.common import as_tables, failsafe, fill_when_open, fitted
 
 
 class BreakdownHandlers(BaseHandlers):
+    """The By level, By domain and By hop tabs' callbacks."""
+
     @failsafe()
     def by_level(self, suite: str) -> pd.DataFrame:
         board = self.board(suite)

@@ -8,9 +8,7 @@ import gradio as gr
 
 from leaderboard.tabs.common import read_text
 
-
 ROOT = Path(__file__).resolve().parent.parent.parent
-
 CITATIONS_PATH = ROOT / "leaderboard" / "citations.bib"
 
 PLACEHOLDER_BIB = "% The BibTeX entries of the five papers are not added yet (leaderboard/citations.bib)."

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 import gradio as gr
@@ -12,9 +11,6 @@ from leaderboard import paging, views
 from leaderboard.tabs import protocol
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
-
-
-log = logging.getLogger("leaderboard.ui")
 
 RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 ... paper**: the number printed in that
 benchmark's paper (that paper's own setup; reported rows are never ranked). **baseline**: a

@@ -11,7 +11,6 @@ from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fill_when_open
 
-
 NO_LEVELS = ("**Per-level profile**: no data yet. No chosen result has a per-level score (ExpVid, Video-MMMU "
              "or CausalStep).")
 NO_POINTS = ("**Score against size**: no data yet. No result in this view states its parameter count (a "
@@ -28,6 +27,8 @@ def plot_or_placeholder(frame, placeholder: str) -> tuple:
 
 
 class PlotHandlers(BaseHandlers):
+    """The Plots tab's callbacks."""
+
     @failsafe(outputs=6)
     def plots(self, suite: str, chosen: Sequence[str] | None, benchmark: str):
         """The model picker (kept choices that still exist, else views.profile_defaults),

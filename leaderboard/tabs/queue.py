@@ -13,6 +13,8 @@ from leaderboard.tabs.common import LOG_TAIL_LINES, current_user, failsafe
 
 
 class QueueHandlers(BaseHandlers):
+    """The Queue tab's callbacks: a user sees only their own submissions and logs."""
+
     @failsafe(outputs=4)
     def queue_tables(self) -> tuple:
         shown = views.queue_view(self.queue.requests())

@@ -16,10 +16,7 @@ from leaderboard import markup, views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
 from submissions.errors import SubmissionError
-from submissions.submit import (
-    Identity, read_calls, remaining_quota, resolve_suite_id, submit_model, submit_predictions,
-)
-
+from submissions.submit import Identity, read_calls, remaining_quota, resolve_suite_id, submit_model, submit_predictions
 
 log = logging.getLogger("leaderboard.ui")
 
@@ -47,6 +44,8 @@ def optional_number(text: str | float | None, what: str, integer: bool) -> float
 
 
 class SubmitHandlers(BaseHandlers):
+    """The Submit tab's callbacks: the submitter is always the signed-in user, never a form field."""
+
     def account(self, profile: gr.OAuthProfile | None) -> tuple[str, str]:
         """Who is signed in, and their remaining quota."""
         return self.signed_in(profile), self.quota(profile)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-from leaderboard.views.columns import BENCHMARKS, LEVELS, TITLES, _col, _numbers, _text
 
+from leaderboard.views.columns import BENCHMARKS, LEVELS, TITLES, _col, _numbers, _text
 
 
 # -- plots ------------------------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from datetime import datetime
 import pandas as pd
 
 
-
 # -- the queue --------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 import pandas as pd
-from leaderboard.views.columns import OFFICIAL_PREFIX, REPORTED_SUITE
 
+from leaderboard.views.columns import OFFICIAL_PREFIX, REPORTED_SUITE
 
 
 # -- suites ------------------------------------------------------------------------------------------------
