@@ -60,6 +60,7 @@ scored by our worker against answers the public never sees (**✓ verified**), b
 papers report (**📄 reported**). One suite is shown at a time: scores from different suites or judges
 are not comparable."""
 
+
 class Handlers(LeaderboardHandlers, BenchmarkHandlers, BreakdownHandlers, PlotHandlers, QueueHandlers,
                SubmitHandlers):
     """Every callback of the site (each tab's own class in leaderboard/tabs/, sharing
@@ -88,10 +89,10 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
             benchmarks.build(h, suite, generation, opened)
             breakdowns.build_level(h, suite, generation, opened)
             breakdowns.build_breakdown(h, suite, generation, opened, "By domain", views.DOMAIN_VIEWS, "domain",
-                           "Scores per discipline, domain, activity or category.")
+                                       "Scores per discipline, domain, activity or category.")
             breakdowns.build_breakdown(h, suite, generation, opened, "By hop", views.HOP_VIEWS, "hop",
-                           "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
-                           "CausalStep accuracy by position in the reasoning chain.")
+                                       "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
+                                       "CausalStep accuracy by position in the reasoning chain.")
             plots.build(h, suite, generation, opened)
             compare.build(h, suite, generation)
             signed, quota, submit_tab, download = submit.build(h)
