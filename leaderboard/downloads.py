@@ -121,7 +121,7 @@ def _status(request) -> str:
 
 
 def _own(request, user: str) -> bool:
-    # as the Queue tab's "My submissions" matches (leaderboard/views.py): Hub names ignore case
+    # as the Queue tab's "My submissions" matches (leaderboard/views/queue.py): Hub names ignore case
     return request.submitter.lower() == user.lower()
 
 

@@ -1,5 +1,5 @@
 """Protocol cards on the site: table columns, the status of each row, the card as text.
-Pure pandas and strings, no gradio (the wiring is leaderboard/protocol_tab.py).
+Pure pandas and strings, no gradio (the wiring is leaderboard/tabs/protocol.py).
 
     row.update(row_columns(result))          # aggregate.result_row: the card in the table
     board["protocol_status"] = statuses(board)   # views.prepare

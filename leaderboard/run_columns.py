@@ -1,7 +1,7 @@
 """Optional leaderboard columns of model-ID runs (issue 14): each benchmark's "no video"
 score (the blind pass, evaluator/runners/blind.py) beside its real score, and what the
 run cost (evaluator/runners/costs.py). Hidden by default; empty for prediction files
-and papers' rows, where nothing was run or measured. Pure pandas: views.py uses it.
+and papers' rows, where nothing was run or measured. Pure pandas: leaderboard/views/ uses it.
 """
 
 from __future__ import annotations

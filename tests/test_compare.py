@@ -294,7 +294,7 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
     from evaluator.baselines import predictions
     from evaluator.predictions import write_predictions
     from evaluator.worker import Worker
-    from leaderboard.compare_tab import PICK_TWO, CompareHandlers
+    from leaderboard.tabs.compare import PICK_TWO, CompareHandlers
     from leaderboard.source import TableSource
     from leaderboard.ui import Handlers
     from space_config.settings import Quotas, get_settings

@@ -386,7 +386,7 @@ def test_the_site_hands_out_public_calls_only_whatever_the_stored_file_holds(dep
 
 def test_the_downloads_tab_callbacks(deployment, monkeypatch):
     """The tab's handlers over a real Handlers: the signed-in owner gets a file, others a refusal."""
-    from leaderboard.downloads_tab import DownloadHandlers
+    from leaderboard.tabs.downloads import DownloadHandlers
     from leaderboard.source import TableSource
     from leaderboard.ui import Handlers
 

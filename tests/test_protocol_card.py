@@ -24,7 +24,8 @@ from evaluator.protocol import REFERENCE_FIELDS, ProtocolCard, deviations, model
 from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.scoring import make_result, score_responses
-from leaderboard import aggregate, protocol_card, protocol_tab, views
+from leaderboard import aggregate, protocol_card, views
+from leaderboard.tabs import protocol as protocol_tab
 
 CARD_FIELDS = ("source", "verified", "suite_id", "code_version", "frames", "frame_sampling", "frame_times_sha256",
                "prompts_sha256", "prompt_templates", "resolution", "decoder", "backend", "backend_version", "dtype",

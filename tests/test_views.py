@@ -1,4 +1,4 @@
-"""The site's views (leaderboard/views.py): pure pandas over a table built by
+"""The site's views (leaderboard/views/): pure pandas over a table built by
 aggregate.build_table from real results (the demo suite scored with the built-in
 baselines), plus the papers' reported rows."""
 

@@ -22,11 +22,12 @@ import pandas as pd
 
 from leaderboard import compare as logic
 from leaderboard import markup
+from leaderboard.tabs.common import datatypes
 from leaderboard.errors import CompareRefused
 
 if TYPE_CHECKING:
     from evaluator.paired import PairedStats
-    from leaderboard.ui import Handlers
+    from leaderboard.tabs.base import BaseHandlers
 
 log = logging.getLogger("leaderboard.compare_tab")
 
@@ -43,7 +44,7 @@ GENERIC_ERROR = "Something went wrong on our side; the maintainers have the deta
 class CompareHandlers:
     """The tab's callbacks, as plain methods the tests call."""
 
-    def __init__(self, h: "Handlers"):
+    def __init__(self, h: "BaseHandlers"):
         self.h = h
         self._stats: OrderedDict[tuple, PairedStats | None] = OrderedDict()
         self._lock = threading.Lock()
@@ -110,7 +111,7 @@ class CompareHandlers:
                              frame, samples), frame
 
 
-def build(h: "Handlers", suite: gr.Radio, generation: gr.State) -> CompareHandlers:
+def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State) -> CompareHandlers:
     """The Compare tab, inside build_ui's gr.Tabs."""
     c = CompareHandlers(h)
     with gr.Tab("Compare", id="compare", elem_id="tab-compare") as tab:
@@ -132,8 +133,6 @@ def build(h: "Handlers", suite: gr.Radio, generation: gr.State) -> CompareHandle
 def _as_table(fn):
     """The frame as a Dataframe update: numbers stay numbers (they sort as numbers) and
     show with two decimals, as every score on the site; missing ones show empty."""
-    from leaderboard.ui import datatypes
-
     def run(suite, a, b):
         text, frame = fn(suite, a, b)
         return text, gr.update(value=_shown(frame), datatype=datatypes(frame))

@@ -5,7 +5,7 @@ the shaping is leaderboard/protocol_card.py).
     card_panel(h, suite, generation, table, initial)    # below the table: picker + card
 
 A row's card opens two ways: pick the row in "Protocol card for", or click the row in
-the table (the click picks it in the picker). Every callback is fail-safe (ui.failsafe).
+the table (the click picks it in the picker). Every callback is fail-safe (leaderboard/tabs/common.py failsafe).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import protocol_card, views
+from leaderboard.tabs.common import failsafe
 
 if TYPE_CHECKING:
-    from leaderboard.ui import Handlers
+    from leaderboard.tabs.base import BaseHandlers
 
 
 def protocol_filter() -> gr.Radio:
@@ -50,9 +51,7 @@ def clicked_id(board: pd.DataFrame, row_value: list[Any] | None) -> str | None:
     return str(found.iloc[0]["id"]) if len(found) else None
 
 
-def card_panel(h: "Handlers", suite: gr.Radio, generation: gr.State, table: gr.Dataframe, initial: str) -> None:
-    from leaderboard.ui import failsafe  # here, not at import: ui imports this module
-
+def card_panel(h: "BaseHandlers", suite: gr.Radio, generation: gr.State, table: gr.Dataframe, initial: str) -> None:
     @failsafe(outputs=2)
     def choices(suite_id: str, chosen: str | None):
         board = h.board(suite_id)

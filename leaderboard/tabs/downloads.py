@@ -23,9 +23,10 @@ import gradio as gr
 
 from leaderboard import api, downloads, markup
 from leaderboard.errors import DownloadRefused, LeaderboardError
+from leaderboard.tabs.common import current_user  # the site's one notion of who is signed in
 
 if TYPE_CHECKING:
-    from leaderboard.ui import Handlers
+    from leaderboard.tabs.base import BaseHandlers
 
 log = logging.getLogger("leaderboard.downloads_tab")
 
@@ -45,7 +46,7 @@ OUTPUTS_INTRO = ("**Your model runs' raw outputs.** For a model you submitted by
 class DownloadHandlers:
     """The tab's callbacks, as plain methods the tests call."""
 
-    def __init__(self, h: Handlers, snapshots: downloads.Snapshots):
+    def __init__(self, h: BaseHandlers, snapshots: downloads.Snapshots):
         self.h = h
         self.snapshots = snapshots
         self._folder: Path | None = None  # the raw outputs handed to gradio, this process's user only
@@ -85,8 +86,6 @@ class DownloadHandlers:
     # -- raw outputs --------------------------------------------------------------------------
 
     def _user(self, profile) -> str | None:
-        from leaderboard.ui import current_user  # the site's one notion of who is signed in
-
         return current_user(profile, self.h.settings)
 
     def runs(self, chosen: str | None, profile: gr.OAuthProfile | None) -> tuple:
@@ -147,7 +146,7 @@ def _write(path: Path, data: bytes) -> None:
     partial.replace(path)
 
 
-def build(h: Handlers, suite, generation, signature) -> downloads.Snapshots:
+def build(h: BaseHandlers, suite, generation, signature) -> downloads.Snapshots:
     """The tab, inside build_ui's gr.Tabs; returns its Snapshots (the JSON endpoint serves the same)."""
     snapshots = downloads.Snapshots(h.stores.results, h.source, h.settings)
     d = DownloadHandlers(h, snapshots)

@@ -1,0 +1,144 @@
+"""The handlers' shared core: the suites, the cached board and views (per table
+generation), the suite picker and the freshness tick. Each tab's handlers subclass it
+(leaderboard/tabs/<tab>.py); leaderboard/ui.py's Handlers combines them."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import paging, views
+from leaderboard.checking import FileChecker
+from leaderboard.source import QueueSource, TableSource
+from leaderboard.tabs.common import CACHE_ENTRIES, failsafe, picker_choices, skip
+from submissions.errors import SubmissionError
+from submissions.submit import published_suites, resolve_suite_id
+
+if TYPE_CHECKING:
+    from space_config.settings import Settings
+    from submissions.stores import Stores
+    from submissions.validation import HubClient
+
+log = logging.getLogger("leaderboard.ui")
+
+_CHECKER = FileChecker()  # one validation pool per site process, started with the site (build_ui)
+
+
+class BaseHandlers:
+    """What every tab's callbacks need. Views are cached per table generation and suite."""
+
+    def __init__(self, stores: Stores, settings: Settings, source: TableSource, scheduler=None,
+                 hub: HubClient | None = None, queue: QueueSource | None = None, checker: FileChecker | None = None):
+        self.stores = stores
+        self.settings = settings
+        self.source = source
+        self.scheduler = scheduler
+        self.hub = hub
+        self.queue = queue or QueueSource(stores, max_age=source.min_interval)
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._pages = paging.Lru()  # the Leaderboard tab's shaped pages, apart from the views they come from
+        self._logs: dict[tuple, str | None] = {}  # (log path, request state) -> log text
+        self.checker = checker or _CHECKER  # prediction files are validated in its process, not here
+
+    # -- suites and the cached board --------------------------------------------------------
+
+    def configured_suite(self) -> str | None:
+        """The suite submissions go to (LEADERBOARD_SUITE), or None if it is not published."""
+        def resolve() -> str | None:
+            try:
+                return resolve_suite_id(self.stores, self.settings)
+            except SubmissionError as e:
+                log.warning("%s", e)
+                return None
+        return self._cached((self.source.generation, "configured"), resolve)
+
+    def suite_options(self) -> list[str]:
+        """Looked up once per table generation (listing the suite store costs a Hub call)."""
+        def options() -> list[str]:
+            try:
+                published = published_suites(self.stores.suite)
+            except Exception as e:  # noqa: BLE001 - the results table still names its suites
+                log.warning("could not list the published suites: %s", e)
+                published = []
+            return views.suite_choices(self.source.suites, published, self.configured_suite())
+        return list(self._cached((self.source.generation, "suites"), options))
+
+    def default_suite(self, options: Sequence[str] | None = None) -> str:
+        """The first page: an official suite when one exists, else the papers' rows
+        (views.suite_choices puts that one first)."""
+        options = list(options) if options is not None else self.suite_options()
+        return options[0]
+
+    def _cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per key; keys start with a table generation, so a reload
+        makes every view new while the old entries age out."""
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        value = compute()
+        with self._cache_lock:
+            self._cache[key] = value
+            while len(self._cache) > CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return value
+
+    def board(self, suite: str) -> pd.DataFrame:
+        """The suite's prepared rows (views.prepare), shared by every view and page."""
+        generation, frame = self.source.snapshot()
+
+        def build() -> pd.DataFrame:
+            board = views.prepare(views.select_suite(frame, suite))
+            board.attrs["generation"] = generation  # the views made from it are cached under it
+            return board
+        return self._cached((generation, "board", suite), build)
+
+    def _view(self, board: pd.DataFrame, key: tuple, compute: Callable[[], Any]) -> Any:
+        """A view of `board`, cached under the generation the board was built from."""
+        return self._cached((board.attrs["generation"], *key), compute)
+
+    @failsafe()
+    def suite_from_link(self, request: gr.Request | None = None):
+        """`?suite=<id>` in the page's address opens that suite (a link to one suite's board)."""
+        wanted = (request.query_params.get("suite") if request is not None else None) or None
+        return gr.update(value=wanted) if wanted in self.suite_options() else gr.skip()
+
+    # -- freshness ----------------------------------------------------------------------------------
+
+    def updated_text(self) -> str:
+        source = self.source
+        written = source.updated_at.strftime("%Y-%m-%d %H:%M:%S UTC") if source.updated_at else "never (no results yet)"
+        checked = source.checked_at.strftime("%H:%M:%S UTC") if source.checked_at else "not yet"
+        text = f"Results last updated: **{written}** · checked {checked}"
+        if source.error:
+            text += " · ⚠️ the results store could not be reached; showing the last table read"
+        return text
+
+    def queue_signature(self) -> str:
+        """Changes whenever anything shown in the Queue tab changes."""
+        parts = [f"{r.id}:{r.status.value}:{r.progress.done}/{r.progress.total}:{r.attempt}:{r.log_path}"
+                 for r in self.queue.requests()]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+    def tick(self) -> tuple[str, int, str]:
+        """The timer: (last-updated text, table generation, queue signature). Views
+        re-render only when the generation or the signature moved."""
+        try:
+            self.source.refresh()
+            return self.updated_text(), self.source.generation, self.queue_signature()
+        except Exception:  # a tick must never break the page
+            log.exception("refresh failed")
+            return skip(3)
+
+    @failsafe()
+    def suite_picker(self) -> gr.Radio:
+        """New suites appear in the picker when the table gains them (the choice stays)."""
+        return gr.Radio(choices=picker_choices(self.suite_options()))

@@ -1,0 +1,32 @@
+"""The Benchmarks tab: one table per benchmark with every metric."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from leaderboard import views
+from leaderboard.tabs.base import BaseHandlers
+from leaderboard.tabs.common import as_tables, failsafe, fill_when_open
+
+
+class BenchmarkHandlers(BaseHandlers):
+    """The Benchmarks tab's callback."""
+
+    @failsafe(outputs=len(views.BENCHMARKS))
+    def benchmarks(self, suite: str) -> tuple:
+        board = self.board(suite)
+        return tuple(self._view(board, ("bench", suite, b), lambda b=b: views.benchmark_view(board, b))
+                     for b in views.BENCHMARKS)
+
+
+def build(h: BenchmarkHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
+    with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
+        gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed.")
+        tables = []
+        with gr.Tabs():
+            for name in views.BENCHMARKS:
+                with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
+                    tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,
+                                               max_height=640, label=views.TITLES[name], elem_id=f"bench-{name}"))
+    fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmarks), [suite], tables,
+                   "benchmarks")

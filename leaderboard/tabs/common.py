@@ -1,0 +1,181 @@
+"""What every tab shares: the site's constants and CSS, who is signed in, the fail-safe
+decorator for callbacks, status lines, and the frames-to-Dataframe conversions.
+
+Tabs import this module (and leaderboard/tabs/base.py), never leaderboard/ui.py, which
+assembles them: so there is no import cycle."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+import pandas as pd
+
+from evaluator.errors import EvaluatorError
+from leaderboard import markup, views
+from space_config.settings import get_settings
+from submissions.errors import SubmissionError
+
+if TYPE_CHECKING:
+    from space_config.settings import Settings
+
+log = logging.getLogger("leaderboard.ui")
+
+TITLE = "Video Reasoning Leaderboard"
+REFRESH_SECONDS = 5.0  # how often an open page asks whether the table or the queue changed
+LOG_TAIL_LINES = 20
+CACHE_ENTRIES = 128  # views kept per process (a view is a small frame)
+GENERIC_ERROR = ("Something went wrong on our side. The maintainers have the details in the site's log; "
+                 "please try again in a moment.")
+
+# Passed to launch() (gradio 6 takes css there): log tails keep their line breaks.
+CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
+       # tables in the page's own font: monospace made every cell and badge wider
+       "[role=grid] [role=gridcell], [role=grid] [role=columnheader] { font-family: var(--font); }\n"
+       # long headers ("Video SimpleQA") wrap rather than widen or clip their column
+       "#leaderboard-table [role=columnheader] span.header, #by-level-table [role=columnheader] span.header "
+       "{ white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: break-word; }\n"
+       # status and progress never wrap (My submissions: columns 3-4; Running: column 6)
+       "#my-submissions [role=gridcell][aria-colindex='3'] span, "
+       "#my-submissions [role=gridcell][aria-colindex='4'] span, "
+       "#queue-running [role=gridcell][aria-colindex='6'] span { white-space: nowrap; }")
+
+
+# -- who is signed in --------------------------------------------------------------------------------
+
+def on_space() -> bool:
+    """Running as a Hugging Face Space: only then is gr.LoginButton shown, whose OAuth
+    routes need a Space (locally gradio would demand a stored HF token)."""
+    return get_settings().on_space
+
+
+def current_user(profile: Any, settings: Settings) -> str | None:
+    """The signed-in Hugging Face user: the OAuth profile gradio injects; off a Space
+    (local development and tests) `settings.dev_user` (LEADERBOARD_DEV_USER), which the
+    settings never set on a Space. Never a form field."""
+    if profile is not None:
+        username = getattr(profile, "username", None)
+        if username is None and hasattr(profile, "get"):
+            username = profile.get("preferred_username")
+        if isinstance(username, str) and username.strip():
+            return username.strip()
+    return settings.dev_user or None
+
+
+# -- small helpers --------------------------------------------------------------------------------------
+
+def _warn(message: str) -> None:
+    try:
+        gr.Warning(markup.escape(message))  # a toast renders HTML; the message may quote user input
+    except Exception:  # noqa: BLE001 - outside an event (tests) there is no page to warn
+        log.warning("%s", message)
+
+
+def skip(outputs: int):
+    return gr.skip() if outputs == 1 else tuple(gr.skip() for _ in range(outputs))
+
+
+def failsafe(outputs: int = 1):
+    """For callbacks that fill components: on an error keep what is shown (gr.skip) and
+    tell the reader in a toast; an exception never breaks the page."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (SubmissionError, EvaluatorError) as e:
+                _warn(str(e))
+            except Exception:  # logged with its traceback, shown generically
+                log.exception("callback %s failed", fn.__name__)
+                _warn(GENERIC_ERROR)
+            return skip(outputs)
+        return run
+    return decorate
+
+
+def status(message: str, ok: bool) -> str:
+    """A status from plain text, which may quote the submitter's file or form: every line
+    escaped (leaderboard.markup), the first as the status line, the others (problems by
+    line) as one list. No code block: a quoted fence could close it."""
+    first, *rest = [line.strip().removeprefix("- ") for line in message.splitlines() if line.strip()] or [""]
+    text = f"{'✅' if ok else '❌'} {markup.escape(first)}"
+    return text + "\n\n" + "\n".join(f"- {markup.escape(line)}" for line in rest) if rest else text
+
+
+def done(markdown: str) -> str:
+    """A success status from the site's own Markdown (anything quoted in it already escaped)."""
+    return f"✅ {markdown}"
+
+
+def datatypes(frame: pd.DataFrame) -> list[str]:
+    return ["number" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+            else "str" for c in frame.columns]
+
+
+def _with_shown_text(frame: pd.DataFrame) -> pd.DataFrame | dict:
+    """The frame, or, when some cells are hidden buckets, Gradio's value form with their
+    "n too small" text as display values: the data stays numbers, so columns still sort
+    as numbers (the hidden cells with the missing ones)."""
+    shown = views.shown_text(frame)
+    if not shown.notna().any(axis=None):
+        return frame
+    data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+    # no "styling" matrix: the table reads it as optional, and every cell of it is more to send
+    return {"headers": [str(c) for c in frame.columns], "data": data,
+            "metadata": {"display_value": shown.to_numpy().tolist()}}
+
+
+def table(frame: pd.DataFrame) -> dict:
+    """An update of a Dataframe: the value and its column types (numbers sort as numbers).
+    gr.update, not a gr.Dataframe(...): a component would convert the value once more."""
+    return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
+
+
+def fitted(frame: pd.DataFrame) -> dict:
+    """table(), with fixed column widths: the default Leaderboard and By level columns fit a
+    1280 px window (wider choices scroll, the model pinned)."""
+    return {**table(frame), "column_widths": views.column_widths(list(frame.columns))}
+
+
+def as_tables(fn, shape: Callable[[pd.DataFrame], dict] = table):
+    """Wire a handler returning frames (the tests read those) so each frame reaches its
+    gr.Dataframe as `shape` makes it (table, or fitted); anything else (gr.skip, updates)
+    passes through."""
+    def convert(value):
+        return shape(value) if isinstance(value, pd.DataFrame) else value
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return tuple(convert(v) for v in out) if isinstance(out, tuple) else convert(out)
+    return run
+
+
+def picker_choices(options: Sequence[str]) -> list[tuple[str, str]]:
+    """(label, suite id) for the suite picker."""
+    return [(views.suite_label(o), o) for o in options]
+
+
+def read_text(path: Path, placeholder: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return placeholder
+
+
+# -- layout ---------------------------------------------------------------------------------------------
+
+def fill_when_open(tab: gr.Tab, tab_id: str, opened: gr.State, suite: gr.Radio, generation: gr.State, fn,
+                   inputs: list, outputs: list, api_name: str, triggers: Sequence = ()) -> None:
+    """A tab other than the Leaderboard fills when it is opened (and on `triggers`, its own
+    controls); a new suite or table refills it only while it is the open tab, so browsing the
+    Leaderboard never ships the other tabs' tables (each holds every row)."""
+    gr.on([tab.select, *triggers], fn, inputs, outputs, api_name=api_name)
+
+    def refill(shown: str | None, *args):
+        return fn(*args) if shown == tab_id else skip(len(outputs))
+    gr.on([suite.change, generation.change], refill, [opened, *inputs], outputs, api_visibility="private")

@@ -1,0 +1,144 @@
+"""The Leaderboard tab: filters, columns, the paged table, the protocol card below it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import paging, views
+from leaderboard.tabs import protocol
+from leaderboard.tabs.base import BaseHandlers
+from leaderboard.tabs.common import failsafe, fitted
+
+RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 ... paper**: the number printed in that
+benchmark's paper (that paper's own setup; reported rows are never ranked). **baseline**: a
+built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
+videos (the Columns menu has the exact bounds). Rows are sorted by the average of the five overall scores (shown
+only when all five exist; its interval combines the five), then by the mean of the overall scores a row has;
+a row with all five scores ranks above every row without.
+**Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
+rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
+noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
+while its interval overlaps the leader's. Rows are ranked only against rows of the same judge, and only rows that
+share the suite's **reference protocol** are shown and ranked by default: "All protocols" (the Protocol filter)
+shows the others, marked ≠, unranked. The **Protocol card** under the table (or a click on a row) says how a row's
+numbers were produced; the Compare tab tests the difference of two rows directly."""
+
+
+class LeaderboardHandlers(BaseHandlers):
+    """The Leaderboard tab's callbacks: one page of the filtered view at a time (leaderboard/paging.py)."""
+
+    @failsafe()
+    def leaderboard(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+                    sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+                    columns: Sequence[str], protocols: str | None = None) -> pd.DataFrame:
+        filters = views.Filters(search=search or "", types=tuple(types or ()), sizes=tuple(sizes or ()),
+                                sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()),
+                                protocols=protocols)
+        rows = views.filter_rows(self.leaderboard_rows(suite), filters)
+        return views.leaderboard_view(rows, protocol.columns_for(columns, protocols))
+
+    def leaderboard_rows(self, suite: str) -> pd.DataFrame:
+        """views.leaderboard_table of the suite, cached: filters only pick from it."""
+        board = self.board(suite)
+        return self._view(board, ("leaderboard", suite), lambda: views.leaderboard_table(board))
+
+    @failsafe(outputs=3)
+    def leaderboard_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+                         sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+                         columns: Sequence[str], protocols: str | None = None,
+                         page: float | None = 1) -> tuple[dict, str, int]:
+        """What the page shows: one page (paging.PAGE_ROWS rows) of the filtered view, shaped
+        for the Dataframe, the line under it and the page number (clamped). Each step is
+        cached under the table's generation: a view asked for again costs a lookup."""
+        board = self.board(suite)
+        generation = board.attrs["generation"]
+        filters = paging.view_filters(search, types, sizes, sources, frames, judges, protocols)
+        wanted = set(protocol.columns_for(columns, protocols))
+        chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted)
+        filtered: list[pd.DataFrame] = []  # the filtered rows, computed at most once per call, kept by no cache
+
+        def rows() -> pd.DataFrame:
+            if not filtered:
+                filtered.append(views.filter_rows(self.leaderboard_rows(suite), filters))
+            return filtered[0]
+        count = self._pages.get((generation, "count", suite, filters), lambda: len(rows()))
+        number = paging.clamp_page(page, paging.page_count(count))
+
+        def shape() -> tuple[dict, str]:
+            part = paging.page_of(rows(), number)
+            return fitted(views.leaderboard_view(part.rows, chosen)), paging.page_text(part)
+        shaped, text = self._pages.get((generation, "page", suite, filters, chosen, number), shape)
+        return dict(shaped), text, number  # a copy: gradio pops the value out of an update
+
+    def first_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+                   sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+                   columns: Sequence[str], protocols: str | None = None) -> tuple[dict, str, int]:
+        """A changed filter, search, column choice or suite starts again at page 1."""
+        return self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns, protocols, 1)
+
+    @failsafe(outputs=2)
+    def filter_options(self, suite: str, frames: Sequence[str] | None, judges: Sequence[str] | None):
+        """The frames and judge choices present in this suite (kept selections that still exist)."""
+        board = self.board(suite)
+        frame_values, judge_values = self._view(board, ("filter-choices", suite),
+                                                lambda: (views.frame_choices(board), views.judge_choices(board)))
+        return (gr.Dropdown(choices=frame_values, value=[f for f in frames or () if f in frame_values],
+                            multiselect=True),
+                gr.Dropdown(choices=judge_values, value=[j for j in judges or () if j in judge_values],
+                            multiselect=True))
+
+
+def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, initial: str) -> None:
+    with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
+        with gr.Row():
+            search = gr.Textbox(label="Search models", placeholder="name; another name", scale=2, elem_id="search",
+                                info="Separate several names with ';'")
+            sources = gr.CheckboxGroup(list(views.SOURCES), value=list(views.SOURCES), label="Verified or reported",
+                                       elem_id="filter-source")
+            sizes = gr.CheckboxGroup(list(views.SIZES), value=list(views.SIZES), label="Size (parameters)",
+                                     scale=2, elem_id="filter-size")
+        with gr.Row():
+            types = gr.CheckboxGroup(list(views.TYPES), value=list(views.TYPES), label="Model type", scale=3,
+                                     elem_id="filter-type")
+            board = h.board(initial)
+            frames = gr.Dropdown(views.frame_choices(board), value=[], multiselect=True, label="Frames",
+                                 info="Empty: any", elem_id="filter-frames")
+            judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
+                                 info="Empty: any", elem_id="filter-judge")
+            protocols = protocol.protocol_filter()
+        with gr.Accordion("Columns", open=False):
+            columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
+                                       label="Columns shown", elem_id="columns")
+        # The first page only is inlined in the page's /config (small whatever the results).
+        shaped, text, number = h.leaderboard_page(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                                                  views.DEFAULT_COLUMNS, protocols.value, 1)
+        # No client-side search box: it would search only the page sent; the search above covers every row.
+        shown = gr.Dataframe(shaped["value"], datatype=shaped["datatype"], interactive=False,
+                             column_widths=shaped["column_widths"], show_search="none",
+                             pinned_columns=3, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
+                             buttons=["copy", "fullscreen"])
+        with gr.Row():
+            previous = gr.Button("◀ Previous", size="sm", scale=0, min_width=110, elem_id="page-previous")
+            page = gr.Number(number, precision=0, minimum=1, label="Page", show_label=False, scale=0,
+                             min_width=80, container=False, elem_id="page-number")
+            following = gr.Button("Next ▶", size="sm", scale=0, min_width=110, elem_id="page-next")
+            info = gr.Markdown(text, elem_id="page-info")
+        protocol.card_panel(h, suite, generation, shown, initial)
+        gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
+    inputs = [suite, search, types, sizes, sources, frames, judges, columns, protocols]
+    outputs = [shown, info, page]
+    gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
+           frames.change, judges.change, columns.change, protocols.change], h.first_page, inputs, outputs,
+          trigger_mode="always_last", api_name="leaderboard")
+    gr.on([page.submit, page.blur], h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
+          api_name="leaderboard_page")
+    # the buttons move the page number in the browser, then ask for that page
+    for button, step in ((previous, -1), (following, 1)):
+        button.click(h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
+                     js=f"(...a) => {{ a[a.length - 1] = Math.max(1, (Number(a[a.length - 1]) || 1) + ({step})); "
+                        f"return a; }}", api_visibility="private")
+    gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
+          api_name="filter_options")

@@ -1,0 +1,89 @@
+"""The Queue tab: every request by state, and the signed-in user's own submissions and logs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import views
+from leaderboard.tabs.base import BaseHandlers
+from leaderboard.tabs.common import LOG_TAIL_LINES, current_user, failsafe
+
+
+class QueueHandlers(BaseHandlers):
+    """The Queue tab's callbacks: a user sees only their own submissions and logs."""
+
+    @failsafe(outputs=4)
+    def queue_tables(self) -> tuple:
+        shown = views.queue_view(self.queue.requests())
+        return shown.pending, shown.running, shown.finished, shown.failed
+
+    def _read_log(self, request_state: tuple) -> Callable[[str], str | None]:
+        def read(path: str) -> str | None:
+            key = (path, request_state)
+            if key not in self._logs:
+                found = self.stores.private.read(path)
+                if len(self._logs) > 1000:
+                    self._logs.clear()
+                self._logs[key] = found.data.decode("utf-8", errors="replace") if found else None
+            return self._logs[key]
+        return read
+
+    @failsafe()
+    def my_submissions(self, profile: gr.OAuthProfile | None) -> pd.DataFrame:
+        """The signed-in user's own requests, newest first; nobody else's."""
+        return views.my_submissions(self.queue.requests(), current_user(profile, self.settings))
+
+    @failsafe()
+    def log_picker(self, profile: gr.OAuthProfile | None, chosen: str | None) -> gr.Dropdown:
+        """The user's own submissions to pick a log from (the choice stays while it exists)."""
+        mine = self.my_submissions(profile)
+        ids = list(mine["Submission"])
+        labels = [f"{model} · {status} · {sid}" for sid, model, status in
+                  zip(ids, mine["Model"], mine["Status"])]
+        return gr.Dropdown(choices=list(zip(labels, ids)), value=chosen if chosen in ids else None)
+
+    @failsafe()
+    def my_log(self, profile: gr.OAuthProfile | None, submission: str | None) -> str:
+        """The end of the log of one of the user's own submissions (views.my_log)."""
+        user = current_user(profile, self.settings)
+        requests = [r for r in self.queue.requests() if r.id == submission]
+        # A log is read again only when its request moved (status, progress, attempt).
+        state = tuple((r.id, r.status.value, r.progress.done, r.attempt, r.log_path) for r in requests)
+        return views.my_log(requests, user, submission, self._read_log(state), LOG_TAIL_LINES)
+
+
+def build(h: QueueHandlers, signature: gr.State) -> None:
+    with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
+        gr.Markdown("Every submission and where it stands; failures stay here with their reason. "
+                    "Tables refresh by themselves.")
+        with gr.Accordion("Failed", open=True):
+            failed = gr.Dataframe(pd.DataFrame(columns=list(views.FAILED_COLUMNS)), interactive=False, wrap=True,
+                                  label="Failed", elem_id="queue-failed",
+                                  column_widths=["17%", "13%", "9%", "10%", "12%", "10%", "29%"])
+        with gr.Accordion("Running", open=True):
+            running = gr.Dataframe(pd.DataFrame(columns=list(views.RUNNING_COLUMNS)), interactive=False,
+                                   label="Running", elem_id="queue-running")
+        with gr.Accordion("Pending", open=True):
+            pending = gr.Dataframe(pd.DataFrame(columns=list(views.PENDING_COLUMNS)), interactive=False,
+                                   label="Pending", elem_id="queue-table")
+        with gr.Accordion("Finished", open=False):
+            finished = gr.Dataframe(pd.DataFrame(columns=list(views.FINISHED_COLUMNS)), interactive=False,
+                                    label="Finished", elem_id="queue-finished")
+        with gr.Accordion("My submissions", open=True):
+            mine = gr.Dataframe(pd.DataFrame(columns=list(views.MINE_COLUMNS)), interactive=False, wrap=True,
+                                label="My submissions", elem_id="my-submissions",
+                                column_widths=["19%", "14%", "10%", "13%", "9%", "22%", "13%"])
+            with gr.Row():
+                # custom values: the API may name a submission; my_log shows only the caller's own
+                chosen = gr.Dropdown([], value=None, label="Show the log of", scale=1, elem_id="log-pick",
+                                     allow_custom_value=True)
+                shown_log = gr.Code("", language=None, label="Log (last lines)", interactive=False, scale=3,
+                                    wrap_lines=True,
+                                    elem_id="my-log", max_lines=LOG_TAIL_LINES)
+    signature.change(h.queue_tables, None, [pending, running, finished, failed], api_name="queue_tables")
+    signature.change(h.my_submissions, None, mine, api_name="my_submissions")
+    signature.change(h.log_picker, [chosen], chosen, api_name="log_picker")
+    gr.on([chosen.change, signature.change], h.my_log, [chosen], shown_log, api_name="my_log")

@@ -1,0 +1,240 @@
+"""The Submit tab: a prediction file or a Hub model, the signed-in user's quota, the call list."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from evaluator.errors import EvaluatorError
+from leaderboard import markup, views
+from leaderboard.tabs.base import BaseHandlers
+from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
+from submissions.errors import SubmissionError
+from submissions.submit import Identity, read_calls, remaining_quota, resolve_suite_id, submit_model, submit_predictions
+
+log = logging.getLogger("leaderboard.ui")
+
+PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
+   to show).
+2. Answer every call with your model and write one JSON line per call:
+   `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
+   (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
+   answer: fill it with your model's own answer and add `"context": "<that answer's label>"`.
+3. Upload the file: it is checked at once, and every problem is listed with its line."""
+
+
+def optional_number(text: str | float | None, what: str, integer: bool) -> float | int | None:
+    """A form's optional positive number; ValueError naming the field otherwise."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf") or (integer and not value.is_integer()):
+        kind = "a whole number" if integer else "a number"
+        raise ValueError(f"{what}: give {kind} above 0 (you wrote {str(text).strip()[:40]!r}), or leave it empty.")
+    return int(value) if integer else value
+
+
+class SubmitHandlers(BaseHandlers):
+    """The Submit tab's callbacks: the submitter is always the signed-in user, never a form field."""
+
+    def account(self, profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Who is signed in, and their remaining quota."""
+        return self.signed_in(profile), self.quota(profile)
+
+    def signed_in(self, profile: gr.OAuthProfile | None) -> str:
+        user = current_user(profile, self.settings)
+        if user and profile is None:
+            return f"Signed in as **{markup.escape(user)}** (local development: LEADERBOARD_DEV_USER)."
+        if user:
+            return f"Signed in as **{markup.escape(user)}**."
+        if on_space():
+            return "Not signed in. Use **Sign in with Hugging Face** to submit."
+        return ("Not signed in. Signing in with Hugging Face works on the Space; to submit on a local copy, "
+                "start it with `LEADERBOARD_DEV_USER=<your name>`.")
+
+    def quota(self, profile: gr.OAuthProfile | None) -> str:
+        user = current_user(profile, self.settings)
+        if not user:
+            return "Sign in to see how many submissions you have left."
+        try:
+            q = remaining_quota(self.stores, self.settings, Identity(user))
+        except Exception:  # the quota is information, not a gate (submit checks it again)
+            log.exception("could not compute the quota of %s", user)
+            return "Your remaining quota could not be read right now."
+        used, pending = q["per_user"], q["pending"]
+        text = (f"**{used['remaining']} of {used['limit']}** submissions left in the rolling {q['window_days']}-day "
+                f"window; **{pending['remaining']} of {pending['limit']}** waiting or running at once.")
+        if used["remaining"] == 0 and used["frees_at"]:
+            text += f" The next slot frees at {used['frees_at'][:16].replace('T', ' ')} UTC."
+        return text
+
+    def calls_for(self, suite_id: str) -> dict:
+        """The suite's call list (read_calls keeps it per store version: a changed list is re-read)."""
+        return read_calls(self.stores.suite, suite_id)
+
+    def check_file(self, file: str | None) -> str:
+        """Validate an upload at once: every problem by line, or how many predictions it holds."""
+        if not file:
+            return ""
+        try:
+            suite_id = resolve_suite_id(self.stores, self.settings)
+            checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
+        except (SubmissionError, EvaluatorError) as e:
+            return status(str(e), ok=False)
+        except Exception:
+            log.exception("validating an upload failed")
+            return status(GENERIC_ERROR, ok=False)
+        if not checked.ok:
+            return status(checked.message, ok=False)
+        text = f"{checked.predictions} predictions for {checked.calls} calls of suite `{suite_id}`; ready to submit."
+        if checked.missing:
+            text += f" {checked.missing} calls have no prediction: they will score as unanswered."
+        return done(text)
+
+    def _submitted(self, request) -> str:
+        if self.scheduler is not None:
+            try:
+                from evaluator.worker import wake
+
+                wake(self.scheduler)  # the embedded worker looks now, not at its next poll
+            except Exception:  # it will look at its next poll anyway
+                log.exception("could not wake the embedded worker")
+        self.queue.requests(fresh=True)
+        return done(f"Submitted: `{request.id}` ({markup.escape(request.model)}) is queued as PENDING on suite "
+                    f"`{request.suite_id}`. Follow it under Queue → My submissions; once scored, its row is on "
+                    f"the Leaderboard under Show → \"{markup.escape(views.suite_label(request.suite_id))}\".")
+
+    def _submit(self, profile, do: Callable[[Identity], Any]) -> tuple[str, str]:
+        user = current_user(profile, self.settings)
+        if not user:
+            return status("Sign in with Hugging Face to submit.", ok=False), self.quota(profile)
+        try:
+            message = self._submitted(do(Identity(user)))
+        except (SubmissionError, EvaluatorError) as e:
+            message = status(str(e), ok=False)
+        except Exception:
+            log.exception("a submission by %s failed", user)
+            message = status(GENERIC_ERROR, ok=False)
+        return message, self.quota(profile)
+
+    def submit_file(self, file: str | None, name: str, params: str, weights: str, frames: str, thinking: bool,
+                    profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Queue an uploaded prediction file; the submitter is the signed-in user."""
+        if not file:
+            return status("Choose a prediction file to upload first.", ok=False), self.quota(profile)
+        try:
+            size = optional_number(params, "Parameters (billions)", integer=False)
+            count = optional_number(frames, "Frames per video", integer=True)
+        except ValueError as e:
+            return status(str(e), ok=False), self.quota(profile)
+        metadata = {"file_name": Path(file).name[:200]}
+        if size is not None:
+            metadata["params"] = f"{size:g}"
+        if weights in ("open", "closed"):
+            metadata["open"] = "yes" if weights == "open" else "no"
+        if count is not None:
+            metadata["frames"] = str(count)
+        if thinking:
+            metadata["thinking"] = "true"
+        return self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata))
+
+    def _submit_checked(self, who: Identity, file: Path, name: str, metadata: dict) -> Any:
+        """Validate in the checker's process, then queue (submit_predictions skips the second
+        validation when the file still has the hash that was validated)."""
+        suite_id = resolve_suite_id(self.stores, self.settings)
+        checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
+        if not checked.ok:
+            raise SubmissionError(checked.message)
+        return submit_predictions(self.stores, self.settings, who, file, name, suite_id=suite_id, metadata=metadata,
+                                  checked_sha256=checked.sha256)
+
+    def submit_model(self, model: str, revision: str, precision: str, frames: str, thinking: bool,
+                     profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Queue a Hub model pinned to the commit its revision resolves to."""
+        try:
+            count = optional_number(frames, "Frames", integer=True)
+        except ValueError as e:
+            return status(str(e), ok=False), self.quota(profile)
+        form = {"model": model or "", "revision": revision or "main", "precision": precision, "frames": count,
+                "thinking": bool(thinking)}
+        return self._submit(profile, lambda who: submit_model(self.stores, self.settings, who, form, hub=self.hub))
+
+    @failsafe()
+    def calls_file(self) -> str:
+        """The submission suite's call list as a local file for gr.DownloadButton."""
+        suite_id = resolve_suite_id(self.stores, self.settings)
+        path = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / f"calls-{suite_id}.jsonl"
+        if not path.exists():  # suite ids carry a content hash: an existing file is current
+            found = self.stores.suite.read(f"{suite_id}/calls.jsonl")
+            if found is None:
+                raise EvaluatorError(f"Suite {suite_id} has no call list (calls.jsonl) in the suite store.")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            partial.write_bytes(found.data)
+            partial.replace(path)
+        return str(path)
+
+
+def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.DownloadButton]:
+    settings = h.settings
+    with gr.Tab("Submit", id="submit", elem_id="tab-submit") as tab:
+        with gr.Row():
+            if on_space():
+                gr.LoginButton(elem_id="login")
+            signed = gr.Markdown(elem_id="signed-in")
+        quota = gr.Markdown(elem_id="quota")
+        target = h.configured_suite()
+        gr.Markdown(f"Submissions are evaluated on {views.suite_label(target) if target else 'the site’s suite'}; "
+                    "its answers are never published. A submission that fails for our reasons (download, worker "
+                    "crash) does not count against your quota.", elem_id="submit-suite")
+        with gr.Tabs():
+            with gr.Tab("Prediction file", id="submit-predictions"):
+                gr.Markdown(PREDICTION_STEPS, elem_id="submit-steps")
+                download = gr.DownloadButton("Download the call list (calls.jsonl)", elem_id="download-calls")
+                with gr.Row():
+                    name = gr.Textbox(label="Model name (shown on the leaderboard)", elem_id="submit-name")
+                    params = gr.Textbox(label="Parameters (billions, optional)", placeholder="e.g. 7",
+                                        elem_id="submit-params")
+                    weights = gr.Radio(["open", "closed", "not stated"], value="not stated", label="Weights",
+                                       elem_id="submit-open")
+                    frames = gr.Textbox(label="Frames per video (optional)", placeholder="e.g. 32",
+                                        elem_id="submit-frames")
+                    thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="submit-thinking")
+                upload = gr.File(label="Prediction file (JSON Lines)", file_types=[".jsonl", ".json"],
+                                 type="filepath", elem_id="submit-file")
+                send = gr.Button("Submit prediction file", variant="primary", elem_id="submit-button")
+                # No math: KaTeX would read "$$" in a quoted value, escaped or not.
+                result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
+            with gr.Tab("Hub model", id="submit-model"):
+                gr.Markdown("A public model on the Hugging Face Hub, pinned to the commit its revision resolves "
+                            "to now. It needs a license, safetensors weights and a config transformers can load.")
+                with gr.Row():
+                    model = gr.Textbox(label="Model id (org/name)", elem_id="model-id")
+                    revision = gr.Textbox(label="Revision (branch, tag or commit)", value="main",
+                                          elem_id="model-revision")
+                    precision = gr.Dropdown(list(settings.model_rules.precisions),
+                                            value=settings.model_rules.precisions[0], label="Precision",
+                                            elem_id="model-precision")
+                    model_frames = gr.Textbox(label="Frames (optional; default: the suite's budgets)",
+                                              placeholder="e.g. 32", elem_id="model-frames")
+                    model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
+                send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
+                # each sub-tab its own status: a file's refusal is not shown under the model form
+                model_result = gr.Markdown(elem_id="submit-model-status", latex_delimiters=[])
+    # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
+    upload.upload(h.check_file, [upload], result, api_name="check_file", concurrency_limit=2)
+    upload.clear(lambda: "", None, result, api_visibility="private")
+    send.click(h.submit_file, [upload, name, params, weights, frames, thinking], [result, quota],
+               concurrency_limit=4, api_name="submit_file")
+    send_model.click(h.submit_model, [model, revision, precision, model_frames, model_thinking],
+                     [model_result, quota], concurrency_limit=4, api_name="submit_model")
+    return signed, quota, tab, download

@@ -1,0 +1,169 @@
+"""Per-benchmark tables, hidden buckets, and the by level / by domain / by hop views."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+
+from leaderboard import disclosure
+from leaderboard.views.board import ci_text, interval_ranks, source_text, _half_widths
+from leaderboard.views.columns import (
+    BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, _col, _numbers,
+)
+from leaderboard.views.table import DISPLAY
+
+
+# -- one tab per benchmark ---------------------------------------------------------------------------------------
+
+def metric_columns(board: pd.DataFrame, benchmark: str) -> list[str]:
+    """The benchmark's scalar (numeric) columns: design §7 order first, then the rest
+    (counts included); intervals are shown as one text column instead."""
+    prefix = f"{benchmark}."
+    numeric = [c for c in board.columns if c.startswith(prefix) and pd.api.types.is_numeric_dtype(board[c])
+               and not c.endswith(("_ci_low", "_ci_high"))]
+    # design §7's metrics even when every value is missing (a column of None is not numeric)
+    known = [f"{prefix}{m}" for m in METRICS.get(benchmark, ()) if f"{prefix}{m}" in board.columns]
+    rest = sorted(set(numeric) - set(known), key=lambda c: (c.startswith(f"{prefix}n_"), c))
+    return known + rest
+
+
+def metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric.replace("_", " ").capitalize())
+
+
+def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
+    """Every row with a score on this benchmark, by its overall: rank, model, source,
+    overall, its interval, every other metric, then frames, judge and date."""
+    columns = metric_columns(board, benchmark)
+    rows = board[board[columns].notna().any(axis=1)] if columns else board.iloc[0:0]
+    overall = _numbers(_col(rows, f"{benchmark}.overall"))
+    rows = rows.assign(_score=overall).sort_values(["_score", "rank"], ascending=[False, True],
+                                                   na_position="last", kind="stable")
+    ranks = interval_ranks(overall.loc[rows.index], _half_widths(rows, benchmark), np.zeros(len(rows)),
+                           rows["judge_text"], rows["ranked"])
+    data: dict[str, object] = {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(),
+                               SOURCE: source_text(rows).to_numpy()}
+    for column in columns:
+        metric = column.split(".", 1)[1]
+        data[metric_label(metric)] = _numbers(rows[column]).to_numpy()
+        if metric == "overall":
+            data["95% CI"] = ci_text(rows, benchmark).to_numpy()
+    data.update({FRAMES: rows["frames_n"].to_numpy(), JUDGE: rows["judge_text"].to_numpy(),
+                 DATE: rows["date"].to_numpy()})
+    out = pd.DataFrame(data)
+    trees = _hidden_trees(rows, benchmark)
+    for column in columns:
+        metric = column.split(".", 1)[1]
+        _mark_hidden(out, metric_label(metric), trees, (metric,))
+    return out
+
+
+# -- hidden buckets ---------------------------------------------------------------------------------------------
+
+HIDDEN = "hidden"  # frame.attrs key: {column: {row position: item count}} of cells published without a score
+
+
+def _hidden_trees(rows: pd.DataFrame, benchmark: str) -> list[dict]:
+    """Each row's tree of hidden buckets for one benchmark ({} when none)."""
+    return _parse(_col(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
+
+
+def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tuple[str, ...]) -> None:
+    cells = {i: n for i, tree in enumerate(trees) if (n := disclosure.suppressed_n(tree, path)) is not None}
+    if cells:
+        frame.attrs.setdefault(HIDDEN, {})[column] = cells
+
+
+def shown_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """What the site shows instead of a cell's value: "n too small (n=1)" for a hidden
+    bucket, "61.20 ±1.79" for a leaderboard score, None (the value itself) elsewhere.
+    Same shape as `frame`."""
+    out = pd.DataFrame(np.full(frame.shape, None, dtype=object), columns=frame.columns)
+    for column, texts in frame.attrs.get(DISPLAY, {}).items():
+        if column in out.columns:
+            out[column] = pd.Series(texts, dtype=object).to_numpy()
+    for column, cells in frame.attrs.get(HIDDEN, {}).items():
+        if column in out.columns:
+            for row, n in cells.items():
+                out.iloc[row, out.columns.get_loc(column)] = disclosure.hidden_text(n)
+    return out.astype(object).where(out.notna(), None)
+
+
+# -- by level, by domain, by hop ------------------------------------------------------------------------------------
+
+def _identity_columns(rows: pd.DataFrame) -> dict[str, object]:
+    return {RANK: rows["rank"].to_numpy(), MODEL: rows["model_text"].to_numpy(), SOURCE: source_text(rows).to_numpy()}
+
+
+def by_level_view(board: pd.DataFrame) -> pd.DataFrame:
+    """ExpVid's three levels, Video-MMMU's three tracks, CausalStep's descriptive (DUA)
+    and causal (ICRA) accuracy, for every row that has one of them."""
+    values = pd.DataFrame({label: _numbers(_col(board, column)) for column, label in LEVELS}, index=board.index)
+    present = values.notna().any(axis=1)
+    rows, values = board[present], values[present]
+    out = pd.DataFrame({**_identity_columns(rows), **{c: values[c].to_numpy() for c in values.columns}})
+    for column, label in LEVELS:
+        benchmark, metric = column.split(".", 1)
+        _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
+    return out
+
+
+def _natural(key: str) -> tuple:
+    """"2" < "10", "hop2" < "hop10"; text keys alphabetically."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                 for part in re.split(r"(\d+)", str(key)) if part)
+
+
+def _parse(cells: pd.Series) -> list[dict]:
+    out = []
+    for cell in cells:
+        try:
+            value = json.loads(cell) if isinstance(cell, str) else None
+        except ValueError:
+            value = None  # a damaged cell hides one row's groups, never the whole view
+        out.append(value if isinstance(value, dict) else {})
+    return out
+
+
+def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
+    """For a breakdown whose groups hold several metrics ({group: {metric: value}}):
+    those metric names, the headline first; [] when each group holds one number."""
+    spec = BREAKDOWNS[key]
+    found: list[str] = []
+    hidden = False  # a hidden bucket (null) in place of a {metric: value} group
+    for cell in _parse(_col(board, spec.column).dropna()):
+        for value in cell.values():
+            if isinstance(value, dict):
+                found += [m for m in value if m not in found]
+            hidden = hidden or value is None
+    if not found and hidden and spec.headline:  # every group hidden: still offer the headline
+        found = [spec.headline]
+    if spec.headline in found:
+        found.remove(spec.headline)
+        found.insert(0, spec.headline)
+    return found
+
+
+def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None) -> pd.DataFrame:
+    """A JSON breakdown column expanded to one column per group (natural order), for the
+    rows that have it. Groups holding several metrics show `metric` (default: the
+    breakdown's headline); a group holding a single number shows that number."""
+    spec = BREAKDOWNS[key]
+    metric = metric or spec.headline
+    cells = _col(board, spec.column)
+    rows = board[cells.notna().to_numpy(bool)]
+    picked = [{group: (value.get(metric) if isinstance(value, dict) else value) for group, value in cell.items()}
+              for cell in _parse(rows[spec.column] if len(rows) else pd.Series(dtype=object))]
+    groups = sorted({g for cell in picked for g in cell}, key=_natural)
+    wide = pd.DataFrame.from_records(picked, columns=groups) if picked else pd.DataFrame(columns=groups)
+    data = _identity_columns(rows)
+    data.update({spec.group_label.format(g): _numbers(wide[g]).to_numpy() for g in groups})
+    out = pd.DataFrame(data)
+    benchmark, breakdown = spec.column.split(".", 1)
+    trees = _hidden_trees(rows, benchmark)
+    for g in groups:
+        _mark_hidden(out, spec.group_label.format(g), trees, (breakdown, g, *((metric,) if metric else ())))
+    return out

@@ -1,0 +1,53 @@
+"""Data for the plots: the per-level profile and score against size."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from leaderboard.views.columns import BENCHMARKS, LEVELS, TITLES, _col, _numbers, _text
+
+
+# -- plots ------------------------------------------------------------------------------------------------------
+
+LEVEL_ORDER = [label for _, label in LEVELS]
+
+
+def model_options(board: pd.DataFrame) -> list[tuple[str, str]]:
+    """(label, id) for the plot's model picker, in rank order."""
+    return list(zip(board["label"], _text(board["id"])))
+
+
+def profile_defaults(board: pd.DataFrame, count: int = 5) -> list[str]:
+    """Ids for the per-level profile when nobody chose: the best-ranked rows among those
+    with the most levels (a paper row covers one benchmark's levels only)."""
+    levels = pd.DataFrame({label: _numbers(_col(board, column)) for column, label in LEVELS}).notna().sum(axis=1)
+    order = pd.DataFrame({"levels": levels.to_numpy(), "rank": board["rank"].to_numpy(),
+                          "id": _text(board["id"]).to_numpy()})
+    order = order[order["levels"] > 0].sort_values(["levels", "rank"], ascending=[False, True], kind="stable")
+    return list(order["id"].head(count))
+
+
+def level_profile(board: pd.DataFrame, ids: Sequence[str]) -> pd.DataFrame:
+    """Long frame (model, level, score) for the chosen rows: one line per model in the
+    per-level profile plot. Levels a row lacks are left out."""
+    chosen = board[_text(board["id"]).isin(list(ids)).to_numpy(bool)]
+    values = pd.DataFrame({label: _numbers(_col(chosen, column)) for column, label in LEVELS}, index=chosen.index)
+    values.insert(0, "model", chosen["label"])
+    long = values.melt(id_vars="model", var_name="level", value_name="score").dropna(subset=["score"])
+    long["level"] = pd.Categorical(long["level"], categories=LEVEL_ORDER, ordered=True)
+    return long.sort_values(["model", "level"], kind="stable").astype({"level": str}).reset_index(drop=True)
+
+
+def plot_benchmarks() -> list[tuple[str, str]]:
+    return [("Average", "average"), *((TITLES[b], b) for b in BENCHMARKS)]
+
+
+def score_vs_params(board: pd.DataFrame, benchmark: str = "average") -> pd.DataFrame:
+    """One point per row that states its parameter count: (model, params_b, score, source, type)."""
+    score = _numbers(board["average"] if benchmark == "average" else _col(board, f"{benchmark}.overall"))
+    keep = (score.notna() & board["params_b"].notna()).to_numpy(bool)
+    return pd.DataFrame({"model": board["label"][keep].to_numpy(), "params_b": board["params_b"][keep].to_numpy(),
+                         "score": score[keep].to_numpy(), "source": board["badge"][keep].to_numpy(),
+                         "type": board["model_type"][keep].to_numpy()})

@@ -1,0 +1,120 @@
+"""The Queue tab: every request by state, the user's own submissions and their log tail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+
+
+# -- the queue --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QueueView:
+    pending: pd.DataFrame
+    running: pd.DataFrame
+    finished: pd.DataFrame  # FINISHED and CANCELLED
+    failed: pd.DataFrame
+
+
+PENDING_COLUMNS = ("Position", "Submission", "Model", "Kind", "Submitter", "Submitted", "Attempt")
+RUNNING_COLUMNS = ("Submission", "Model", "Kind", "Submitter", "Started", "Progress", "Worker", "Attempt")
+FINISHED_COLUMNS = ("Submission", "Model", "Kind", "Submitter", "Status", "Finished")
+FAILED_COLUMNS = ("Submission", "Model", "Kind", "Submitter", "Failed", "Reason", "Message")
+MINE_COLUMNS = ("Submission", "Model", "Status", "Progress", "Reason", "Message", "Submitted")
+
+
+def when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else ""
+
+
+def _status(request) -> str:
+    return getattr(request.status, "value", str(request.status))
+
+
+def progress_text(request) -> str:
+    """"done/total stage", e.g. "120/286 scored expvid"."""
+    p = request.progress
+    if not p.total:
+        return p.stage or "starting"
+    return f"{p.done}/{p.total} {p.stage}".strip()
+
+
+def _attempt(request) -> str:
+    return f"{request.attempt + 1} of {request.max_attempts}"
+
+
+def _failed_at(request) -> datetime | None:
+    return request.finished_at or (request.history[-1].at if request.history else None)
+
+
+def queue_view(requests: Sequence) -> QueueView:
+    """Four public tables. Never shows where a prediction file or a log is stored, nor
+    any log's content: those are for their submitter (`my_submissions`)."""
+    by = {s: [r for r in requests if _status(r) == s] for s in ("PENDING", "RUNNING", "FINISHED", "FAILED",
+                                                                 "CANCELLED")}
+    pending = sorted(by["PENDING"], key=lambda r: (-r.priority, r.submitted_at, r.id))  # the claim order
+    running = sorted(by["RUNNING"], key=lambda r: (r.started_at or r.submitted_at, r.id))
+    finished = sorted(by["FINISHED"] + by["CANCELLED"], key=lambda r: (r.finished_at or r.submitted_at, r.id),
+                      reverse=True)
+    failed = sorted(by["FAILED"], key=lambda r: (_failed_at(r) or r.submitted_at, r.id), reverse=True)
+    return QueueView(
+        pending=pd.DataFrame([(i, r.id, r.model, r.kind, r.submitter, when(r.submitted_at), _attempt(r))
+                              for i, r in enumerate(pending, 1)], columns=list(PENDING_COLUMNS)),
+        running=pd.DataFrame([(r.id, r.model, r.kind, r.submitter, when(r.started_at), progress_text(r),
+                               r.worker_id or "", _attempt(r)) for r in running], columns=list(RUNNING_COLUMNS)),
+        finished=pd.DataFrame([(r.id, r.model, r.kind, r.submitter, _status(r), when(r.finished_at))
+                               for r in finished], columns=list(FINISHED_COLUMNS)),
+        failed=pd.DataFrame([(r.id, r.model, r.kind, r.submitter, when(_failed_at(r)),
+                              r.failure.reason.value if r.failure else "unknown",
+                              r.failure.message if r.failure else "No reason was recorded; ask a maintainer.")
+                             for r in failed], columns=list(FAILED_COLUMNS)),
+    )
+
+
+def log_tail(text: str | None, lines: int) -> str:
+    if not text:
+        return ""
+    return "\n".join(text.rstrip("\n").splitlines()[-lines:])
+
+
+def _log_path(request) -> str:
+    # Recorded when a job ends; while one runs (or after an attempt that died) the log
+    # sits where the worker always writes it (evaluator.worker.JobLog).
+    return request.log_path or f"logs/{request.id}.log"
+
+
+def _has_log(request) -> bool:
+    return bool(request.log_path) or request.attempt > 0 or _status(request) == "RUNNING"
+
+
+def _mine(requests: Sequence, user: str | None) -> list:
+    if not user:
+        return []
+    return sorted((r for r in requests if r.submitter.lower() == user.lower()),
+                  key=lambda r: (r.submitted_at, r.id), reverse=True)
+
+
+def my_submissions(requests: Sequence, user: str | None) -> pd.DataFrame:
+    """The signed-in user's own submissions, newest first (logs open on demand: my_log)."""
+    rows = []
+    for r in _mine(requests, user):
+        status = _status(r)
+        rows.append((r.id, r.model, status, progress_text(r) if status == "RUNNING" else "",
+                     r.failure.reason.value if r.failure else "", r.failure.message if r.failure else "",
+                     when(r.submitted_at)))
+    return pd.DataFrame(rows, columns=list(MINE_COLUMNS))
+
+
+def my_log(requests: Sequence, user: str | None, submission: str | None, read_log: Callable[[str], str | None],
+           tail_lines: int = 20) -> str:
+    """The last lines of the log of one of the user's own submissions. `read_log(path)` is
+    called only for a submission of this user: nobody else's log is ever read."""
+    request = next((r for r in _mine(requests, user) if r.id == submission), None)
+    if request is None:
+        return ""
+    if not _has_log(request):
+        return "(no log yet: the submission has not started)"
+    return log_tail(read_log(_log_path(request)), tail_lines) or "(the log is empty)"

@@ -1,0 +1,154 @@
+"""The Leaderboard tab's table: filters, search, score text, column widths and the shown view."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from leaderboard import protocol_card, run_columns
+from leaderboard.views.board import ci_text, source_text, _half_widths, _mean_half_width
+from leaderboard.views.columns import (
+    ALWAYS_SHOWN, AVERAGE, BAND, BENCHMARKS, DATE, DEFAULT_COLUMNS, FRAMES, JUDGE, LEVELS, MODEL, OPTIONAL_COLUMNS,
+    PAPER, PARAMS, PRECISION, PROTOCOL, RANK, REVISION, RUNNER, SOURCE, SUBMISSION, SUBMITTER, SUITE_DEFAULT_FRAMES,
+    THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, _col, _numbers, _text,
+)
+
+
+# -- filters and the leaderboard -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Filters:
+    """What the Leaderboard tab's controls ask for. A tuple filters strictly (only the
+    listed values are shown); None means "no filter". `frames` and `judges` are
+    multi-selects where an empty choice means "any"."""
+
+    search: str = ""  # model-name terms separated by ";" (any may match), case-insensitive
+    types: tuple[str, ...] | None = None
+    sizes: tuple[str, ...] | None = None
+    sources: tuple[str, ...] | None = None
+    frames: tuple[str, ...] = ()
+    judges: tuple[str, ...] = ()
+    protocols: str | None = None  # protocol_card.REFERENCE_ONLY: rows sharing the suite's reference (and papers')
+
+
+def search_mask(models: pd.Series, search: str) -> pd.Series:
+    terms = [t.strip() for t in (search or "").split(";") if t.strip()]
+    if not terms:
+        return pd.Series(True, index=models.index)
+    text = _text(models).str.lower()
+    mask = pd.Series(False, index=models.index)
+    for term in terms:
+        mask |= text.str.contains(term.lower(), regex=False)
+    return mask
+
+
+def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:
+    """The rows (of the prepared board or of leaderboard_table) that pass every filter;
+    ranks unchanged."""
+    mask = search_mask(board["model"], filters.search)
+    if filters.types is not None:
+        mask &= board["model_type"].isin(filters.types)
+    if filters.sizes is not None:
+        mask &= board["size"].isin(filters.sizes)
+    if filters.sources is not None:
+        mask &= board["source_kind"].isin(filters.sources)
+    if filters.frames:
+        mask &= board["frames_label"].isin(filters.frames)
+    if filters.judges:
+        mask &= board["judge_text"].isin(filters.judges)
+    mask &= protocol_card.filter_mask(board, filters.protocols)
+    return board[mask.to_numpy(bool)]
+
+
+def frame_choices(board: pd.DataFrame) -> list[str]:
+    """Frame counts present, numerically, then the special labels."""
+    present = set(board["frames_label"])
+    numbers = sorted((v for v in present if v not in (SUITE_DEFAULT_FRAMES, UNSTATED_FRAMES)), key=float)
+    return numbers + [v for v in (SUITE_DEFAULT_FRAMES, UNSTATED_FRAMES) if v in present]
+
+
+def judge_choices(board: pd.DataFrame) -> list[str]:
+    return sorted(j for j in set(board["judge_text"]) if j)
+
+
+def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
+    for benchmark in BENCHMARKS:
+        if name == TITLES[benchmark]:
+            return _numbers(rows[f"{benchmark}.overall"])
+        if name == ci_label(benchmark):
+            return ci_text(rows, benchmark)
+    sources = {**run_columns.sources(rows),  # the no-video and cost columns of model-ID runs
+        RANK: lambda: rows["rank"], BAND: lambda: rows["band"], MODEL: lambda: rows["model_text"], SOURCE: lambda: source_text(rows),
+        AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
+        TYPE: lambda: rows["model_type"], THINKING: lambda: rows["thinking_text"],
+        RUNNER: lambda: rows["runner_text"], JUDGE: lambda: rows["judge_text"], DATE: lambda: rows["date"],
+        SUBMITTER: lambda: _text(_col(rows, "submitter")), REVISION: lambda: _text(_col(rows, "revision")),
+        PRECISION: lambda: _text(_col(rows, "precision")), PAPER: lambda: _text(_col(rows, "paper")),
+        SUBMISSION: lambda: _text(_col(rows, "id")), PROTOCOL: lambda: rows["protocol_text"],
+    }
+    if name not in sources:
+        raise KeyError(f"unknown leaderboard column {name!r}; known: {', '.join((*ALWAYS_SHOWN, *OPTIONAL_COLUMNS))}")
+    return sources[name]()
+
+
+# The board's columns the filters read; leaderboard_table keeps them beside the display columns.
+FILTER_KEYS = ("model", "model_type", "size", "source_kind", "frames_label", "judge_text", "protocol_status")
+
+
+def _pm_key(column: str) -> str:
+    return f"{column} ±"  # leaderboard_table's column of a score column's shown text
+
+
+def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
+    """"61.20 ±1.79": the score and half its 95% interval; the score alone without one."""
+    out = [None if np.isnan(v) else f"{v:.2f} ±{h:.2f}" if h > 0 else f"{v:.2f}"
+           for v, h in zip(_numbers(score).to_numpy(), _numbers(half).fillna(0.0).to_numpy())]
+    return pd.Series(out, index=score.index, dtype=object)
+
+
+def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
+    """Every leaderboard column (display names) plus FILTER_KEYS and each score column's
+    shown text, in rank order. Built once per table and suite: a reader's filters and
+    column choice then only pick rows and columns from it (filter_rows, leaderboard_view)."""
+    data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
+    data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
+    has_average = board["average"].notna()
+    data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
+    for b in BENCHMARKS:
+        data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()
+    return pd.DataFrame(data)
+
+
+# Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px
+# window (long headers wrap); other columns get WIDE.
+WIDTHS = {RANK: 58, BAND: 56, MODEL: 156, SOURCE: 160, AVERAGE: 102, **{TITLES[b]: 102 for b in BENCHMARKS},
+          TITLES["causalstep"]: 112,  # its one-word header must not break
+          PARAMS: 80, FRAMES: 74, DATE: 100}
+LEVEL_WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 150}
+WIDE = 130
+
+
+def column_widths(columns: Sequence[str]) -> list[str]:
+    """Gradio column_widths for these leaderboard (or By level) columns."""
+    if set(columns) & {label for _, label in LEVELS}:
+        return [f"{LEVEL_WIDTHS.get(c, 104)}px" for c in columns]
+    return [f"{WIDTHS.get(c, WIDE)}px" for c in columns]
+
+
+DISPLAY = "display"  # frame.attrs key: {column: [text per row]} shown in place of the numbers
+
+
+def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS) -> pd.DataFrame:
+    """One display row per result: ALWAYS_SHOWN, then the chosen optional columns in
+    their fixed order (unknown names are ignored). Score columns stay numbers (they sort
+    as numbers); their "score ±half-interval" text is in attrs[DISPLAY]. `rows`:
+    prepared board rows, or rows of leaderboard_table."""
+    table = rows if RANK in rows.columns else leaderboard_table(rows)
+    chosen = set(columns)
+    names = [*ALWAYS_SHOWN, *(c for c in OPTIONAL_COLUMNS if c in chosen)]
+    out = table[names].reset_index(drop=True)
+    out.attrs[DISPLAY] = {c: list(table[_pm_key(c)]) for c in names if _pm_key(c) in table.columns}
+    return out
