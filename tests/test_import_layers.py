@@ -76,7 +76,8 @@ LAYERS: list[tuple[str, list[str]]] = [
         "submissions.quotas", "submissions.validation", "submissions.submit",
         # The published table's format: written by the worker, read by the site.
         "leaderboard.aggregate", "leaderboard.disclosure", "leaderboard.protocol_card",
-        "leaderboard.markup",
+        "leaderboard.markup", "leaderboard.table_format",
+        "leaderboard.exports",  # the open exports: written with the table, in the same step
     ]),
     ("worker", [
         "worker", "worker.*", "worker_app",
