@@ -50,9 +50,8 @@ from evaluator.result import Result
 from leaderboard import disclosure, exports, protocol_card
 # The format itself (columns, cell types, parquet bytes) is leaderboard/table_format.py, which
 # the exports build on too; its names stay reachable here (aggregate.TABLE_PATH, ...).
-from leaderboard.table_format import (EXPORTS_KEY, ID, META_COLUMNS, TABLE_PATH, UPDATED_AT_KEY,  # noqa: F401
-                                      _arrow, _benchmark_columns, _column, _column_order, _merge, _now,
-                                      _number, _read_arrow, _rows, _stamped, _text, _tidy, _to_parquet)
+from leaderboard.table_format import (ID, TABLE_PATH, UPDATED_AT_KEY, _arrow, _benchmark_columns,  # noqa: F401
+                                      _merge, _now, _number, _read_arrow, _stamped, _tidy, _to_parquet)
 from submissions.errors import ConflictError
 from submissions.stores.base import Store
 

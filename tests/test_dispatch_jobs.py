@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.baselines import predictions
-from evaluator.dispatch import Dispatcher
-from evaluator.dispatch_rules import (JOB_ERROR, JOB_OOM, JOB_STOPPED, NOT_STARTED, choose_flavor, gpu_count,
+from worker.dispatch import Dispatcher
+from worker.dispatch_rules import (JOB_ERROR, JOB_OOM, JOB_STOPPED, NOT_STARTED, choose_flavor, gpu_count,
                                       job_command, job_failure)
 from evaluator.predictions import write_predictions
 from leaderboard.aggregate import load_table

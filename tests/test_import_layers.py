@@ -60,6 +60,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.video", "evaluator.video.*", "evaluator.frames", "evaluator.synth",
         "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
         "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
+        "evaluator.raw_outputs",  # a model run's answers as a file: a record format, like predictions
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
@@ -81,15 +82,11 @@ LAYERS: list[tuple[str, list[str]]] = [
     ]),
     ("worker", [
         "worker", "worker.*", "worker_app",
-        # Misplaced today (the package rule reports them): they move to worker/. If
-        # `python -m evaluator.worker` stays as a few-line shim calling worker/, move
-        # "evaluator.worker" to the top layer (entry points) then, not before.
-        "evaluator.worker", "evaluator.dispatch", "evaluator.dispatch_rules",
-        "submissions.suites",
     ]),
     ("top", [
         "leaderboard.*", "app",
         "evaluator.__main__", "submissions.cli",
+        "evaluator.worker",  # `python -m evaluator.worker` (design.md): a few-line entry point into worker/
     ]),
 ]
 TOP = LAYERS[-1][0]
@@ -320,14 +317,18 @@ def test_checker_sees_lazy_relative_and_type_only_arrows(tmp_path):
                               "    from evaluator.frames import X\n",
         "evaluator/frames.py": "from .video import Y\n",
         "evaluator/mystery.py": "",
-        "evaluator/worker.py": "import submissions.queue\n",
+        "evaluator/worker.py": "import submissions.queue\n",  # an entry point: the top layer may
         "submissions/__init__.py": "",
-        "submissions/queue.py": "",
+        "submissions/queue.py": "from leaderboard import aggregate\n",  # same layer, package to its right
+        "leaderboard/__init__.py": "",
+        "leaderboard/aggregate.py": "",
     }))
     assert "arrow: evaluator.records -> evaluator.scoring" in found
     assert "evaluator/records.py:2" in found["arrow: evaluator.records -> evaluator.scoring"][0]
     assert "cycle: evaluator.records, evaluator.scoring" in found
     assert "cycle: evaluator.frames, evaluator.video" in found
     assert "unplaced: evaluator.mystery" in found
-    assert "package: evaluator.worker -> submissions.queue" in found
+    assert "package: submissions.queue -> leaderboard.aggregate" in found
+    assert "arrow: submissions.queue -> leaderboard.aggregate" not in found
+    assert not [k for k in found if k.startswith(("package: evaluator.worker", "arrow: evaluator.worker"))]
     assert "arrow: evaluator.scoring -> evaluator.records" not in found

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluator import worker as worker_module
+from worker import run as run_module  # the module whose get_runner the worker calls
 from evaluator.baselines import predictions
 from evaluator.judges import get_judge
 from evaluator.predictions import write_predictions
@@ -25,7 +25,8 @@ from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.runners import UNAVAILABLE_MESSAGE
 from evaluator.scoring import score_file
-from evaluator.worker import INTERNAL_MESSAGE, Worker, start_in_process
+from worker.loop import Worker, start_in_process
+from worker.run import INTERNAL_MESSAGE
 from leaderboard import disclosure
 from leaderboard.aggregate import TABLE_PATH, load_table, rebuild
 from space_config.settings import Quotas, get_settings
@@ -472,7 +473,7 @@ def test_model_id_request_without_runners_installed_says_so(deployment, monkeypa
     def unavailable(request, settings):
         raise RunnerUnavailable(UNAVAILABLE_MESSAGE)
 
-    monkeypatch.setattr(worker_module, "get_runner", unavailable)
+    monkeypatch.setattr(run_module, "get_runner", unavailable)
     stores, suite = deployment
     Queue(stores.requests).add(Request(kind="model", submitter="bob", suite_id=suite.id,
                                        model="org/video-model", revision="0" * 40))
@@ -495,7 +496,7 @@ def test_model_id_request_is_scored_through_a_runner(deployment, monkeypatch):
             seen.append(request.model)
             return predictions("first-option", suite.calls)
 
-    monkeypatch.setattr(worker_module, "get_runner", lambda request, settings: FakeRunner())
+    monkeypatch.setattr(run_module, "get_runner", lambda request, settings: FakeRunner())
     request = Queue(stores.requests).add(Request(kind="model", submitter="bob", suite_id=suite.id,
                                                  model="org/video-model", revision="0" * 40, precision="bfloat16"))
     ran = Worker(stores, make_settings()).run_once()

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from evaluator.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
+from worker.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
                                       job_timeout_message)
 from evaluator.errors import DispatchError
 from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
