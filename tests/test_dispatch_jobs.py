@@ -279,7 +279,7 @@ def test_prediction_files_need_no_gpu_and_the_table_is_a_setting():
 
 
 def test_the_dispatcher_refuses_to_start_without_its_settings(tmp_path):
-    from evaluator.errors import DispatchError
+    from worker.errors import DispatchError
     from submissions.stores import Stores
 
     settings = get_settings()

@@ -1,8 +1,9 @@
-"""Why a job stopped: the worker's own exceptions (worker/loop.py decides what each one
-does to the request)."""
+"""The worker's own exceptions: why a job stopped (worker/loop.py decides what each one
+does to the request), and a dispatcher that cannot start."""
 
 from __future__ import annotations
 
+from evaluator.errors import EvaluatorError
 from submissions.requests import Reason
 
 
@@ -21,3 +22,7 @@ class JobFailed(Exception):
 
 class PublishFailed(Exception):
     """A store refused the result (after its own retries): retry the job later."""
+
+
+class DispatchError(EvaluatorError):
+    """The Hugging Face Jobs dispatcher is not set up to run (a missing setting, a local store)."""

@@ -29,7 +29,6 @@ INTERNAL_MESSAGE = ("The worker hit an internal error while evaluating this subm
                     "and can requeue it.")
 
 
-
 def classify(error: BaseException) -> tuple[Reason, str]:
     """The reason code and the submitter-facing message for an exception."""
     if isinstance(error, JobFailed):
