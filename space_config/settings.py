@@ -183,7 +183,7 @@ class Settings:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     store = _env("LEADERBOARD_STORE", "local")
-    timing = WORKER_TIMING_DEFAULTS.get(store, WORKER_TIMING_DEFAULTS["local"])
+    # Keyword arguments are read in order: a malformed variable fails as it always did.
     return Settings(
         store=store,
         hub_owner=os.environ.get("LEADERBOARD_HUB_OWNER") or None,
@@ -194,46 +194,10 @@ def get_settings() -> Settings:
         # Never on a Space (SPACE_ID is set there): identity comes from the HF login only.
         dev_user=None if os.environ.get("SPACE_ID") else (os.environ.get("LEADERBOARD_DEV_USER") or None),
         on_space=bool(os.environ.get("SPACE_ID")),
-        quotas=Quotas(
-            per_user=int(_env("LEADERBOARD_QUOTA_PER_USER", "5")),
-            per_org=int(_env("LEADERBOARD_QUOTA_PER_ORG", "10")),
-            pending_per_user=int(_env("LEADERBOARD_QUOTA_PENDING", "2")),
-            window_days=int(_env("LEADERBOARD_QUOTA_DAYS", "7")),
-        ),
-        model_rules=ModelRules(
-            max_params_billions=float(_env("LEADERBOARD_MAX_PARAMS_B", "80")),
-            allow_private=_env("LEADERBOARD_ALLOW_PRIVATE_MODELS", "0") == "1",
-            remote_code_allowed=_csv(_env("LEADERBOARD_REMOTE_CODE_ALLOWED", "")),
-            blocked=_csv(_env("LEADERBOARD_BLOCKED_MODELS", "")),
-        ),
-        worker=WorkerSettings(
-            lease_seconds=float(_env("LEADERBOARD_LEASE_SECONDS", timing[0])),
-            progress_seconds=float(_env("LEADERBOARD_PROGRESS_SECONDS", timing[1])),
-            poll_seconds=float(_env("LEADERBOARD_POLL_SECONDS", timing[2])),
-            poll_max_seconds=float(_env("LEADERBOARD_POLL_MAX_SECONDS", timing[3])),
-            max_attempts=int(_env("LEADERBOARD_MAX_ATTEMPTS", "3")),
-            job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
-            hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),
-            hold_publish_seconds=float(_env("LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS", "0")),
-            backend=_env("LEADERBOARD_RUNNER_BACKEND", "auto"),
-            max_new_tokens=_int_or_none(_env("LEADERBOARD_MAX_NEW_TOKENS", "")),
-            batch_size=int(_env("LEADERBOARD_BATCH_SIZE", "8")),
-            batch_calls=_int_or_none(_env("LEADERBOARD_BATCH_CALLS", "")),
-            batch_frames=int(_env("LEADERBOARD_BATCH_FRAMES", "8192")),
-            tensor_parallel_size=int(_env("LEADERBOARD_TENSOR_PARALLEL", "1")),
-            data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
-            resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
-        ),
-        jobs=JobsSettings(
-            image=os.environ.get("LEADERBOARD_JOBS_IMAGE") or None,
-            namespace=os.environ.get("LEADERBOARD_JOBS_NAMESPACE") or os.environ.get("LEADERBOARD_HUB_OWNER") or None,
-            max_running=_non_negative_int("LEADERBOARD_JOBS_MAX_RUNNING", "2"),
-            poll_seconds=float(_env("LEADERBOARD_JOBS_POLL_SECONDS", "30")),
-            flavors=parse_flavors(_env("LEADERBOARD_JOBS_FLAVORS", DEFAULT_JOBS_FLAVORS)),
-            unknown_size_flavor=_env("LEADERBOARD_JOBS_UNKNOWN_SIZE_FLAVOR", "h200"),
-            predictions_flavor=_env("LEADERBOARD_JOBS_PREDICTIONS_FLAVOR", "cpu-upgrade"),
-            timeout_grace_seconds=float(_env("LEADERBOARD_JOBS_TIMEOUT_GRACE", "600")),
-        ),
+        quotas=_read_quotas(),
+        model_rules=_read_model_rules(),
+        worker=_read_worker(store),
+        jobs=_read_jobs(),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),
         causalstep_restart=_env("LEADERBOARD_CAUSALSTEP_RESTART", "prose"),
@@ -244,4 +208,60 @@ def get_settings() -> Settings:
         max_prediction_bytes=int(_env("LEADERBOARD_MAX_PREDICTION_BYTES", str(64 * 1024 * 1024))),
         judge_cache=Path(_env("LEADERBOARD_JUDGE_CACHE",
                               str(Path(_env("LEADERBOARD_HOME", ".leaderboard")) / "private" / "judge-cache.sqlite"))),
+    )
+
+
+# One reader per settings group, each called by get_settings (never at import time).
+
+def _read_quotas() -> Quotas:
+    return Quotas(
+        per_user=int(_env("LEADERBOARD_QUOTA_PER_USER", "5")),
+        per_org=int(_env("LEADERBOARD_QUOTA_PER_ORG", "10")),
+        pending_per_user=int(_env("LEADERBOARD_QUOTA_PENDING", "2")),
+        window_days=int(_env("LEADERBOARD_QUOTA_DAYS", "7")),
+    )
+
+
+def _read_model_rules() -> ModelRules:
+    return ModelRules(
+        max_params_billions=float(_env("LEADERBOARD_MAX_PARAMS_B", "80")),
+        allow_private=_env("LEADERBOARD_ALLOW_PRIVATE_MODELS", "0") == "1",
+        remote_code_allowed=_csv(_env("LEADERBOARD_REMOTE_CODE_ALLOWED", "")),
+        blocked=_csv(_env("LEADERBOARD_BLOCKED_MODELS", "")),
+    )
+
+
+def _read_worker(store: str) -> WorkerSettings:
+    """The worker's settings; lease/progress/poll defaults depend on the store (WORKER_TIMING_DEFAULTS)."""
+    timing = WORKER_TIMING_DEFAULTS.get(store, WORKER_TIMING_DEFAULTS["local"])
+    return WorkerSettings(
+        lease_seconds=float(_env("LEADERBOARD_LEASE_SECONDS", timing[0])),
+        progress_seconds=float(_env("LEADERBOARD_PROGRESS_SECONDS", timing[1])),
+        poll_seconds=float(_env("LEADERBOARD_POLL_SECONDS", timing[2])),
+        poll_max_seconds=float(_env("LEADERBOARD_POLL_MAX_SECONDS", timing[3])),
+        max_attempts=int(_env("LEADERBOARD_MAX_ATTEMPTS", "3")),
+        job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
+        hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),
+        hold_publish_seconds=float(_env("LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS", "0")),
+        backend=_env("LEADERBOARD_RUNNER_BACKEND", "auto"),
+        max_new_tokens=_int_or_none(_env("LEADERBOARD_MAX_NEW_TOKENS", "")),
+        batch_size=int(_env("LEADERBOARD_BATCH_SIZE", "8")),
+        batch_calls=_int_or_none(_env("LEADERBOARD_BATCH_CALLS", "")),
+        batch_frames=int(_env("LEADERBOARD_BATCH_FRAMES", "8192")),
+        tensor_parallel_size=int(_env("LEADERBOARD_TENSOR_PARALLEL", "1")),
+        data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
+        resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
+    )
+
+
+def _read_jobs() -> JobsSettings:
+    return JobsSettings(
+        image=os.environ.get("LEADERBOARD_JOBS_IMAGE") or None,
+        namespace=os.environ.get("LEADERBOARD_JOBS_NAMESPACE") or os.environ.get("LEADERBOARD_HUB_OWNER") or None,
+        max_running=_non_negative_int("LEADERBOARD_JOBS_MAX_RUNNING", "2"),
+        poll_seconds=float(_env("LEADERBOARD_JOBS_POLL_SECONDS", "30")),
+        flavors=parse_flavors(_env("LEADERBOARD_JOBS_FLAVORS", DEFAULT_JOBS_FLAVORS)),
+        unknown_size_flavor=_env("LEADERBOARD_JOBS_UNKNOWN_SIZE_FLAVOR", "h200"),
+        predictions_flavor=_env("LEADERBOARD_JOBS_PREDICTIONS_FLAVOR", "cpu-upgrade"),
+        timeout_grace_seconds=float(_env("LEADERBOARD_JOBS_TIMEOUT_GRACE", "600")),
     )

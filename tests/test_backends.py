@@ -1,4 +1,4 @@
-"""Tests for evaluator.runners.backends and vllm_inputs: tiny random VLMs of two families
+"""Tests for evaluator.runners.backends (transformers_backend, vllm_backend, hub) and vllm_inputs: tiny random VLMs of two families
 (Qwen2.5-VL, Gemma 3) built here from configs and run for real on CPU; vLLM request
 building and engine arguments with a stand-in vllm module (vLLM is not installed here);
 ModelNotFound; the LLM judge served by a backend, pinned to a revision."""
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from evaluator.errors import EvaluatorError
-from evaluator.runners import backends, vllm_inputs as vi
+from evaluator.runners import backends, hub, vllm_backend, vllm_inputs as vi
 from evaluator.runners.backends import GenRequest, ModelNotFound, load_backend
 
 from tiny_models import build_tiny_judge
@@ -75,7 +75,7 @@ def test_tiny_vlms_load_offline_with_their_families_classes(tiny_dirs):
     assert type(qwen_processor).__name__ == "Qwen2_5_VLProcessor"
     assert type(qwen_processor.tokenizer).__name__ == "Qwen2Tokenizer"
     # The full processor (with video) where torchvision exists; images only where it does not.
-    assert backends._takes_video(qwen_processor) == HAS_TORCHVISION
+    assert hub.takes_video(qwen_processor) == HAS_TORCHVISION
     # Prompts stay short: the tokenizers were trained on the project's prompt files.
     prompt = "Watch the video and answer the multiple-choice question below."
     assert len(qwen_processor.tokenizer(prompt)["input_ids"]) < len(prompt) // 4
@@ -400,7 +400,7 @@ def fake_vllm(tmp_path, monkeypatch):
 
 def test_vllm_backend_one_engine_one_generate_call_per_list(tiny_dirs, fake_vllm, monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    monkeypatch.setattr(backends, "_takes_video", lambda processor: True)  # as on a GPU worker
+    monkeypatch.setattr(hub, "takes_video", lambda processor: True)  # as on a GPU worker
     backend = backends.VllmBackend(str(tiny_dirs["qwen25vl"]), None, max_new_tokens=16, max_model_len=8192,
                                    engine_module="fake_vllm")
     assert fake_vllm.created == []  # the engine starts with the first generate
@@ -466,10 +466,10 @@ def test_vllm_prompts_never_carry_two_bos():
         def __call__(self, text):
             return {"input_ids": [1, 7]}
 
-    render = backends._single_bos(lambda messages: "<s>[INST] hi [/INST]", Tokenizer())
+    render = vllm_backend._single_bos(lambda messages: "<s>[INST] hi [/INST]", Tokenizer())
     assert render([]) == "[INST] hi [/INST]"
     Tokenizer.__call__ = lambda self, text: {"input_ids": [7]}  # one that does not
-    assert backends._single_bos(lambda messages: "<s>x", Tokenizer())([]) == "<s>x"
+    assert vllm_backend._single_bos(lambda messages: "<s>x", Tokenizer())([]) == "<s>x"
 
 
 # --- the LLM judge through the backends -----------------------------------------------

@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "space_config", "space_config.*",
         "evaluator", "submissions", "leaderboard",  # top package __init__s: keep them import-free
         "evaluator.errors", "submissions.errors", "leaderboard.errors", "worker.errors",
+        "evaluator.runners.errors",
         "evaluator.records", "evaluator.prompts", "evaluator.polling",
         "submissions.requests",
     ]),
@@ -60,12 +61,13 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.video", "evaluator.video.*", "evaluator.frames", "evaluator.synth",
         "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
         "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
-        "evaluator.raw_outputs",  # a model run's answers as a file: a record format, like predictions
+        "evaluator.raw_outputs",  # a model run's answers file: records only
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
         "evaluator.runners.costs",  # measured by the backends, summarised by the runner
         "evaluator.runners.transformers_backend", "evaluator.runners.vllm_backend",
+        "evaluator.runners.generation", "evaluator.runners.hub",  # GenRequest; finding a model
     ]),
     ("scoring", [
         "evaluator.runners", "evaluator.runners.*",

@@ -614,7 +614,7 @@ def fake_vllm_module():
 @pytest.mark.parametrize("native_video", [True, False])
 def test_vllm_runs_one_generate_per_benchmark_with_limits_for_the_largest_call(
         demo_suite, tiny_vlms, monkeypatch, native_video):
-    from evaluator.runners import backends
+    from evaluator.runners import backends, hub
 
     path = tiny_vlms["qwen2.5-vl"]
     suite, key = demo_suite
@@ -625,7 +625,7 @@ def test_vllm_runs_one_generate_per_benchmark_with_limits_for_the_largest_call(
                                                  "benchmarks": {b: suite.manifest["benchmarks"][b] for b in order}})
     fake = fake_vllm_module()
     monkeypatch.setitem(sys.modules, "fake_vllm_for_runner", fake)
-    monkeypatch.setattr(backends, "_takes_video", lambda processor: native_video)  # True as on a GPU worker
+    monkeypatch.setattr(hub, "takes_video", lambda processor: native_video)  # True as on a GPU worker
     backend = backends.VllmBackend(str(path), max_new_tokens=7, engine_module="fake_vllm_for_runner")
     runner = ModelRunner(backend, RunnerSettings(batch_calls=10_000, batch_frames=None))
     predictions = runner.run(request_for(suite), suite, key.hidden_calls)

@@ -12,8 +12,8 @@ from evaluator import raw_outputs
 from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.predictions import as_responses, parse_predictions
 from evaluator.protocol import model_card
-from evaluator.runners import RunnerUnavailable, blind, get_runner
-from evaluator.runners.backends import ModelNotFound
+from evaluator.runners import blind, get_runner
+from evaluator.runners.errors import ModelNotFound, RunnerUnavailable
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from submissions.errors import NotFoundError, StoreError

@@ -6,12 +6,15 @@ GPU) and produces the same records a prediction file holds:
 
     runner = get_runner(request, settings)     # loads the model: ModelNotFound, RunnerUnavailable
     predictions = runner.run(request, suite, key.hidden_calls, progress_callback)
-    # -> scored by the worker exactly like a prediction file (evaluator/worker.py)
+    # -> scored by the worker exactly like a prediction file (worker/run.py)
 
     runners/model.py       ModelRunner: the calls, the frame store, the passes, the settings
     runners/protocols.py   how each benchmark's calls are answered (CausalStep's chain...)
     runners/frames.py      FrameStore: every video decoded once per job
-    runners/backends.py    transformers and vllm behind one `generate(requests)`
+    runners/backends.py    transformers and vllm behind one `generate(requests)` (load_backend);
+                           transformers_backend.py, vllm_backend.py one file each, vllm_inputs.py
+                           the vLLM prompt dicts, generation.py GenRequest, hub.py model lookup
+    runners/errors.py      RunnerUnavailable, ModelNotFound
     runners/costs.py       what a run cost: GPU-seconds, time to first token, tokens/s
     runners/blind.py       the "no video" pass (every frame black) and its scores
 
@@ -24,22 +27,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Sequence
 
-from evaluator.errors import EvaluatorError
 from evaluator.records import Call, Prediction
+from evaluator.runners.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
 
 # progress_callback(done, total, stage): `done` of `total` calls answered, `stage`
 # says what is running ("expvid", "loading model"). It raises when the job must stop
 # (cancelled, lease lost, over its time limit): a runner lets that exception pass.
 ProgressCallback = Callable[[int, int, str], None]
 
-UNAVAILABLE_MESSAGE = (
-    "This worker cannot evaluate model IDs: the model runners need torch and transformers (or vllm), "
-    "which are not installed here; submit a prediction file instead, or ask the maintainers."
-)
-
-
-class RunnerUnavailable(EvaluatorError):
-    """No runner on this worker can evaluate the request (not installed, no GPU, ...)."""
+__all__ = ["UNAVAILABLE_MESSAGE", "ProgressCallback", "Runner", "RunnerUnavailable", "get_runner"]
 
 
 class Runner(Protocol):

@@ -48,6 +48,7 @@ from typing import Any, Callable, Sequence
 from evaluator import frames as frame_plans
 from evaluator.records import Call, Prediction
 from evaluator.runners import costs, protocols
+from evaluator.runners.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
 from evaluator.runners.frames import call_times
 
 BLIND_STAGE = "no video"  # progress stages of the blind pass read "no video: expvid"
@@ -331,14 +332,10 @@ def runner_for(request, settings) -> ModelRunner:
 
     Options come from the worker's settings (settings.worker), set by its operator:
     never from the request, whose metadata the submitter controls.
-    Raises ModelNotFound (backends.py) for a missing model or revision, and
+    Raises ModelNotFound (runners/errors.py) for a missing model or revision, and
     RunnerUnavailable when the backend asked for cannot run on this worker.
     """
-    from evaluator.runners import RunnerUnavailable
-
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
-        from evaluator.runners import UNAVAILABLE_MESSAGE
-
         raise RunnerUnavailable(UNAVAILABLE_MESSAGE)
     from evaluator.runners.backends import (
         BACKEND_KINDS,

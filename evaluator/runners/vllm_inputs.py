@@ -1,7 +1,7 @@
 """What a backend sends to the model, built without the model: chat messages, video
 metadata, vLLM prompt dicts, vLLM engine and sampling arguments.
 
-Pure functions over GenRequests (evaluator/runners/backends.py), so they are unit
+Pure functions over GenRequests (evaluator/runners/generation.py), so they are unit
 tested on machines without vLLM or a GPU. Nothing here imports torch or vllm.
 
 How a request is shown (its "mode"):
@@ -16,12 +16,11 @@ the longest possible prompt prefix (vLLM's prefix cache).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from evaluator.runners.backends import GenRequest
+from evaluator.runners.generation import GenRequest
 
 TEXT, IMAGES, VIDEO = "text", "images", "video"
 
@@ -29,7 +28,7 @@ TEXT, IMAGES, VIDEO = "text", "images", "video"
 Render = Callable[[list[dict]], str]
 
 
-def request_mode(request: "GenRequest", video: bool) -> str:
+def request_mode(request: GenRequest, video: bool) -> str:
     """How `request` is shown to a backend that does (video=True) or does not take video."""
     if not request.frames:
         return TEXT
@@ -38,7 +37,7 @@ def request_mode(request: "GenRequest", video: bool) -> str:
     return IMAGES
 
 
-def chat_messages(request: "GenRequest", mode: str) -> list[dict]:
+def chat_messages(request: GenRequest, mode: str) -> list[dict]:
     """The request as chat messages: an optional system turn, then one user turn.
 
     Text-only turns carry a plain string (every chat template takes one, text-only
@@ -107,7 +106,7 @@ def stack_frames(frames: Sequence[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(np.stack(frames)).astype(np.uint8, copy=False)
 
 
-def build_vllm_inputs(requests: Sequence["GenRequest"], render: Render, video: bool = True) -> list[dict]:
+def build_vllm_inputs(requests: Sequence[GenRequest], render: Render, video: bool = True) -> list[dict]:
     """One vLLM prompt dict per request, same order.
 
     {"prompt": <chat-templated text with the model's placeholders>,
@@ -132,7 +131,7 @@ def build_vllm_inputs(requests: Sequence["GenRequest"], render: Render, video: b
     return inputs
 
 
-def mm_counts(requests: Sequence["GenRequest"], video: bool) -> dict[str, int]:
+def mm_counts(requests: Sequence[GenRequest], video: bool) -> dict[str, int]:
     """The most items per modality any one of `requests` needs (vLLM's limit_mm_per_prompt)."""
     counts = {"image": 0, "video": 0}
     for request in requests:
@@ -144,7 +143,7 @@ def mm_counts(requests: Sequence["GenRequest"], video: bool) -> dict[str, int]:
     return counts
 
 
-def default_mm_limits(requests: Sequence["GenRequest"], video: bool, model_takes_video: bool) -> dict[str, int]:
+def default_mm_limits(requests: Sequence[GenRequest], video: bool, model_takes_video: bool) -> dict[str, int]:
     """limit_mm_per_prompt when none is given: exactly what these requests need.
 
     Small and exact, because vLLM reserves memory and encoder cache for the limit.
@@ -158,7 +157,7 @@ def default_mm_limits(requests: Sequence["GenRequest"], video: bool, model_takes
     return limits
 
 
-def check_mm_limits(requests: Sequence["GenRequest"], video: bool, limits: dict[str, int]) -> None:
+def check_mm_limits(requests: Sequence[GenRequest], video: bool, limits: dict[str, int]) -> None:
     """Raise before generating when a request needs more items than the engine allows."""
     for i, request in enumerate(requests):
         mode = request_mode(request, video)
