@@ -574,6 +574,18 @@ def test_cli_help():
     assert done.returncode == 0 and "--once" in done.stdout and "--worker-id" in done.stdout
 
 
+def test_python_m_worker_is_the_same_command(tmp_path):
+    # evaluator/worker.py is only the entry point design.md names; `python -m worker` runs the same main
+    env = {**os.environ, "LEADERBOARD_HOME": str(tmp_path), "LEADERBOARD_STORE": "local"}
+    runs = [subprocess.run([sys.executable, "-m", module, "--request", "r1"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=120) for module in ("evaluator.worker", "worker")]
+    assert [r.returncode for r in runs] == [1, 1]
+    assert all("--request needs --worker-id" in r.stderr for r in runs)
+    helps = [subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120).stdout for module in ("evaluator.worker", "worker")]
+    assert helps[0] == helps[1] and "--dispatch" in helps[0]
+
+
 def test_a_request_claimed_elsewhere_runs_under_its_claim(deployment, tmp_path):
     # what a Hugging Face Job runs: `python -m evaluator.worker --request ID --worker-id <the claim's>`
     stores, suite = deployment
