@@ -1,6 +1,6 @@
 # The GPU worker image: the worker Space (sdk: docker, space_config/worker/README.md) runs it; it
 # can also run one request claimed elsewhere (`python -m evaluator.worker --request ID`), the
-# command each Hugging Face Job of the dispatcher runs (evaluator/dispatch.py). A Space's own builder installs requirements.txt only (no torch, no vllm), which is why
+# command each Hugging Face Job of the dispatcher runs (worker/dispatch.py). A Space's own builder installs requirements.txt only (no torch, no vllm), which is why
 # the worker is an image: requirements-worker.txt plus vllm, pinned to the torch that file pins
 # (vllm 0.32.0 requires torch==2.13.0; tests/test_worker_image.py checks the two agree).
 FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04

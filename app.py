@@ -21,12 +21,12 @@ def build_app() -> gr.Blocks:
     """Stores, first start (local store), the embedded worker, the table, the UI."""
     # Imported here, not above: the site's validation process (leaderboard/checking.py) is
     # spawned, and a spawned process imports this file; it needs none of these.
-    from evaluator.worker import start_in_process
+    from worker.loop import start_in_process
     from leaderboard.source import TableSource
     from leaderboard.ui import build_ui
     from space_config.settings import get_settings
     from submissions.stores import open_stores
-    from submissions.suites import first_start
+    from worker.suites import first_start
 
     settings = get_settings()
     stores = open_stores(settings)

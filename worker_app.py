@@ -6,7 +6,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from evaluator.worker import start_in_process
+from worker.loop import start_in_process
 from space_config.settings import get_settings
 from submissions.queue import Queue
 from submissions.stores import open_stores

@@ -40,7 +40,7 @@ from evaluator.records import ScoringOptions  # noqa: E402
 from evaluator.result import Result  # noqa: E402
 from evaluator.scoring import score_file  # noqa: E402
 from evaluator.suite import load_answers  # noqa: E402
-from evaluator.worker import start_in_process, wake  # noqa: E402
+from worker.loop import start_in_process, wake  # noqa: E402
 from leaderboard.aggregate import build_table, load_table, read_results, rebuild  # noqa: E402
 from space_config.settings import Quotas, get_settings  # noqa: E402
 from submissions.queue import Queue  # noqa: E402

@@ -73,7 +73,7 @@ def _check_releases(releases: dict[str, str], secret) -> None:
 def _cmd_publish_suite(args) -> None:
     from space_config.settings import get_settings
     from submissions.stores import open_stores
-    from submissions.suites import publish_suite
+    from worker.suites import publish_suite
 
     suite_id = publish_suite(open_stores(get_settings()), args.folder)
     print(f"published suite {suite_id}: public part to the suite store, answer key to the answers store")

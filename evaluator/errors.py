@@ -42,7 +42,3 @@ class PredictionFileError(EvaluatorError):
         shown = "\n".join(f"  - {p}" for p in problems)
         more = "\n  - (more problems not shown)" if truncated else ""
         super().__init__(f"{path}: the prediction file was refused:\n{shown}{more}")
-
-
-class DispatchError(EvaluatorError):
-    """The Hugging Face Jobs dispatcher is not set up to run (a missing setting, a local store)."""

@@ -45,14 +45,15 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from evaluator import CODE_VERSION
-from leaderboard import aggregate, disclosure
+from evaluator.benchmarks import ORDER
+from leaderboard import disclosure, table_format
 from leaderboard.errors import ExportError
 
 EXPORT_SCHEMA_VERSION = 1
 FOLDER = "exports"
 INDEX_PATH = f"{FOLDER}/index.json"
 HEADER_KEY = b"leaderboard.export"  # parquet key-value metadata: the snapshot header (JSON)
-INDEX_KEY = aggregate.EXPORTS_KEY  # the aggregated table's metadata: the index entries (JSON)
+INDEX_KEY = table_format.EXPORTS_KEY  # the aggregated table's metadata: the index entries (JSON)
 SCORES, COUNTS = "scores", "counts"  # the record keys that replace the flat score columns
 _SAFE_SUITE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -111,7 +112,7 @@ def parquet_path(suite_id: str) -> str:
 
 def _benchmarks(columns: list[str]) -> set[str]:
     """Every benchmark with columns in the table: each has `<name>.overall`."""
-    return set(aggregate.ORDER) | {c.removesuffix(".overall") for c in columns if c.endswith(".overall")}
+    return set(ORDER) | {c.removesuffix(".overall") for c in columns if c.endswith(".overall")}
 
 
 def _is_score_column(column: str, benchmarks: set[str]) -> bool:
@@ -127,7 +128,7 @@ class _Records:
         columns = table.column_names
         benchmarks = _benchmarks(columns)
         self.metas = table.select([c for c in columns if not _is_score_column(c, benchmarks)]).to_pylist()
-        ids = table[aggregate.ID].to_pylist()
+        ids = table[table_format.ID].to_pylist()
         texts = table["scores_json"].to_pylist() if "scores_json" in columns else [None] * len(ids)
         tally = {name: (table[f"{name}.n_calls"].to_pylist(), table[f"{name}.n_answered"].to_pylist())
                  for name in sorted(benchmarks) if f"{name}.n_calls" in columns and f"{name}.n_answered" in columns}
@@ -157,7 +158,7 @@ def flat_row(record: dict[str, Any]) -> dict[str, Any]:
     row = {k: v for k, v in record.items() if k not in (SCORES, COUNTS)}
     scores, counts = record.get(SCORES) or {}, record.get(COUNTS) or {}
     for name, metrics in scores.items():
-        row.update(aggregate._benchmark_columns(name, metrics, counts.get(name) or {}))
+        row.update(table_format._benchmark_columns(name, metrics, counts.get(name) or {}))
     row["scores_json"] = json.dumps(scores, sort_keys=True)
     return row
 
@@ -168,13 +169,13 @@ def _schema(base: pa.Schema, rows: list[dict[str, Any]]) -> pa.Schema:
     known = set(base.names)
     for name in dict.fromkeys(k for row in rows for k in row):
         if name not in known:
-            fields.append(pa.field(name, aggregate._column([row.get(name) for row in rows]).type))
+            fields.append(pa.field(name, table_format._column([row.get(name) for row in rows]).type))
     return pa.schema(fields)
 
 
 def _flat_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     table = pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
-    return aggregate._tidy(table)
+    return table_format._tidy(table)
 
 
 def suite_rows(table: pa.Table, suite_id: str) -> pa.Table:
@@ -196,7 +197,7 @@ def build(table: pa.Table, suite_id: str, minimum: int, updated_at: str | None, 
     check_suite_id(suite_id)
     part = suite_rows(table.replace_schema_metadata(None), suite_id)
     recs = _Records(part, minimum, check)
-    flat = aggregate._tidy(part)
+    flat = table_format._tidy(part)
     if recs.fixed:  # those rows' score columns derived again from their public scores, the table's way
         rows = part.to_pylist()
         for i, scores in recs.fixed.items():
@@ -273,7 +274,7 @@ def suites_in(table: pa.Table | None, ids: set[str] | None = None) -> set[str]:
     if table is None or "suite_id" not in table.column_names or not len(table):
         return set()
     if ids is not None:
-        table = table.filter(pc.is_in(table[aggregate.ID], value_set=pa.array(sorted(ids), pa.string())))
+        table = table.filter(pc.is_in(table[table_format.ID], value_set=pa.array(sorted(ids), pa.string())))
     return {s for s in table["suite_id"].to_pylist() if s}
 
 
@@ -317,7 +318,7 @@ def index_of(table: pa.Table) -> ExportIndex | None:
     """The index a table's metadata holds, or None for a table written before exports."""
     if INDEX_KEY not in (table.schema.metadata or {}):
         return None
-    stamp = (table.schema.metadata or {}).get(aggregate.UPDATED_AT_KEY)
+    stamp = (table.schema.metadata or {}).get(table_format.UPDATED_AT_KEY)
     return ExportIndex(code_version=CODE_VERSION, table_updated_at=stamp.decode() if stamp else None,
                        suites=sorted(_entries(table).values(), key=lambda e: e.suite_id))
 
@@ -327,6 +328,6 @@ def index_for(table: pa.Table, minimum: int) -> ExportIndex:
     index = index_of(table)
     if index is not None:
         return index
-    stamp = (table.schema.metadata or {}).get(aggregate.UPDATED_AT_KEY)
+    stamp = (table.schema.metadata or {}).get(table_format.UPDATED_AT_KEY)
     _, entries = refresh(None, table, None, minimum, stamp.decode() if stamp else None)
     return index_of(table.replace_schema_metadata({**(table.schema.metadata or {}), INDEX_KEY: entries}))

@@ -78,7 +78,7 @@ class WorkerSettings:
     blind_pass: bool = field(default_factory=lambda: _env("LEADERBOARD_BLIND_PASS", "0") == "1")
 
 
-# Hugging Face Jobs flavors by model size (evaluator/dispatch.py): "<up to N billion>:<flavor>"
+# Hugging Face Jobs flavors by model size (worker/dispatch.py): "<up to N billion>:<flavor>"
 # pairs, smallest first. N counts bfloat16/float16 weights; a float32 request counts double.
 # The last flavor also takes any larger model (the site refuses models over LEADERBOARD_MAX_PARAMS_B).
 DEFAULT_JOBS_FLAVORS = "3:l4x1,8:l40sx1,20:a100-large,40:h200,80:h200x2,160:h200x4"

@@ -195,7 +195,7 @@ def prepare_home(home: Path, results: int = 0, seed: int = 0) -> Path:
         sys.path.insert(0, str(ROOT))
     from leaderboard.aggregate import read_results, rebuild
     from submissions.stores import Stores
-    from submissions.suites import first_start
+    from worker.suites import first_start
 
     home = Path(home)
     stores = Stores.local(home)

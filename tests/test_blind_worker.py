@@ -41,7 +41,7 @@ def test_the_blind_pass_is_a_maintainer_setting_off_by_default(monkeypatch):
 
 
 def test_a_blind_run_publishes_no_video_scores_and_its_cost(deployment, tiny_gemma):  # noqa: F811
-    from evaluator.worker import Worker
+    from worker.loop import Worker
 
     stores, suite_id = deployment
     request = add_model_request(stores, suite_id, str(tiny_gemma), frames=2, precision="float32")

@@ -269,7 +269,7 @@ def test_statistics_go_to_the_private_store_only(tmp_path):
     """The embedded first start scores the baselines: their per-video statistics are in
     the private store, and no public file holds any of them."""
     from submissions.stores import Stores
-    from submissions.suites import baseline_id, first_start
+    from worker.suites import baseline_id, first_start
 
     stores = Stores.local(tmp_path / "home")
     suite_id = first_start(stores)
@@ -293,14 +293,14 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
 
     from evaluator.baselines import predictions
     from evaluator.predictions import write_predictions
-    from evaluator.worker import Worker
+    from worker.loop import Worker
     from leaderboard.tabs.compare import PICK_TWO, CompareHandlers
     from leaderboard.source import TableSource
     from leaderboard.ui import Handlers
     from space_config.settings import Quotas, get_settings
     from submissions.stores import Stores
     from submissions.submit import Identity, submit_predictions
-    from submissions.suites import baseline_id, ensure_baselines
+    from worker.suites import baseline_id, ensure_baselines
 
     monkeypatch.setenv("LEADERBOARD_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")

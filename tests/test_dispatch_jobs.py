@@ -1,4 +1,4 @@
-"""The Hugging Face Jobs dispatcher (evaluator/dispatch.py) over the Hub stand-in, whose
+"""The Hugging Face Jobs dispatcher (worker/dispatch.py) over the Hub stand-in, whose
 Jobs endpoints run each job's command as a real local process (tests/standin_jobs.py):
 the real HfApi (run_job, inspect_job, fetch_job_logs, cancel_job) over HTTP, the real
 worker CLI inside the job, the real queue and stores on the stand-in's repos."""
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.baselines import predictions
-from evaluator.dispatch import Dispatcher
-from evaluator.dispatch_rules import (JOB_ERROR, JOB_OOM, JOB_STOPPED, NOT_STARTED, choose_flavor, gpu_count,
+from worker.dispatch import Dispatcher
+from worker.dispatch_rules import (JOB_ERROR, JOB_OOM, JOB_STOPPED, NOT_STARTED, choose_flavor, gpu_count,
                                       job_command, job_failure)
 from evaluator.predictions import write_predictions
 from leaderboard.aggregate import load_table
@@ -279,7 +279,7 @@ def test_prediction_files_need_no_gpu_and_the_table_is_a_setting():
 
 
 def test_the_dispatcher_refuses_to_start_without_its_settings(tmp_path):
-    from evaluator.errors import DispatchError
+    from worker.errors import DispatchError
     from submissions.stores import Stores
 
     settings = get_settings()

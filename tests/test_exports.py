@@ -1,6 +1,6 @@
 """Open exports (leaderboard/exports.py) and a model run's raw outputs
 (evaluator/raw_outputs.py, leaderboard/downloads.py), on a real local deployment: the
-demo suite published and the baselines scored by submissions.suites.first_start, real
+demo suite published and the baselines scored by worker.suites.first_start, real
 workers publishing into real folders.
 
 - the snapshot files read back (JSON and Parquet) equal the aggregated table and the
@@ -23,13 +23,14 @@ import pytest
 from test_no_leaks import contains_any, secrets
 
 from evaluator import raw_outputs
-from evaluator import worker as worker_module
+from worker import run as run_module  # the module whose get_runner the worker calls
 from evaluator.baselines import predictions
 from evaluator.predictions import parse_predictions, write_predictions
 from evaluator.records import Prediction
 from evaluator.result import Result
 from evaluator.suite import load_answers, load_suite
-from evaluator.worker import Worker, staged_result_path
+from worker.loop import Worker
+from worker.publish import staged_result_path
 from leaderboard import aggregate, disclosure, downloads, exports
 from leaderboard.errors import DownloadRefused, ExportError, SnapshotNotFound
 from space_config.settings import Quotas, get_settings
@@ -37,7 +38,7 @@ from submissions.queue import Queue
 from submissions.requests import Request, Status
 from submissions.stores import Stores
 from submissions.submit import Identity, read_calls, submit_predictions
-from submissions.suites import first_start
+from worker.suites import first_start
 
 OWNER, OTHER = "model-owner", "someone-else"
 
@@ -299,7 +300,7 @@ class EchoingRunner:
 
 
 def run_model(stores, suite_id, monkeypatch, user: str = OWNER) -> Request:
-    monkeypatch.setattr(worker_module, "get_runner", lambda request, settings: EchoingRunner())
+    monkeypatch.setattr(run_module, "get_runner", lambda request, settings: EchoingRunner())
     request = Queue(stores.requests).add(Request(kind="model", submitter=user, suite_id=suite_id,
                                                  model="acme/video-7b", revision="0" * 40, precision="bfloat16"))
     stores.private.writes.clear()

@@ -15,7 +15,7 @@ import pytest
 
 from evaluator.baselines import predictions
 from evaluator.predictions import write_predictions
-from evaluator.worker import Worker
+from worker.loop import Worker
 from leaderboard.aggregate import load_table
 from space_config.settings import Quotas, get_settings
 from submissions.queue import Queue

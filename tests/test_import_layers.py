@@ -25,10 +25,10 @@ exactly one layer: a new module must be placed here.
 
 Package rule: below the top layer, a package only imports packages to its left in
 PACKAGES (space_config < evaluator < submissions < leaderboard < worker). This is what
-keeps the orchestrator out of the package it orchestrates (evaluator/worker.py).
+keeps the orchestrator (worker/) out of the packages it orchestrates.
 
-KNOWN lists today's violations; the test fails if one is fixed but still listed, or a
-new one appears. When you fix one, delete its line. Target: KNOWN empty.
+KNOWN_IMPORTS is empty and should stay so: a violation listed there is tolerated only
+until fixed (the test fails if a listed one is gone, or a new one appears).
 
 Size limits (modules, functions) are checked in tests/test_code_size.py, same mechanism.
 """
@@ -79,43 +79,22 @@ LAYERS: list[tuple[str, list[str]]] = [
         "submissions.quotas", "submissions.validation", "submissions.submit",
         # The published table's format: written by the worker, read by the site.
         "leaderboard.aggregate", "leaderboard.disclosure", "leaderboard.protocol_card",
-        "leaderboard.markup",
+        "leaderboard.markup", "leaderboard.table_format",
+        "leaderboard.exports",  # the open exports: written with the table, in the same step
     ]),
     ("worker", [
         "worker", "worker.*", "worker_app",
-        # Misplaced today (the package rule reports them): they move to worker/. If
-        # `python -m evaluator.worker` stays as a few-line shim calling worker/, move
-        # "evaluator.worker" to the top layer (entry points) then, not before.
-        "evaluator.worker", "evaluator.dispatch", "evaluator.dispatch_rules",
-        "submissions.suites",
     ]),
     ("top", [
         "leaderboard.*", "app",
         "evaluator.__main__", "submissions.cli",
+        "evaluator.worker",  # `python -m evaluator.worker` (design.md): a few-line entry point into worker/
     ]),
 ]
 TOP = LAYERS[-1][0]
 
-# Today's violations (main at cb9eec6). Delete a line when you fix it; the lead empties this.
-KNOWN_IMPORTS = {
-    # cycles (all members of one strongly connected set)
-    "cycle: evaluator.runners.backends, evaluator.runners.vllm_inputs",
-    "cycle: evaluator.runners, evaluator.runners.model",
-    "cycle: leaderboard.compare_tab, leaderboard.protocol_tab, leaderboard.ui",
-    # backward arrows (lower layer imports a higher one)
-    # package rule (a package imports one to its right)
-    "package: evaluator.dispatch -> submissions.errors",
-    "package: evaluator.dispatch -> submissions.queue",
-    "package: evaluator.dispatch -> submissions.requests",
-    "package: evaluator.dispatch -> submissions.stores",
-    "package: evaluator.dispatch_rules -> submissions.requests",
-    "package: evaluator.worker -> leaderboard.aggregate",
-    "package: evaluator.worker -> submissions.errors",
-    "package: evaluator.worker -> submissions.queue",
-    "package: evaluator.worker -> submissions.requests",
-    "package: evaluator.worker -> submissions.stores",
-    "package: submissions.suites -> leaderboard.aggregate",
-}
+# Violations left to fix (none: keep it so). A new one fails the test with the arrow to move.
+KNOWN_IMPORTS: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -322,14 +301,18 @@ def test_checker_sees_lazy_relative_and_type_only_arrows(tmp_path):
                               "    from evaluator.frames import X\n",
         "evaluator/frames.py": "from .video import Y\n",
         "evaluator/mystery.py": "",
-        "evaluator/worker.py": "import submissions.queue\n",
+        "evaluator/worker.py": "import submissions.queue\n",  # an entry point: the top layer may
         "submissions/__init__.py": "",
-        "submissions/queue.py": "",
+        "submissions/queue.py": "from leaderboard import aggregate\n",  # same layer, package to its right
+        "leaderboard/__init__.py": "",
+        "leaderboard/aggregate.py": "",
     }))
     assert "arrow: evaluator.records -> evaluator.scoring" in found
     assert "evaluator/records.py:2" in found["arrow: evaluator.records -> evaluator.scoring"][0]
     assert "cycle: evaluator.records, evaluator.scoring" in found
     assert "cycle: evaluator.frames, evaluator.video" in found
     assert "unplaced: evaluator.mystery" in found
-    assert "package: evaluator.worker -> submissions.queue" in found
+    assert "package: submissions.queue -> leaderboard.aggregate" in found
+    assert "arrow: submissions.queue -> leaderboard.aggregate" not in found
+    assert not [k for k in found if k.startswith(("package: evaluator.worker", "arrow: evaluator.worker"))]
     assert "arrow: evaluator.scoring -> evaluator.records" not in found

@@ -45,7 +45,7 @@ def tiny_qwen(tmp_path_factory):
 def deployment(tmp_path, monkeypatch):
     from space_config.settings import get_settings
     from submissions.stores import Stores
-    from submissions.suites import first_start
+    from worker.suites import first_start
 
     home = tmp_path / "home"
     for name, value in {"LEADERBOARD_HOME": str(home), "LEADERBOARD_STORE": "local",
@@ -59,7 +59,7 @@ def deployment(tmp_path, monkeypatch):
 
 def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployment, tiny_qwen):
     from evaluator.suite import load_suite
-    from evaluator.worker import Worker
+    from worker.loop import Worker
     from space_config.settings import get_settings
     from submissions.queue import Queue
     from submissions.requests import Request, Status

@@ -20,14 +20,14 @@ from evaluator.raw_outputs import outputs_path
 from evaluator.result import Result
 from evaluator.runners import model as model_module
 from evaluator.runners.model import ModelRunner, RunnerSettings
-from evaluator.worker import Worker
+from worker.loop import Worker
 from leaderboard.aggregate import TABLE_PATH, load_table
 from space_config.settings import get_settings
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status
 from submissions.stores import Stores
 from submissions.submit import read_calls
-from submissions.suites import first_start
+from worker.suites import first_start
 
 # What a worker's operator sets to keep a CPU run short: the transformers backend and
 # 3 new tokens (runner options come from the worker's settings, never from a request).

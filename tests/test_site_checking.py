@@ -15,7 +15,7 @@ from space_config.settings import get_settings
 from submissions.errors import Refused
 from submissions.stores import Stores
 from submissions.submit import Identity, read_calls, resolve_suite_id, sha256_file, submit_predictions
-from submissions.suites import first_start
+from worker.suites import first_start
 
 
 @pytest.fixture(scope="module")

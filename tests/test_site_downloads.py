@@ -44,17 +44,17 @@ def prepare(home: Path) -> str:
 
     from test_exports import EchoingRunner
 
-    from evaluator import worker as worker_module
-    from evaluator.worker import Worker
+    from worker import run as run_module  # the module whose get_runner the worker calls
+    from worker.loop import Worker
     from space_config.settings import get_settings
     from submissions.queue import Queue
     from submissions.requests import Request, Status
     from submissions.stores import Stores
-    from submissions.suites import first_start
+    from worker.suites import first_start
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LEADERBOARD_BOOTSTRAP_SAMPLES", "50")
-        patch.setattr(worker_module, "get_runner", lambda request, settings: EchoingRunner())
+        patch.setattr(run_module, "get_runner", lambda request, settings: EchoingRunner())
         get_settings.cache_clear()
         try:
             stores = Stores.local(home)

@@ -47,7 +47,7 @@ COST = [rc.GPU_SECONDS, rc.TTFT, rc.TOKENS_PER_S, rc.DEVICE]
 def run_blind(home, model_path):
     """One model-ID request answered by the tiny model, blind pass on; its Result."""
     from evaluator.result import Result
-    from evaluator.worker import Worker
+    from worker.loop import Worker
     from space_config.settings import get_settings
     from submissions.queue import Queue
     from submissions.requests import Request, Status

@@ -11,7 +11,7 @@ import pandas as pd
 from conftest import ROOT
 from leaderboard import aggregate
 from submissions.stores import Stores
-from submissions.suites import baseline_id, first_start
+from worker.suites import baseline_id, first_start
 
 
 def test_first_start_publishes_demo_and_baselines_once(tmp_path):

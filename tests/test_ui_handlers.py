@@ -1,5 +1,5 @@
 """The site's callbacks (leaderboard/ui.py Handlers), called directly against a real
-local deployment built by submissions.suites.first_start in a temporary folder: the
+local deployment built by worker.suites.first_start in a temporary folder: the
 demo suite published, the baselines scored, a real worker finishing submissions."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from site_server import wait_until
 from test_validation import FakeHub, model_payload
 
 from evaluator.baselines import predictions
-from evaluator.worker import Worker, start_in_process, wake
+from worker.loop import Worker, start_in_process, wake
 from leaderboard import aggregate, views
 from leaderboard.source import TableSource
 from leaderboard.ui import Handlers, build_ui, current_user
@@ -27,7 +27,7 @@ from submissions.queue import Queue
 from submissions.requests import Reason, Status
 from submissions.stores import Stores
 from submissions.submit import read_calls
-from submissions.suites import first_start
+from worker.suites import first_start
 
 DEV_USER = "dev-user"
 ALL_FILTERS = (list(views.TYPES), list(views.SIZES), list(views.SOURCES), [], [])

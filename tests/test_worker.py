@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluator import worker as worker_module
+from worker import run as run_module  # the module whose get_runner the worker calls
 from evaluator.baselines import predictions
 from evaluator.judges import get_judge
 from evaluator.predictions import write_predictions
@@ -25,7 +25,8 @@ from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.runners import UNAVAILABLE_MESSAGE
 from evaluator.scoring import score_file
-from evaluator.worker import INTERNAL_MESSAGE, Worker, start_in_process
+from worker.loop import Worker, start_in_process
+from worker.run import INTERNAL_MESSAGE
 from leaderboard import disclosure
 from leaderboard.aggregate import TABLE_PATH, load_table, rebuild
 from space_config.settings import Quotas, get_settings
@@ -472,7 +473,7 @@ def test_model_id_request_without_runners_installed_says_so(deployment, monkeypa
     def unavailable(request, settings):
         raise RunnerUnavailable(UNAVAILABLE_MESSAGE)
 
-    monkeypatch.setattr(worker_module, "get_runner", unavailable)
+    monkeypatch.setattr(run_module, "get_runner", unavailable)
     stores, suite = deployment
     Queue(stores.requests).add(Request(kind="model", submitter="bob", suite_id=suite.id,
                                        model="org/video-model", revision="0" * 40))
@@ -495,7 +496,7 @@ def test_model_id_request_is_scored_through_a_runner(deployment, monkeypatch):
             seen.append(request.model)
             return predictions("first-option", suite.calls)
 
-    monkeypatch.setattr(worker_module, "get_runner", lambda request, settings: FakeRunner())
+    monkeypatch.setattr(run_module, "get_runner", lambda request, settings: FakeRunner())
     request = Queue(stores.requests).add(Request(kind="model", submitter="bob", suite_id=suite.id,
                                                  model="org/video-model", revision="0" * 40, precision="bfloat16"))
     ran = Worker(stores, make_settings()).run_once()
@@ -571,6 +572,18 @@ def test_cli_help():
     done = subprocess.run([sys.executable, "-m", "evaluator.worker", "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and "--once" in done.stdout and "--worker-id" in done.stdout
+
+
+def test_python_m_worker_is_the_same_command(tmp_path):
+    # evaluator/worker.py is only the entry point design.md names; `python -m worker` runs the same main
+    env = {**os.environ, "LEADERBOARD_HOME": str(tmp_path), "LEADERBOARD_STORE": "local"}
+    runs = [subprocess.run([sys.executable, "-m", module, "--request", "r1"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=120) for module in ("evaluator.worker", "worker")]
+    assert [r.returncode for r in runs] == [1, 1]
+    assert all("--request needs --worker-id" in r.stderr for r in runs)
+    helps = [subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120).stdout for module in ("evaluator.worker", "worker")]
+    assert helps[0] == helps[1] and "--dispatch" in helps[0]
 
 
 def test_a_request_claimed_elsewhere_runs_under_its_claim(deployment, tmp_path):

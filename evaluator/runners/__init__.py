@@ -6,7 +6,7 @@ GPU) and produces the same records a prediction file holds:
 
     runner = get_runner(request, settings)     # loads the model: ModelNotFound, RunnerUnavailable
     predictions = runner.run(request, suite, key.hidden_calls, progress_callback)
-    # -> scored by the worker exactly like a prediction file (evaluator/worker.py)
+    # -> scored by the worker exactly like a prediction file (worker/run.py)
 
     runners/model.py       ModelRunner: the calls, the frame store, the passes, the settings
     runners/protocols.py   how each benchmark's calls are answered (CausalStep's chain...)

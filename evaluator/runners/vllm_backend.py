@@ -243,7 +243,7 @@ class _ReplicaPool:
         if status == "error":
             kind, text = payload
             message = f"vLLM data-parallel replica {rank}: {kind}: {text}"
-            # The worker reports out-of-memory by exception type (evaluator/worker.py: classify).
+            # The worker reports out-of-memory by exception type (worker/run.py: classify).
             memory = kind == "MemoryError" or "OutOfMemory" in kind
             raise MemoryError(message) if memory else RuntimeError(message)
         return payload

@@ -47,12 +47,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from evaluator.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
-                                      job_timeout_message)
-from evaluator.errors import DispatchError
 from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
 from submissions.queue import Queue
 from submissions.requests import Progress, Reason, Request, Status
+from worker.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
+                                   job_timeout_message)
+from worker.errors import DispatchError
 
 if TYPE_CHECKING:
     from space_config.settings import Settings

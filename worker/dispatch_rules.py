@@ -1,4 +1,4 @@
-"""What the Jobs dispatcher (evaluator/dispatch.py) decides without asking the Hub: the
+"""What the Jobs dispatcher (worker/dispatch.py) decides without asking the Hub: the
 hardware flavor of a request, the command its job runs, and, for a request its job left
 RUNNING, the reason code and the message its submitter reads (never the job's output)."""
 

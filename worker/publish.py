@@ -1,0 +1,117 @@
+"""Publishing a finished job: stage the result privately, mark the request FINISHED,
+then make the result file and its table row public in one step (`Publishing`, a part of
+the Worker); and publishing results whose worker died in between (`publish_pending`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from evaluator import CODE_VERSION, raw_outputs
+from leaderboard import aggregate
+from submissions.errors import LeaseLost, StoreError
+from submissions.requests import Request, Status
+from worker.claim import Job
+from worker.errors import JobStopped, PublishFailed
+
+if TYPE_CHECKING:
+    from evaluator.result import Result
+
+log = logging.getLogger("evaluator.worker")
+
+
+class Publishing:
+    """The Worker's publishing steps (worker/loop.py composes it): they use the Worker's
+    `stores`, `queue`, `settings` and `worker_id`."""
+
+    def _publish(self, job: Job, result: "Result") -> None:
+        """Stage, finish, publish, in this order, so that the public table never shows a
+        row whose request is not FINISHED:
+
+        1. the result goes to the private store (`results/<id>.json`), where any worker
+           can find it again;
+        2. the request becomes FINISHED: a compare-and-swap that also proves we still own
+           it, so a cancel that came in first wins and nothing is published;
+        3. the result file and its table row go public in one step (`aggregate.publish`).
+
+        A crash or a store failure between 2 and 3 leaves a FINISHED request whose row is
+        not in the table yet: `publish_pending`, which every worker runs before it claims,
+        publishes it from the staged copy."""
+        request = job.request
+        job.begin_publish()
+        staged = staged_result_path(request.id)
+        job.log.add(f"staging the result as {staged} in the {self.stores.private.name} store")
+        files = {staged: result.model_dump_json(indent=2).encode()}
+        if job.paired is not None:  # kept private beside the staged result: per-video data rebuilds answers
+            from evaluator import paired
+
+            files[paired.paired_path(request.id)] = paired.record(
+                result, job.paired, self.settings.bootstrap_samples).model_dump_json().encode()
+        if job.raw_outputs is not None:  # a model run's answers, for its submitter
+            files[raw_outputs.outputs_path(request.id)] = job.raw_outputs
+        try:  # the result, per-video statistics, raw outputs and the log so far in one step: one commit on the Hub
+            log_path = job.log.flush_with(self.stores.private, files,
+                                          message=f"Result of {request.id} (run {result.submission.get('run')})")
+        except StoreError as e:
+            raise PublishFailed(f"{type(e).__name__}: {e}") from e
+        try:
+            job.request = self.queue.finish(request.id, self.worker_id, aggregate.result_path(request.id),
+                                            CODE_VERSION, log_path, job.progress_state)
+        except LeaseLost as e:
+            raise JobStopped(f"lease lost while finishing: {e}") from None
+        except StoreError as e:
+            raise PublishFailed(f"could not mark the request FINISHED: {e}") from e
+        if self.settings.worker.hold_publish_seconds > 0:  # failure drill: a worker to kill right here
+            job.log.add(f"holding {self.settings.worker.hold_publish_seconds:g} s before publishing (failure drill)")
+            job.log.flush(self.stores.private)
+            time.sleep(self.settings.worker.hold_publish_seconds)
+        self._make_public(result, job.request, job.log.add)
+        job.log.add("finished")
+        job.log.flush(self.stores.private)
+
+    def _make_public(self, result: "Result", request: Request, note: Callable[[str], None]) -> bool:
+        try:
+            # the public copy hides small breakdown buckets; the staged one keeps them
+            path = aggregate.publish(self.stores.results, result, request, self.settings.min_bucket_items)
+        except StoreError as e:
+            note(f"publishing {request.id} failed ({type(e).__name__}: {e}); the next poll of any worker "
+                 f"publishes it from the staged copy")
+            return False
+        note(f"published {path} and updated {aggregate.TABLE_PATH} with its row, in one step")
+        return True
+
+    def publish_pending(self) -> int:
+        """Publish the results of FINISHED requests whose row is not in the table (their
+        worker died, or a store failed, between finishing and publishing), from the staged
+        copies. Returns how many were published."""
+        finished = [r for r in self.queue.all() if r.status == Status.FINISHED and r.runs > 0]
+        if not finished:
+            return 0
+        runs = aggregate.published_runs(self.stores.results)
+        published = 0
+        for request in finished:
+            if request.id in runs and (runs[request.id] is None or runs[request.id] >= request.runs):
+                continue
+            try:
+                published += self._publish_staged(request)
+            except Exception:  # noqa: BLE001 - one bad copy must not stop the others
+                log.exception("could not publish the staged result of %s", request.id)
+        return published
+
+    def _publish_staged(self, request: Request) -> bool:
+        from evaluator.result import Result
+
+        found = self.stores.private.read(staged_result_path(request.id))
+        result = Result.model_validate_json(found.data) if found is not None else None
+        if result is None or result.submission.get("run") != request.runs:
+            log.warning("%s is FINISHED (run %d) but has no staged result of that run to publish",
+                        request.id, request.runs)
+            return False
+        return self._make_public(result, request, lambda line: log.info("%s: %s", request.id, line))
+
+
+def staged_result_path(submission_id: str) -> str:
+    """Where a result waits in the private store until it is public (and stays, as a copy)."""
+    return f"results/{submission_id}.json"
