@@ -69,7 +69,7 @@ class Handlers(LeaderboardHandlers, BenchmarkHandlers, BreakdownHandlers, PlotHa
 
 def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=None, *,
              hub: HubClient | None = None) -> gr.Blocks:
-    """The site. `scheduler` is the embedded worker (evaluator.worker.start_in_process),
+    """The site. `scheduler` is the embedded worker (worker.loop.start_in_process),
     woken after each submission; `hub` replaces the Hub client (tests)."""
     h = Handlers(stores, settings, source, scheduler, hub=hub)
     h.checker.warm()

@@ -82,7 +82,7 @@ def log_tail(text: str | None, lines: int) -> str:
 
 def _log_path(request) -> str:
     # Recorded when a job ends; while one runs (or after an attempt that died) the log
-    # sits where the worker always writes it (evaluator.worker.JobLog).
+    # sits where the worker always writes it (worker.joblog.JobLog).
     return request.log_path or f"logs/{request.id}.log"
 
 
