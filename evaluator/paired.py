@@ -12,10 +12,13 @@ a comparison and shows only aggregates (leaderboard/compare.py).
 How a bucket's statistics are made: the benchmark's own scorer is run again on the
 bucket's questions alone. Its per-video statistics then sum to the bucket's score by
 the benchmark's own definition (CausalStep's weighted score, Video SimpleQA's F-score,
-ExpVid's mean of levels), with no second implementation of any metric, and the
-benchmark modules need no change. Video-MMMU's Δknowledge is a ratio of per-video
-sums (right after - right before) / (wrong before) over the Adaptation items that have
-a question-only call, read item by item the same way.
+ExpVid's mean of levels), with no second implementation of any metric. What differs
+per benchmark is declared in its folder (evaluator/benchmarks/<name>/buckets.py, hooks
+listed in evaluator/benchmarks/hooks.py): `PAIRED_REDUCER` (default "ratio"),
+`paired_row_key(q)` (default: q.video), `paired_bucket_paths(q, labelled)` (default:
+no buckets) and `paired_extra(...)` (Video-MMMU's Δknowledge, a ratio of per-video sums
+(right after - right before) / (wrong before) over the Adaptation items that have a
+question-only call, read item by item the same way).
 
 Each bucket names a `reducer` (a function of column sums, as evaluator.bootstrap's
 `overall_from`) that is checked, when the statistics are made, to give the scorer's
@@ -33,12 +36,11 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from evaluator import benchmarks
-from evaluator.buckets import BUCKETS  # the very counts the small-bucket rule uses
+from evaluator.buckets import count_buckets, hook  # the very counts the small-bucket rule uses
 from evaluator.records import BenchmarkScore, Responses, ScoringContext
 
 SCHEMA_VERSION = 1
 OVERALL = ("overall",)
-DELTA_KNOWLEDGE = ("delta_knowledge",)
 
 
 def paired_path(submission_id: str) -> str:
@@ -107,8 +109,6 @@ def _f_score(sums: np.ndarray) -> np.ndarray:
 REDUCERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "ratio": _ratio, "level_mean": _level_mean, "f_score": _f_score,
 }
-HEADLINE_REDUCER = {"expvid": "level_mean", "causalstep": "ratio", "exact": "ratio", "videommmu": "ratio",
-                    "videosimpleqa": "f_score"}
 
 
 def reducer(name: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -122,31 +122,22 @@ def reducer(name: str) -> Callable[[np.ndarray], np.ndarray]:
 # The row keys mirror how each scorer groups its per-video statistics (first appearance
 # order); `collect` checks the row count, so a scorer that groups otherwise fails loudly.
 
-def _row_key(name: str, q: Any) -> str | None:
-    if name == "expvid":
-        return q.source
-    if name == "causalstep":
-        return q.id  # one row per video record
-    if name == "videosimpleqa":
-        return q.video if q.question else None  # items without a multi-hop question are not scored
+def _video(q: Any) -> str | None:
     return q.video
+
+
+def _no_paths(q: Any, labelled: bool) -> list[tuple[str, ...]]:
+    return []
+
+
+def _row_key(name: str, q: Any) -> str | None:
+    return hook(name, "paired_row_key", _video)(q)
 
 
 def _bucket_paths(name: str, q: Any, labelled: bool) -> list[tuple[str, ...]]:
     """The breakdown buckets (as paths of the published metrics) a question counts in:
     levels and tasks, domains and disciplines, categories, hops."""
-    if name == "expvid":
-        return [(f"level{q.level}",), (q.task,), ("by_discipline", q.discipline, "overall")]
-    if name == "exact":
-        return [(q.category,), ("by_domain", q.domain), ("by_activity", q.activity)]
-    if name == "causalstep":
-        return [("by_category", q.category)]
-    if name == "videommmu":
-        return [(q.track,), ("by_discipline", q.discipline)]
-    if name == "videosimpleqa":
-        paths = [("by_hop", str(q.hops))]
-        return paths + [("by_category", q.category or "unlabelled")] if labelled else paths
-    return []
+    return hook(name, "paired_bucket_paths", _no_paths)(q, labelled)
 
 
 def opaque(suite_id: str, key: str) -> str:
@@ -170,7 +161,7 @@ def _bucket(name: str, path: tuple[str, ...], reducer_name: str, n: int, suite_i
     ours, theirs = reducer(reducer_name)(sums)[0], np.asarray(score.overall_from(sums))[0]
     if not (np.isclose(ours, theirs, rtol=0, atol=1e-9) or (np.isnan(ours) and np.isnan(theirs))):
         raise ValueError(f"{name} {'/'.join(path)}: the {reducer_name} reducer gives {ours} where the scorer's "
-                         f"headline gives {theirs}; update evaluator/paired.py")
+                         f"headline gives {theirs}; update PAIRED_REDUCER in evaluator/benchmarks/{name}/")
     return BucketStats(path=list(path), reducer=reducer_name, n=int(n), videos=[opaque(suite_id, k) for k in keys],
                        stats=stats.tolist())
 
@@ -178,32 +169,18 @@ def _bucket(name: str, path: tuple[str, ...], reducer_name: str, n: int, suite_i
 # -- collecting --------------------------------------------------------------------------------
 
 def _bucket_counts(name: str, metrics: dict) -> dict[tuple[str, ...], int]:
-    count = BUCKETS.get(name)
-    return {path: n for path, n in count(metrics, 0)} if count else {}
+    return dict(count_buckets(name, metrics, 0))
 
 
-def _delta_knowledge(module, questions: list, answers: list, responses: Responses, ctx: ScoringContext,
-                     metrics: dict, suite_id: str) -> BucketStats | None:
-    """Video-MMMU's Δknowledge = (right after - right before) / (wrong before), as
-    per-video sums [after - before, 1 - before] over Adaptation items with a
-    question-only call; each item read by scoring it alone."""
-    if metrics.get("n_right_before") is None:
-        return None  # no question-only answers in this submission: no Δknowledge
-    rows: dict[str, list[float]] = {}
-    for q in questions:
-        if not q.question_only_video:
-            continue
-        alone = module.score([q], answers, responses, ctx).metrics
-        after = alone["overall"] == 100
-        before = alone["n_right_before"] == 1  # None when this one had no question-only answer: wrong
-        row = rows.setdefault(q.video, [0.0, 0.0])
-        row[0] += float(after) - float(before)
-        row[1] += 1.0 - float(before)
-    if not rows:
-        return None
-    n = int(metrics["n_right_before"]) + int(metrics["n_wrong_before"])
-    return BucketStats(path=list(DELTA_KNOWLEDGE), reducer="ratio", n=n,
-                       videos=[opaque(suite_id, k) for k in rows], stats=list(rows.values()))
+def _extra(name: str, module, questions: list, answers: list, responses: Responses, ctx: ScoringContext,
+           metrics: dict, suite_id: str) -> list[BucketStats]:
+    """The benchmark's own comparable numbers besides its buckets (`paired_extra`)."""
+    extra = hook(name, "paired_extra", None)
+    if extra is None:
+        return []
+    made = extra(lambda subset: module.score(subset, answers, responses, ctx).metrics, questions, metrics)
+    return [BucketStats(path=list(b.path), reducer=b.reducer, n=b.n, videos=[opaque(suite_id, k) for k in b.rows],
+                        stats=list(b.rows.values())) for b in made]
 
 
 def collect_benchmark(name: str, questions: list, answers: list, responses: Responses, ctx: ScoringContext,
@@ -212,7 +189,7 @@ def collect_benchmark(name: str, questions: list, answers: list, responses: Resp
     `scored` is the scorer's result on all of `questions`."""
     module = benchmarks.get(name)
     alone_ctx = replace(ctx, worker_run=False)  # buckets never need the hidden sub-questions
-    headline = HEADLINE_REDUCER[name]
+    headline = hook(name, "PAIRED_REDUCER", "ratio")
     counts = _bucket_counts(name, scored.metrics)
     overall = _bucket(name, OVERALL, headline, len(questions), suite_id, questions, scored)
     out = [overall] if overall else []
@@ -228,11 +205,7 @@ def collect_benchmark(name: str, questions: list, answers: list, responses: Resp
                          module.score(subset, answers, responses, alone_ctx))
         if bucket is not None:
             out.append(bucket)
-    if name == "videommmu":
-        gain = _delta_knowledge(module, questions, answers, responses, alone_ctx, scored.metrics, suite_id)
-        if gain is not None:
-            out.append(gain)
-    return out
+    return out + _extra(name, module, questions, answers, responses, alone_ctx, scored.metrics, suite_id)
 
 
 def record(result: Any, collected: dict[str, list[BucketStats]], samples: int, seed: int = 0) -> PairedStats:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from evaluator.buckets import BUCKETS, Path
+from evaluator.buckets import Path, count_buckets
 from evaluator.result import Result
 
 REASON = "n too small"  # what the site shows (with n) in place of a hidden bucket's score
@@ -47,7 +47,7 @@ def suppress_benchmark(name: str, metrics: dict[str, Any], minimum: int) -> dict
     Buckets with no item carry no score anyway and are left alone."""
     out = copy.deepcopy(metrics)
     hidden: dict[str, Any] = copy.deepcopy(out.get(SUPPRESSED) or {})
-    for path, n in list(BUCKETS.get(name, lambda *_: iter(()))(metrics, minimum)):
+    for path, n in list(count_buckets(name, metrics, minimum)):
         if 0 < n < minimum and _has(out, path):
             _set(out, path, None)
             _set(hidden, path, n)
@@ -62,7 +62,7 @@ def exposed(scores: dict[str, dict[str, Any]], minimum: int) -> list[tuple[str, 
     every row of a table with it and suppress only the rows it names."""
     found = []
     for name, metrics in scores.items():
-        for path, n in BUCKETS.get(name, lambda *_: iter(()))(metrics, minimum):
+        for path, n in count_buckets(name, metrics, minimum):
             if 0 < n < minimum and _has(metrics, path) and _get(metrics, path) is not None:
                 found.append((name, path))
     return found

@@ -33,6 +33,7 @@ Protocol choices where the paper or the release is ambiguous (About page):
   item was right before, W->R / R->W when their denominator is 0.
 """
 
+from evaluator.benchmarks.videommmu.buckets import GAIN, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_extra
 from evaluator.benchmarks.videommmu.calls import build_calls
 from evaluator.benchmarks.videommmu.demo import _PHRASES, demo
 from evaluator.benchmarks.videommmu.metrics import score
@@ -56,6 +57,7 @@ from evaluator.benchmarks.videommmu.records import (
 from evaluator.benchmarks.videommmu.release import import_release, repair_latex_escapes
 
 __all__ = [
+    "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",
     "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "import_release", "labels_for",
     "make_answer", "question_only_call_id", "repair_latex_escapes", "score"

@@ -16,6 +16,7 @@ Worker runs also ask every sub-question in its own call (`hidden_calls`), which 
 the per-hop F-scores of the paper's Tables 4 and 8.
 """
 
+from evaluator.benchmarks.videosimpleqa.buckets import PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
 from evaluator.benchmarks.videosimpleqa.calls import build_calls, hidden_calls
 from evaluator.benchmarks.videosimpleqa.demo import demo
 from evaluator.benchmarks.videosimpleqa.metrics import Grades, expected_calibration_error, score
@@ -36,6 +37,7 @@ from evaluator.benchmarks.videosimpleqa.records import (
 from evaluator.benchmarks.videosimpleqa.release import import_release
 
 __all__ = [
+    "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",
     "Question", "RELEASE_FILE", "TITLE", "build_calls", "call_id", "demo", "expected_calibration_error",
     "hidden_calls", "hop_call_id", "import_release", "score"

@@ -1,0 +1,29 @@
+"""ExpVid's breakdown buckets (levels, tasks, disciplines) and paired-statistics hooks
+(evaluator/benchmarks/hooks.py says what each name is for)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.benchmarks.hooks import Buckets, Path, count, scalars
+
+PAIRED_REDUCER = "level_mean"  # overall is the mean of the levels present
+
+
+def count_buckets(metrics: dict, minimum: int) -> Buckets:
+    yield from scalars(metrics, "n_by_level")
+    yield from scalars(metrics, "n_by_task")
+    for discipline, levels in (metrics.get("n_by_discipline") or {}).items():
+        for level, n in levels.items():
+            yield ("by_discipline", discipline, level), count(n)
+        # the discipline's overall is the mean of its levels: shown only when each of them is
+        present = [count(n) for n in levels.values() if count(n)]
+        yield ("by_discipline", discipline, "overall"), min(present, default=0)
+
+
+def paired_row_key(q: Any) -> str | None:
+    return q.source
+
+
+def paired_bucket_paths(q: Any, labelled: bool) -> list[Path]:
+    return [(f"level{q.level}",), (q.task,), ("by_discipline", q.discipline, "overall")]

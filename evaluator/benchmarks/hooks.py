@@ -1,0 +1,88 @@
+"""What a benchmark folder may declare for the scoring and display code, and the
+helpers its declarations share.
+
+Every hook is optional; evaluator/buckets.py, evaluator/paired.py and
+leaderboard/views/columns.py look each one up in the registry
+(`evaluator.benchmarks.BENCHMARKS[name]`) and fall back to the default named here:
+
+    count_buckets(metrics, minimum) -> Buckets   breakdown buckets and their item counts
+                                                  (default: none)
+    PAIRED_REDUCER: str                           how the headline is made of per-video column
+                                                  sums: "ratio" (default), "level_mean", "f_score"
+    paired_row_key(q) -> str | None               which per-video row a question is in
+                                                  (default: q.video; None: not scored)
+    paired_bucket_paths(q, labelled) -> [Path]    the buckets a question counts in (default: none)
+    paired_extra(score_alone, questions, metrics) -> [ExtraBucket]
+                                                  comparable numbers the scorer does not make per
+                                                  bucket (Video-MMMU's Δknowledge; default: none)
+    DISPLAY_METRICS: tuple[str, ...]              scalar metric keys its site tab shows, in order
+                                                  (default: ("overall",))
+    LEVEL_COLUMNS: tuple[LevelColumn, ...]        its columns of the site's "By level" view
+    VIEWS: tuple[View, ...]                       its "By domain" / "By hop" breakdown views
+
+Kept in the domain layer with records only: a benchmark folder never imports the
+scoring or site code that reads these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+Path = tuple[str, ...]
+Buckets = Iterator[tuple[Path, int]]
+
+
+def count(value: Any) -> int:
+    """An item count from a metrics tree (None, text or a bool count as 0)."""
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def keyed(metrics: dict, metric: str, counts: str) -> Buckets:
+    """One bucket per group of a {group: value} breakdown, sized by its {group: n} key."""
+    for group, n in (metrics.get(counts) or {}).items():
+        yield (metric, str(group)), count(n)
+
+
+def scalars(metrics: dict, counts: str) -> Buckets:
+    """Scalar metrics named like their groups (level1, tool, perception...)."""
+    for name, n in (metrics.get(counts) or {}).items():
+        yield (str(name),), count(n)
+
+
+@dataclass(frozen=True)
+class ExtraBucket:
+    """A comparable number made by the benchmark itself: per-video column sums (`rows`,
+    keyed by the video's own id, in first-appearance order) and its reducer."""
+
+    path: Path
+    reducer: str
+    n: int
+    rows: dict[str, list[float]]
+
+
+@dataclass(frozen=True)
+class LevelColumn:
+    """One column of the site's "By level" view: a scalar metric and its header.
+    `order` places it among all benchmarks' level columns (ties: registry order)."""
+
+    metric: str
+    label: str
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class View:
+    """One breakdown view of the site: `tab` "domain" or "hop"; `metric` the JSON
+    breakdown metric; `headline` the metric shown by default for {group: {metric: value}}
+    cells; `group_label` a group key's column header. `order` places it among all
+    benchmarks' views of its tab (ties: registry order)."""
+
+    key: str
+    tab: str
+    title: str
+    metric: str
+    headline: str | None = None
+    group_label: str = "{}"
+    order: int = 100
