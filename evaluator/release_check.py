@@ -7,16 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from evaluator.benchmarks import BENCHMARKS
 from evaluator.records import BenchmarkData
-
-# The public fields each benchmark's results are broken down by, in display order.
-BREAKDOWNS = {
-    "expvid": ("level", "task", "discipline"),
-    "causalstep": ("category",),
-    "exact": ("category", "domain", "activity"),
-    "videommmu": ("track", "question_type", "discipline"),
-    "videosimpleqa": ("hops", "category"),
-}
 
 
 def _option_counts(question: Any) -> list[int]:
@@ -39,7 +31,8 @@ def summary(data: BenchmarkData, source: str) -> list[str]:
     """The report's lines for one benchmark's import."""
     lines = [f"{data.benchmark}: {source}",
              f"  items: {len(data.questions)}   videos: {len(data.video_files) or len(data.video_specs)}"]
-    for name in BREAKDOWNS.get(data.benchmark, ()):
+    # the public fields its results are broken down by, as its folder declares them
+    for name in getattr(BENCHMARKS.get(data.benchmark), "BREAKDOWN_FIELDS", ()):
         values = Counter("(none)" if getattr(q, name) is None else getattr(q, name) for q in data.questions)
         lines.append(f"  {name} ({len(values)}): {_counts(values)}")
     options = Counter(n for q in data.questions for n in _option_counts(q))

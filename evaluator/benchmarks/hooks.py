@@ -7,6 +7,8 @@ leaderboard/views/columns.py look each one up in the registry
 
     count_buckets(metrics, minimum) -> Buckets   breakdown buckets and their item counts
                                                   (default: none)
+    BREAKDOWN_FIELDS: tuple[str, ...]             public Question fields `import --check` counts
+                                                  (default: none)
     PAIRED_REDUCER: str                           how the headline is made of per-video column
                                                   sums: "ratio" (default), "level_mean", "f_score"
     paired_row_key(q) -> str | None               which per-video row a question is in
@@ -17,6 +19,8 @@ leaderboard/views/columns.py look each one up in the registry
                                                   bucket (Video-MMMU's Δknowledge; default: none)
     DISPLAY_METRICS: tuple[str, ...]              scalar metric keys its site tab shows, in order
                                                   (default: ("overall",))
+    METRIC_LABELS: dict[str, str]                 headers of its own metric keys (default: the
+                                                  key, capitalised)
     LEVEL_COLUMNS: tuple[LevelColumn, ...]        its columns of the site's "By level" view
     VIEWS: tuple[View, ...]                       its "By domain" / "By hop" breakdown views
 

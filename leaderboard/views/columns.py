@@ -50,40 +50,9 @@ META_EXTRA = (DATE, TYPE, THINKING, RUNNER, JUDGE, SUBMITTER, REVISION, PRECISIO
 OPTIONAL_COLUMNS = (*run_columns.beside(SCORE_COLUMNS), *CI_COLUMNS, *META_DEFAULT, *META_EXTRA, *run_columns.COST_COLUMNS)
 DEFAULT_COLUMNS = (*SCORE_COLUMNS, *META_DEFAULT)
 
-# -- per-benchmark metrics (design §7), in the order the tabs show them ---------------------------------
-METRICS: dict[str, tuple[str, ...]] = {
-    "expvid": ("overall", "level1", "level2", "level3", "tool", "material", "quantity", "operation",
-               "ordering", "generation", "verification", "prediction", "analysis", "discovery"),
-    "causalstep": ("overall", "csr", "amcl", "mcl", "rf", "ws", "dua", "icra"),
-    "exact": ("overall", "good_execution", "tips"),
-    "videommmu": ("overall", "perception", "comprehension", "adaptation", "delta_knowledge",
-                  "wrong_to_right", "right_to_wrong", "adaptation_question_only"),
-    "videosimpleqa": ("overall", "correct", "incorrect", "not_attempted", "cga", "ece"),
-}
-METRIC_LABELS = {
-    "overall": "Overall", "level1": "Level 1", "level2": "Level 2", "level3": "Level 3",
-    "good_execution": "Good execution", "tips": "Tips",
-    "csr": "CSR", "amcl": "AMCL", "mcl": "MCL", "rf": "RF", "ws": "WS", "dua": "DUA", "icra": "ICRA",
-    "ws_norm": "WS norm",
-    "delta_knowledge": "Δknowledge", "wrong_to_right": "Wrong→right", "right_to_wrong": "Right→wrong",
-    "adaptation_question_only": "Adaptation (question only)",
-    "n_wrong_to_right": "# wrong→right", "n_right_to_wrong": "# right→wrong",
-    "n_wrong_before": "# wrong before", "n_right_before": "# right before",
-    "correct": "Correct", "incorrect": "Incorrect", "not_attempted": "Not attempted", "cga": "CGA", "ece": "ECE",
-    "calibration_n": "# with confidence", "f_score": "F-score",
-    "n_calls": "Calls", "n_answered": "Answered",
-}
-
-# -- the "By level" view: (column, label) ------------------------------------------------------------
-LEVELS: tuple[tuple[str, str], ...] = (
-    ("expvid.level1", "ExpVid L1"), ("expvid.level2", "ExpVid L2"), ("expvid.level3", "ExpVid L3"),
-    ("videommmu.perception", "Video-MMMU Perception"), ("videommmu.comprehension", "Video-MMMU Comprehension"),
-    ("videommmu.adaptation", "Video-MMMU Adaptation"),
-    ("causalstep.dua", "CausalStep Descriptive (DUA)"), ("causalstep.icra", "CausalStep Causal (ICRA)"),
-)
-
-
-# -- the "By domain" and "By hop" views: one JSON breakdown column each --------------------------------------
+# -- per-benchmark display tables, built from what each benchmark folder declares ----------------------
+# (DISPLAY_METRICS, METRIC_LABELS, LEVEL_COLUMNS, VIEWS: evaluator/benchmarks/hooks.py); a benchmark
+# that declares none shows its overall only.
 
 @dataclass(frozen=True)
 class Breakdown:
@@ -93,23 +62,62 @@ class Breakdown:
     group_label: str = "{}"  # column header for a group key
 
 
-BREAKDOWNS: dict[str, Breakdown] = {
-    "expvid-discipline": Breakdown("ExpVid: disciplines", "expvid.by_discipline", "overall"),
-    "exact-domain": Breakdown("ExAct: domains", "exact.by_domain"),
-    "exact-activity": Breakdown("ExAct: activities", "exact.by_activity"),
-    "videommmu-discipline": Breakdown("Video-MMMU: disciplines", "videommmu.by_discipline"),
-    "causalstep-category": Breakdown("CausalStep: categories", "causalstep.by_category", "ws_norm"),
-    "videosimpleqa-category": Breakdown("Video SimpleQA: categories", "videosimpleqa.by_category", "f_score"),
-    "videosimpleqa-hop": Breakdown("Video SimpleQA: by hop count", "videosimpleqa.by_hop", "f_score", "{}-hop"),
-    "videosimpleqa-subqa": Breakdown("Video SimpleQA: sub-questions, F-score per hop", "videosimpleqa.subqa"),
-    "videosimpleqa-subqa-by-count": Breakdown("Video SimpleQA: sub-questions within each k-hop subset",
-                                              "videosimpleqa.subqa_by_hop_count", "multi_hop", "{}-hop"),
-    "causalstep-chain": Breakdown("CausalStep: accuracy by chain position", "causalstep.by_chain_position",
-                                  None, "position {}"),
-}
-DOMAIN_VIEWS = ("expvid-discipline", "exact-domain", "exact-activity", "videommmu-discipline",
-                "causalstep-category", "videosimpleqa-category")
-HOP_VIEWS = ("videosimpleqa-hop", "videosimpleqa-subqa", "videosimpleqa-subqa-by-count", "causalstep-chain")
+@dataclass(frozen=True)
+class DisplayTables:
+    metrics: dict[str, tuple[str, ...]]  # each tab's scalar metrics (design §7), in the order shown
+    labels: dict[str, str]  # a metric key's header
+    levels: tuple[tuple[str, str], ...]  # the "By level" view: (column, label)
+    breakdowns: dict[str, Breakdown]  # the "By domain" and "By hop" views: one JSON column each
+    domain_views: tuple[str, ...]
+    hop_views: tuple[str, ...]
+
+
+_VIEW_TABS = ("domain", "hop")
+_COMMON_LABELS = {"overall": "Overall", "n_calls": "Calls", "n_answered": "Answered"}
+
+
+def _ordered(modules: dict, attr: str) -> list:
+    """(benchmark, item) of every benchmark's `attr` items, by the items' `order` (stable:
+    ties keep the registry's order)."""
+    found = [(name, item) for name, module in modules.items() for item in getattr(module, attr, ())]
+    return sorted(found, key=lambda pair: pair[1].order)
+
+
+def _check_views(views: list) -> None:
+    """A view with an unknown tab, or a key another view has (a copied folder's), is a
+    developer's slip: fail at start with where it is."""
+    seen: dict[str, str] = {}
+    for name, view in views:
+        if view.tab not in _VIEW_TABS:
+            raise ValueError(f"evaluator/benchmarks/{name}/display.py: view {view.key!r} has tab {view.tab!r}; "
+                             f"use one of {', '.join(_VIEW_TABS)}")
+        if view.key in seen:
+            raise ValueError(f"evaluator/benchmarks/{name}/display.py: view key {view.key!r} is also "
+                             f"{seen[view.key]}'s; give it its own")
+        seen[view.key] = name
+
+
+def display_tables(modules: dict) -> DisplayTables:
+    """The site's per-benchmark tables from a registry ({name: benchmark package})."""
+    views = _ordered(modules, "VIEWS")
+    _check_views(views)
+    labels = dict(_COMMON_LABELS)
+    for module in modules.values():
+        labels.update(getattr(module, "METRIC_LABELS", {}))
+    return DisplayTables(
+        metrics={name: tuple(getattr(m, "DISPLAY_METRICS", ("overall",))) for name, m in modules.items()},
+        labels=labels,
+        levels=tuple((f"{name}.{c.metric}", c.label) for name, c in _ordered(modules, "LEVEL_COLUMNS")),
+        breakdowns={view.key: Breakdown(view.title, f"{name}.{view.metric}", view.headline, view.group_label)
+                    for tab in _VIEW_TABS for name, view in views if view.tab == tab},
+        domain_views=tuple(view.key for _, view in views if view.tab == "domain"),
+        hop_views=tuple(view.key for _, view in views if view.tab == "hop"),
+    )
+
+
+_TABLES = display_tables({name: _MODULES[name] for name in BENCHMARKS})
+METRICS, METRIC_LABELS, LEVELS = _TABLES.metrics, _TABLES.labels, _TABLES.levels
+BREAKDOWNS, DOMAIN_VIEWS, HOP_VIEWS = _TABLES.breakdowns, _TABLES.domain_views, _TABLES.hop_views
 
 _TRUE = {"true", "yes", "y", "1", "open", "on"}
 _FALSE = {"false", "no", "n", "0", "closed", "off", "proprietary"}

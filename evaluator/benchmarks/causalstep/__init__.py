@@ -64,9 +64,10 @@ per video), dua, icra; by_category with the same plus ws_norm; by_chain_position
 accuracy of the answers given at chain position k (1 = a chain's descriptive start).
 """
 
-from evaluator.benchmarks.causalstep.buckets import PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
+from evaluator.benchmarks.causalstep.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
 from evaluator.benchmarks.causalstep.calls import branch_table, build_calls
 from evaluator.benchmarks.causalstep.demo import demo
+from evaluator.benchmarks.causalstep.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.causalstep.metrics import score
 from evaluator.benchmarks.causalstep.records import (
     AFTER_CAUSAL,
@@ -90,6 +91,7 @@ from evaluator.benchmarks.causalstep.records import (
 from evaluator.benchmarks.causalstep.release import import_release
 
 __all__ = [
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PAPER_SIZE",
     "PLACEHOLDER", "PREVIOUS", "Question", "RELEASE_JSON", "RELEASE_JSONL", "Segment", "TITLE",

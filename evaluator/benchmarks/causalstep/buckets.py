@@ -7,6 +7,8 @@ from typing import Any
 
 from evaluator.benchmarks.hooks import Buckets, Path, keyed
 
+# the public Question fields its results are broken down by (`import --check` counts them)
+BREAKDOWN_FIELDS = ("category",)
 PAIRED_REDUCER = "ratio"
 
 

@@ -6,9 +6,10 @@ distractors), shown in one order fixed per item, drawn from the suite's secret
 items, by domain (6) and by activity (11).
 """
 
-from evaluator.benchmarks.exact.buckets import PAIRED_REDUCER, count_buckets, paired_bucket_paths
+from evaluator.benchmarks.exact.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths
 from evaluator.benchmarks.exact.calls import build_calls
 from evaluator.benchmarks.exact.demo import demo
+from evaluator.benchmarks.exact.display import DISPLAY_METRICS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.exact.metrics import score
 from evaluator.benchmarks.exact.records import (
     ACTIVITY_DOMAIN,
@@ -25,6 +26,7 @@ from evaluator.benchmarks.exact.records import (
 from evaluator.benchmarks.exact.release import import_release
 
 __all__ = [
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths",
     "ACTIVITY_DOMAIN", "Answer", "LABELS", "NAME", "PAPER_SIZE", "Question", "TITLE", "_item", "build_calls",
     "call_id", "demo", "import_release", "normalise_activity", "score"

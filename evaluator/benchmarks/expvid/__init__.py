@@ -15,9 +15,10 @@ level 2 are micro averages over questions (a generation item adds its Jaccard),
 level 3 pools blanks over both tasks; `overall` is the mean of the levels present.
 """
 
-from evaluator.benchmarks.expvid.buckets import PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
+from evaluator.benchmarks.expvid.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
 from evaluator.benchmarks.expvid.calls import build_calls
 from evaluator.benchmarks.expvid.demo import _FILLERS, demo
+from evaluator.benchmarks.expvid.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.expvid.metrics import jaccard, score
 from evaluator.benchmarks.expvid.records import (
     ANSWER_FORMAT,
@@ -36,6 +37,7 @@ from evaluator.benchmarks.expvid.records import (
 from evaluator.benchmarks.expvid.release import import_release, task_of_file
 
 __all__ = [
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
     "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "demo", "import_release", "jaccard",

@@ -7,6 +7,8 @@ from typing import Any
 
 from evaluator.benchmarks.hooks import Buckets, Path, count, scalars
 
+# the public Question fields its results are broken down by (`import --check` counts them)
+BREAKDOWN_FIELDS = ("level", "task", "discipline")
 PAIRED_REDUCER = "level_mean"  # overall is the mean of the levels present
 
 

@@ -33,9 +33,17 @@ Protocol choices where the paper or the release is ambiguous (About page):
   item was right before, W->R / R->W when their denominator is 0.
 """
 
-from evaluator.benchmarks.videommmu.buckets import GAIN, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_extra
+from evaluator.benchmarks.videommmu.buckets import (
+    BREAKDOWN_FIELDS,
+    GAIN,
+    PAIRED_REDUCER,
+    count_buckets,
+    paired_bucket_paths,
+    paired_extra,
+)
 from evaluator.benchmarks.videommmu.calls import build_calls
 from evaluator.benchmarks.videommmu.demo import _PHRASES, demo
+from evaluator.benchmarks.videommmu.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videommmu.metrics import score
 from evaluator.benchmarks.videommmu.records import (
     DISCIPLINES,
@@ -57,6 +65,7 @@ from evaluator.benchmarks.videommmu.records import (
 from evaluator.benchmarks.videommmu.release import import_release, repair_latex_escapes
 
 __all__ = [
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",
     "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "import_release", "labels_for",

@@ -9,6 +9,8 @@ from typing import Any
 
 from evaluator.benchmarks.hooks import Buckets, ExtraBucket, Path, count, keyed, scalars
 
+# the public Question fields its results are broken down by (`import --check` counts them)
+BREAKDOWN_FIELDS = ("track", "question_type", "discipline")
 PAIRED_REDUCER = "ratio"
 
 # The knowledge gain is measured on the adaptation items that have a question-only

@@ -16,9 +16,10 @@ Worker runs also ask every sub-question in its own call (`hidden_calls`), which 
 the per-hop F-scores of the paper's Tables 4 and 8.
 """
 
-from evaluator.benchmarks.videosimpleqa.buckets import PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
+from evaluator.benchmarks.videosimpleqa.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
 from evaluator.benchmarks.videosimpleqa.calls import build_calls, hidden_calls
 from evaluator.benchmarks.videosimpleqa.demo import demo
+from evaluator.benchmarks.videosimpleqa.display import DISPLAY_METRICS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videosimpleqa.metrics import Grades, expected_calibration_error, score
 from evaluator.benchmarks.videosimpleqa.records import (
     CATEGORY_FILE,
@@ -37,6 +38,7 @@ from evaluator.benchmarks.videosimpleqa.records import (
 from evaluator.benchmarks.videosimpleqa.release import import_release
 
 __all__ = [
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",
     "Question", "RELEASE_FILE", "TITLE", "build_calls", "call_id", "demo", "expected_calibration_error",

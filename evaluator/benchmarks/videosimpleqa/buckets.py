@@ -7,6 +7,8 @@ from typing import Any
 
 from evaluator.benchmarks.hooks import Buckets, Path, count, keyed
 
+# the public Question fields its results are broken down by (`import --check` counts them)
+BREAKDOWN_FIELDS = ("hops", "category")
 PAIRED_REDUCER = "f_score"  # F = 2c / (2N - n), from [correct, not attempted, items]
 
 

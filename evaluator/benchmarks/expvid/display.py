@@ -1,0 +1,11 @@
+"""What the site shows of ExpVid: its tab's metrics, "By level" columns and breakdown
+views, as data (evaluator/benchmarks/hooks.py; leaderboard/views/columns.py reads them)."""
+
+from evaluator.benchmarks.hooks import LevelColumn, View
+
+DISPLAY_METRICS = ("overall", "level1", "level2", "level3", "tool", "material", "quantity", "operation",
+                   "ordering", "generation", "verification", "prediction", "analysis", "discovery")
+METRIC_LABELS = {"level1": "Level 1", "level2": "Level 2", "level3": "Level 3"}
+LEVEL_COLUMNS = (LevelColumn("level1", "ExpVid L1", 10), LevelColumn("level2", "ExpVid L2", 10),
+                 LevelColumn("level3", "ExpVid L3", 10))
+VIEWS = (View("expvid-discipline", "domain", "ExpVid: disciplines", "by_discipline", "overall", order=10),)

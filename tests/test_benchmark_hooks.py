@@ -1,0 +1,119 @@
+"""A benchmark folder declares its own breakdown buckets, paired-statistics hooks and
+display tables (evaluator/benchmarks/hooks.py); the scoring and site code dispatch
+through the registry, with safe defaults for a benchmark that declares none."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from evaluator import benchmarks, paired
+from evaluator.baselines import predictions
+from evaluator.benchmarks import exact
+from evaluator.benchmarks.hooks import LevelColumn, View
+from evaluator.buckets import count_buckets
+from evaluator.judges import get_judge
+from evaluator.predictions import as_responses
+from evaluator.records import ScoringContext, ScoringOptions
+from leaderboard import disclosure
+from leaderboard.views.columns import display_tables
+
+
+def bare(name: str, **declared) -> types.SimpleNamespace:
+    """A benchmark package that declares only what every one must (ExAct's scorer)."""
+    return types.SimpleNamespace(NAME=name, TITLE=name.title(), score=exact.score, **declared)
+
+
+@pytest.fixture
+def exact_scored(demo_suite):
+    suite, key = demo_suite
+    calls = [c for c in suite.calls if c.benchmark == exact.NAME]
+    responses = as_responses(predictions("random", calls, seed=5))
+    ctx = ScoringContext(judge=get_judge("normalized-match"), options=ScoringOptions())
+    questions, answers = suite.questions[exact.NAME], key.answers[exact.NAME]
+    return suite, questions, answers, responses, ctx, exact.score(questions, answers, responses, ctx)
+
+
+def test_a_benchmark_without_hooks_has_no_buckets_and_a_ratio_overall(monkeypatch, exact_scored):
+    suite, questions, answers, responses, ctx, scored = exact_scored
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "bare", bare("bare"))
+    assert list(count_buckets("bare", scored.metrics, 10)) == []
+    assert disclosure.suppress_benchmark("bare", scored.metrics, 10) == scored.metrics  # nothing hidden
+    made = paired.collect_benchmark("bare", questions, answers, responses, ctx, scored, suite.id)
+    ours = paired.collect_benchmark(exact.NAME, questions, answers, responses, ctx, scored, suite.id)
+    assert [b.path for b in made] == [["overall"]] and len(ours) > 1  # ExAct's own buckets are its hooks'
+    assert made[0].reducer == "ratio" and made[0].videos == ours[0].videos and made[0].stats == ours[0].stats
+
+
+def test_a_wrong_reducer_is_named_with_the_folder_to_fix(monkeypatch, exact_scored):
+    suite, questions, answers, responses, ctx, scored = exact_scored
+    monkeypatch.setitem(paired.REDUCERS, "half", lambda sums: paired.REDUCERS["ratio"](sums) / 2)
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "bare", bare("bare", PAIRED_REDUCER="half"))
+    with pytest.raises(ValueError, match=r"PAIRED_REDUCER in evaluator/benchmarks/bare/"):
+        paired.collect_benchmark("bare", questions, answers, responses, ctx, scored, suite.id)
+
+
+def test_a_row_key_that_groups_otherwise_than_the_scorer_fails_loudly(monkeypatch, exact_scored):
+    suite, questions, answers, responses, ctx, scored = exact_scored
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "bare", bare("bare", paired_row_key=lambda q: "one"))
+    with pytest.raises(ValueError, match=r"bare overall: \d+ rows of per-video statistics for 1 videos"):
+        paired.collect_benchmark("bare", questions, answers, responses, ctx, scored, suite.id)
+
+
+def test_unknown_benchmarks_get_the_defaults_too():
+    assert list(count_buckets("not-a-benchmark", {"n_by_domain": {"x": 1}}, 10)) == []
+
+
+def test_display_tables_come_from_the_declarations_in_their_order():
+    registry = {
+        "one": bare("one", DISPLAY_METRICS=("overall", "a"), METRIC_LABELS={"a": "A!"},
+                    LEVEL_COLUMNS=(LevelColumn("a", "One A", 20),),
+                    VIEWS=(View("one-x", "hop", "One: x", "by_x", order=5),
+                           View("one-y", "domain", "One: y", "by_y", "f", "{}-y", order=30))),
+        "two": bare("two", LEVEL_COLUMNS=(LevelColumn("b", "Two B", 10),),
+                    VIEWS=(View("two-z", "domain", "Two: z", "by_z", order=30),)),
+        "three": bare("three"),
+    }
+    tables = display_tables(registry)
+    assert tables.metrics == {"one": ("overall", "a"), "two": ("overall",), "three": ("overall",)}
+    assert tables.labels["a"] == "A!" and tables.labels["overall"] == "Overall"
+    assert tables.levels == (("two.b", "Two B"), ("one.a", "One A"))
+    assert tables.domain_views == ("one-y", "two-z") and tables.hop_views == ("one-x",)  # ties: registry order
+    assert list(tables.breakdowns) == ["one-y", "two-z", "one-x"]
+    assert tables.breakdowns["one-y"].column == "one.by_y" and tables.breakdowns["one-y"].group_label == "{}-y"
+
+
+def test_a_copied_folders_view_keys_are_refused():
+    copy = bare("mybench", VIEWS=exact.VIEWS)
+    with pytest.raises(ValueError, match=r"benchmarks/mybench/display.py: view key 'exact-domain' is also exact's"):
+        display_tables({"exact": exact, "mybench": copy})
+    odd = bare("odd", VIEWS=(View("odd-x", "by-week", "Odd", "by_x"),))
+    with pytest.raises(ValueError, match=r"benchmarks/odd/display.py: .*tab 'by-week'; use one of domain, hop"):
+        display_tables({"odd": odd})
+
+
+def test_every_declared_view_and_level_is_a_metric_the_scorer_publishes(demo_suite):
+    """The registry's declarations name real keys of the demo suite's scores."""
+    from evaluator.scoring import score_responses
+
+    suite, key = demo_suite
+    calls = suite.calls + key.hidden_calls
+    scores, _ = score_responses(suite, key, as_responses(predictions("random", calls, seed=2)),
+                                get_judge("normalized-match"), ScoringOptions(), worker_run=True,
+                                bootstrap_samples=10)
+    tables = display_tables(benchmarks.BENCHMARKS)
+    for name, metrics in tables.metrics.items():
+        assert set(metrics) <= set(scores[name]), name
+    for column, _ in tables.levels:
+        name, metric = column.split(".")
+        assert metric in scores[name], column
+    for view in tables.breakdowns.values():
+        name, metric = view.column.split(".")
+        assert isinstance(scores[name].get(metric), dict), view.column
+
+
+def test_every_package_exports_what_it_lists():
+    for name, module in benchmarks.BENCHMARKS.items():
+        missing = [attr for attr in module.__all__ if not hasattr(module, attr)]
+        assert not missing, f"{name} lists {missing} in __all__ but does not import them"
