@@ -14,6 +14,10 @@ Every benchmark package provides the same names:
     hidden_calls(questions, answers, videos, budgets) -> list[Call]   (optional)
                                      calls only workers make (they would reveal answers)
     score(questions, answers, responses, ctx) -> BenchmarkScore
+
+and may declare the optional hooks of evaluator/benchmarks/hooks.py (its breakdown
+buckets, paired-statistics splits and site tables: buckets.py and display.py), read
+through this registry with defaults for what it leaves out.
 """
 
 from evaluator.benchmarks import causalstep, exact, expvid, videommmu, videosimpleqa
