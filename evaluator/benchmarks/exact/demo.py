@@ -17,8 +17,8 @@ def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
     """Synthetic items covering all 11 activities, 6 domains and both categories
     (2 per activity by default; `size` items for scale tests). Statements come from
     one stream of the secret, which of them is the coach's from another."""
-    texts = secret.rng("exact-demo:texts")
-    golds = secret.rng("exact-demo:golds")
+    texts = secret.rng(f"{NAME}-demo:texts")
+    golds = secret.rng(f"{NAME}-demo:golds")
     pairs = [(verb, part) for verb in _VERB for part in _BODY]
     per_activity = 2 if size is None else -(-size // len(_DEMO_ACTIVITIES))
     questions, answers, specs = [], [], {}
@@ -27,8 +27,8 @@ def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
             if size is not None and len(questions) >= size:
                 break
             n = len(questions)
-            item_id = f"exact-demo-{n:04d}"
-            video_id = f"exact-{n:05d}"
+            item_id = f"{NAME}-demo-{n:04d}"
+            video_id = f"{NAME}-{n:05d}"
             statements = [f"The participant {verb} the {part} during the {activity} drill."
                           for verb, part in texts.sample(pairs, 5)]
             truth = statements.pop(golds.randrange(5))

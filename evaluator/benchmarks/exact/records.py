@@ -82,13 +82,13 @@ def normalise_activity(text: str) -> str | None:
 
 
 def call_id(item: str) -> str:
-    return f"exact/{item}"
+    return f"{NAME}/{item}"
 
 
 def _item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth: str,
           distractors: list[str], secret: Secret, release_id: str | None = None) -> tuple[Question, Answer]:
     pool = [truth, *distractors]
-    order = secret.permutation(f"exact:{item_id}:order", len(pool))
+    order = secret.permutation(f"{NAME}:{item_id}:order", len(pool))
     options = [pool[i] for i in order]
     label = LABELS[order.index(0)]
     question = Question(item_id, video, activity, ACTIVITY_DOMAIN[activity], CATEGORIES[is_ge], task, options)

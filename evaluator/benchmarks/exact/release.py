@@ -26,14 +26,14 @@ def _unmapped_error(meta: Path, unmapped: dict[str, list]) -> ImportReleaseError
     return ImportReleaseError(
         f"{meta}: field 'domain': {len(unmapped)} value(s) name none of the 11 activities "
         f"({', '.join(ACTIVITY_DOMAIN)}):\n" + "\n".join(lines) +
-        "\nadd the spelling to ACTIVITY_ALIASES in evaluator/benchmarks/exact/records.py if it is one of them")
+        f"\nadd the spelling to ACTIVITY_ALIASES in evaluator/benchmarks/{NAME}/records.py if it is one of them")
 
 
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: metadata.jsonl (one object per item) and one .mp4 per item.
     Item and video ids are opaque (the release's name the Ego-Exo4D take and time)."""
     meta = _metadata_file(Path(root))
-    item_ids, video_ids = OpaqueIds(secret, "exact:item"), OpaqueIds(secret, "exact:video", "exact-")
+    item_ids, video_ids = OpaqueIds(secret, f"{NAME}:item"), OpaqueIds(secret, f"{NAME}:video", f"{NAME}-")
     questions, answers, files, unmapped, spellings = [], [], {}, {}, Counter()
     for n, rec in read_jsonl(meta):
         where = f"{meta}:{n}"
