@@ -117,3 +117,80 @@ def test_every_package_exports_what_it_lists():
     for name, module in benchmarks.BENCHMARKS.items():
         missing = [attr for attr in module.__all__ if not hasattr(module, attr)]
         assert not missing, f"{name} lists {missing} in __all__ but does not import them"
+
+
+def copied_benchmark(tmp_path, monkeypatch, name: str = "mybench"):
+    """README "Adding a benchmark", steps 1, 2 and 7 done for real: ExAct's folder copied,
+    its imports and NAME/TITLE renamed, the package registered (the one registry line)."""
+    import importlib.util
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from evaluator import prompts
+
+    # the copy lives beside links to the real folders, where prompts.py looks for prompts.toml
+    root = tmp_path / "benchmarks"
+    root.mkdir()
+    for real in Path(prompts.BENCHMARKS_DIR).iterdir():
+        if real.is_dir() and (real / "prompts.toml").exists():
+            (root / real.name).symlink_to(real)
+    monkeypatch.setattr(prompts, "BENCHMARKS_DIR", root)
+    prompts.templates.cache_clear()
+    folder = root / name
+    shutil.copytree(Path(exact.__file__).parent, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for source in folder.glob("*.py"):
+        text = source.read_text().replace("evaluator.benchmarks.exact", f"evaluator.benchmarks.{name}")
+        if source.name == "records.py":
+            text = text.replace('NAME = "exact"', f'NAME = "{name}"').replace('TITLE = "ExAct"', 'TITLE = "My bench"')
+        source.write_text(text)
+    package = f"evaluator.benchmarks.{name}"
+    assert package not in sys.modules
+    spec = importlib.util.spec_from_file_location(package, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module  # the test's `finally` removes it and its submodules
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(benchmarks.BENCHMARKS, name, module)
+    monkeypatch.setattr(benchmarks, "ORDER", list(benchmarks.BENCHMARKS))
+    return module
+
+
+def test_a_copied_folder_and_one_registry_line_make_a_working_benchmark(tmp_path, monkeypatch):
+    import sys
+
+    from evaluator import prompts
+
+    package = "evaluator.benchmarks.mybench"
+    try:
+        _check_copy(tmp_path, copied_benchmark(tmp_path, monkeypatch))
+    finally:
+        prompts.templates.cache_clear()  # nothing cached from the copy's folder
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+
+
+def _check_copy(tmp_path, mine) -> None:
+    from conftest import SECRET
+    from evaluator.demo import build_demo_suite
+    from evaluator.scoring import score_responses
+    from evaluator.suite import load_answers, load_suite
+
+    assert mine.NAME == "mybench" and mine.score is not exact.score
+    build_demo_suite(tmp_path / "demo", SECRET)
+    suite = load_suite(tmp_path / "demo" / "suite")
+    key = load_answers(tmp_path / "demo" / "answers", suite)
+    ids = {name: {c.id for c in suite.calls if c.benchmark == name} for name in ("exact", "mybench")}
+    assert ids["mybench"] and not ids["exact"] & ids["mybench"]  # its own call ids
+    assert not {q.video for q in suite.questions["exact"]} & {q.video for q in suite.questions["mybench"]}
+    collected: dict = {}
+    scores, _ = score_responses(suite, key, as_responses(predictions("random", suite.calls, seed=4)),
+                                get_judge("normalized-match"), ScoringOptions(), bootstrap_samples=10,
+                                paired=collected)
+    assert set(scores) >= {"exact", "mybench"} and set(scores["mybench"]) == set(scores["exact"])
+    assert [b.path for b in collected["mybench"]][:2] == [["overall"], ["good_execution"]]
+    assert disclosure.suppress_benchmark("mybench", scores["mybench"], 10).get("suppressed")  # its buckets
+    tables = display_tables(benchmarks.BENCHMARKS)
+    assert tables.metrics["mybench"] == exact.DISPLAY_METRICS
+    assert {"mybench-domain", "mybench-activity"} <= set(tables.domain_views)
+    assert tables.breakdowns["mybench-domain"].title == "My bench: domains"
