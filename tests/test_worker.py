@@ -595,3 +595,17 @@ def test_a_request_claimed_elsewhere_runs_under_its_claim(deployment, tmp_path):
         Worker(stores, make_settings(), worker_id="someone-else").run_claimed(request.id)
     ran = Worker(stores, make_settings(), worker_id="dispatch-1").run_claimed(request.id)
     assert ran.status == Status.FINISHED and ran.worker_id == "dispatch-1" and len(claims(ran)) == 1
+
+
+def test_a_job_whose_request_was_cancelled_before_it_started_leaves_quietly(deployment, home, tmp_path):
+    # a dispatcher's job can start after a maintainer cancelled its request: nothing to run, no
+    # traceback, exit 0 (the dispatcher records nothing against a request that is not its own)
+    stores, suite = deployment
+    request = submit(stores, make_settings(), suite, tmp_path, seed=1)
+    Queue(stores.requests).claim("dispatch-1", 600)
+    Queue(stores.requests).cancel(request.id)
+    done = subprocess.run([sys.executable, "-m", "evaluator.worker", "--request", request.id, "--worker-id",
+                           "dispatch-1"], cwd=ROOT, env=worker_env(home), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "nothing to run" in done.stderr and "CANCELLED" in done.stderr and "Traceback" not in done.stderr
+    assert Queue(stores.requests).get(request.id).status == Status.CANCELLED

@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 
+from submissions.errors import LeaseLost
 from submissions.requests import Status
 from worker.loop import Worker
 
@@ -49,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.request:
         if not args.worker_id:
             raise SystemExit("--request needs --worker-id: the worker the request was claimed for")
-        ended = worker.run_claimed(args.request)
+        try:
+            ended = worker.run_claimed(args.request)
+        except LeaseLost as e:  # cancelled or taken over before this job started: nothing to do
+            log.info("nothing to run: %s", e)
+            return 0
         log.info("request %s ended %s", ended.id, ended.status.value)
         return 0 if ended.status == Status.FINISHED else 1
     if args.once:
