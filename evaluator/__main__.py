@@ -81,16 +81,14 @@ def _cmd_publish_suite(args) -> None:
 
 def _cmd_template(args) -> None:
     from evaluator.records import to_dict
-    from evaluator.suite import load_suite
+    from evaluator.suite import load_suite, with_video_files
 
     suite = load_suite(args.suite)
     calls = [c for c in suite.calls if not args.benchmark or c.benchmark in args.benchmark]
+    files = {vid: meta.file for vid, meta in suite.videos.items()}
     with open(args.out, "w", encoding="utf-8") as f:
         for call in calls:
-            record = to_dict(call)
-            for plan in record["frames"]:
-                plan["file"] = suite.videos[plan["video"]].file  # path inside the suite folder
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+            f.write(json.dumps(with_video_files(to_dict(call), files), ensure_ascii=False) + "\n")
     print(f"wrote {len(calls)} calls of suite {suite.id} to {args.out}")
 
 

@@ -23,7 +23,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from evaluator import CODE_VERSION, benchmarks
 from evaluator.benchmarks.common import Secret
@@ -235,3 +235,12 @@ def load_answers(path: Path, suite: Suite) -> AnswerKey:
         answers[name] = [_record(module.Answer, r) for r in _read_jsonl(path / name / "answers.jsonl")]
     hidden = [Call.from_json(r) for r in _read_jsonl(path / "hidden_calls.jsonl")]
     return AnswerKey(path, suite.id, answers, hidden)
+
+
+def with_video_files(call: dict, files: Mapping[str, str]) -> dict:
+    """A call record (as in calls.jsonl) with each frame plan's video file, a path inside the
+    suite's public folder: what a submitter needs to find the frames (`template`, the site's
+    call-list download)."""
+    for plan in call["frames"]:
+        plan["file"] = files[plan["video"]]
+    return call

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 import gradio as gr
 import pandas as pd
@@ -306,10 +310,23 @@ def test_a_failing_view_keeps_the_page_alive(handlers, suite_id, monkeypatch):
     assert handlers.leaderboard(suite_id, "", *ALL_FILTERS, []) == gr.skip()
 
 
-def test_the_call_list_download_is_the_suites(handlers, stores, suite_id):
+def test_the_call_list_download_is_the_suites_with_its_video_files(handlers, stores, suite_id, home, tmp_path):
+    folder = home / "suite" / suite_id  # the local suite store's copy of the suite's public folder
+    assert (folder / "calls.jsonl").is_file()
     path = Path(handlers.calls_file())
     assert path.name == f"calls-{suite_id}.jsonl"
-    assert path.read_bytes() == stores.suite.read(f"{suite_id}/calls.jsonl").data
+    downloaded = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    published = [json.loads(line) for line in stores.suite.read(f"{suite_id}/calls.jsonl").data.decode().splitlines()]
+    assert [c["id"] for c in downloaded] == [c["id"] for c in published]
+    # every frame plan names a file that exists in the suite's public folder
+    plans = [plan for call in downloaded for plan in call["frames"]]
+    assert plans and all((folder / plan["file"]).is_file() for plan in plans)
+    # and the download is what `python -m evaluator template` writes
+    template = tmp_path / "template.jsonl"
+    done = subprocess.run([sys.executable, "-m", "evaluator", "template", "--suite", str(folder),
+                           "--out", str(template)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == template.read_bytes()
 
 
 def test_the_timer_reports_generation_and_queue_changes(handlers, source, tmp_path, calls):

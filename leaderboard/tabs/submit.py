@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
@@ -12,6 +13,7 @@ from typing import Any
 import gradio as gr
 
 from evaluator.errors import EvaluatorError
+from evaluator.suite import with_video_files
 from leaderboard import markup, views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
@@ -20,8 +22,8 @@ from submissions.submit import Identity, read_calls, remaining_quota, resolve_su
 
 log = logging.getLogger("leaderboard.ui")
 
-PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, the video and the frame times
-   to show).
+PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, and per video its file, a path
+   inside the suite's folder of the public suite dataset, and the frame times to show).
 2. Answer every call with your model and write one JSON line per call:
    `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
    (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
@@ -172,16 +174,25 @@ class SubmitHandlers(BaseHandlers):
     def calls_file(self) -> str:
         """The submission suite's call list as a local file for gr.DownloadButton."""
         suite_id = resolve_suite_id(self.stores, self.settings)
-        path = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / f"calls-{suite_id}.jsonl"
+        # "with-files": call lists written before each call named its video file are not reused
+        path = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / "with-files" / f"calls-{suite_id}.jsonl"
         if not path.exists():  # suite ids carry a content hash: an existing file is current
-            found = self.stores.suite.read(f"{suite_id}/calls.jsonl")
-            if found is None:
-                raise EvaluatorError(f"Suite {suite_id} has no call list (calls.jsonl) in the suite store.")
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.part")
-            partial.write_bytes(found.data)
+            partial.write_bytes(self._call_list_with_files(suite_id))
             partial.replace(path)
         return str(path)
+
+    def _call_list_with_files(self, suite_id: str) -> bytes:
+        """calls.jsonl with each frame plan's video file (as `python -m evaluator template` writes it)."""
+        found = {name: self.stores.suite.read(f"{suite_id}/{name}") for name in ("calls.jsonl", "videos.jsonl")}
+        for name, versioned in found.items():
+            if versioned is None:
+                raise EvaluatorError(f"Suite {suite_id} has no {name} in the suite store.")
+        files = {v["id"]: v["file"] for v in map(json.loads, found["videos.jsonl"].data.decode().splitlines()) if v}
+        lines = (line for line in found["calls.jsonl"].data.decode("utf-8").splitlines() if line.strip())
+        return "".join(json.dumps(with_video_files(json.loads(line), files), ensure_ascii=False) + "\n"
+                       for line in lines).encode("utf-8")
 
 
 def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.DownloadButton]:
