@@ -29,6 +29,7 @@ from site_server import (
     prepare_home,
     show_suite,
     tick,
+    wait_idle,
 )
 
 pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
@@ -148,6 +149,8 @@ def test_no_video_and_cost_columns_appear_when_chosen(page, site):
     for label in [rc.no_video_label(t) for t in ("CausalStep", "Video-MMMU", "Video SimpleQA")] + [
             "CausalStep", "Video-MMMU", "Video SimpleQA", views.PARAMS, views.FRAMES]:
         tick(page, "columns", label, False)
+    wait_headers(page, [*COST, rc.no_video_label("ExpVid")], absent=("CausalStep", views.FRAMES))
+    wait_idle(page)
     wait_headers(page, [*COST, rc.no_video_label("ExpVid")], absent=("CausalStep", views.FRAMES))
     folder = ARTIFACTS / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
