@@ -354,10 +354,3 @@ def tick(page, elem_id: str, label: str, on: bool) -> None:
 def search(page, text: str) -> None:
     page.locator("#search textarea").fill(text)
 
-
-def wait_idle(page, timeout_ms: int = WAIT_MS) -> None:
-    """Until no Gradio component shows its loading timer (an update still under way): a
-    screenshot taken then shows the page's settled state, not spinners."""
-    page.wait_for_function(
-        "() => ![...document.querySelectorAll('[data-testid=status-tracker] .progress-text')]"
-        ".some(e => e.offsetParent !== null)", timeout=timeout_ms)

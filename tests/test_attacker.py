@@ -61,12 +61,21 @@ def placebo(tmp_path_factory) -> Built:
     return Built(out / "suite", out / "answers")
 
 
-def key_leaves(built: Built) -> dict[str, Leaves]:
-    """Every answer value of a suite's key, by benchmark and (item, field)."""
+def key_records(built: Built) -> dict[str, list[dict]]:
     suite = load_suite(built.public)
-    key = load_answers(built.answers, suite)
-    return {name: {leaf: value for record in records for leaf, value in _leaves(to_dict(record))}
-            for name, records in key.answers.items()}
+    return {name: [to_dict(r) for r in records] for name, records in load_answers(built.answers, suite).answers.items()}
+
+
+def key_leaves(built: Built, ids_of: Built | None = None) -> dict[str, Leaves]:
+    """Every answer value of a suite's key, by benchmark and (item, field). With `ids_of`,
+    each record takes the id of the record at the same place in that suite's key: item ids
+    are opaque and keyed by each suite's secret, so a placebo's answers must be put under
+    the target's ids to be compared at all (item by item, same construction)."""
+    records = key_records(built)
+    if ids_of is not None:
+        others = key_records(ids_of)
+        records = {name: [{**r, "id": o.get("id")} for r, o in zip(rs, others[name])] for name, rs in records.items()}
+    return {name: {leaf: value for record in rs for leaf, value in _leaves(record)} for name, rs in records.items()}
 
 
 def _leaves(record: dict):
@@ -207,7 +216,7 @@ def excess(guesses: Leaves, target: Leaves, placebo: Leaves) -> tuple[int, int, 
 
 @pytest.fixture(scope="module")
 def keys(target, placebo):
-    return key_leaves(target), key_leaves(placebo)
+    return key_leaves(target), key_leaves(placebo, ids_of=target)
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
