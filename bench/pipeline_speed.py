@@ -101,8 +101,8 @@ def latency(tmp: Path, runs: int, poll: float) -> None:
         scheduler.shutdown()
 
     judge = get_judge(settings.judge)
-    options = ScoringOptions(settings.causalstep_restart, settings.causalstep_points,
-                             settings.grade_truncated_reasoning)
+    options = ScoringOptions.reading(settings.causalstep_reading,
+                                     grade_truncated_reasoning=settings.grade_truncated_reasoning)
     floor = []
     for path in files[:runs]:
         start = time.perf_counter()

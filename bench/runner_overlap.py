@@ -42,7 +42,6 @@ from evaluator.benchmarks.common import Secret  # noqa: E402
 from evaluator.demo import PAPER_SIZES  # noqa: E402
 from evaluator.runners.model import ModelRunner, RunnerSettings, available_cores  # noqa: E402
 from evaluator.suite import build_suite, load_answers  # noqa: E402
-from space_config.settings import FrameBudgets  # noqa: E402
 from submissions.requests import Request  # noqa: E402
 
 GOAL = 0.10
@@ -70,7 +69,7 @@ def build(folder: Path, scale: float):
     secret = Secret(b"bench/runner_overlap.py: a fixed secret")
     datasets = [module.demo(secret, size=max(1, round(PAPER_SIZES[name] * scale)))
                 for name, module in BENCHMARKS.items()]
-    suite = build_suite(folder, "overlap", f"x{scale:g}", datasets, FrameBudgets(), secret, write_videos=True)
+    suite = build_suite(folder, "overlap", f"x{scale:g}", datasets, None, secret, write_videos=True)
     return suite, load_answers(folder / "answers", suite)
 
 

@@ -34,7 +34,6 @@ def _cmd_import(args) -> None:
     from evaluator.benchmarks import BENCHMARKS
     from evaluator.benchmarks.common import Secret
     from evaluator.suite import build_suite, read_secret
-    from space_config.settings import FrameBudgets
 
     releases = {name: getattr(args, name) for name in BENCHMARKS if getattr(args, name)}
     if not releases:
@@ -46,7 +45,7 @@ def _cmd_import(args) -> None:
         _check_releases(releases, secret)
         return
     datasets = [BENCHMARKS[name].import_release(Path(path), secret) for name, path in releases.items()]
-    suite = build_suite(args.out, args.name, args.version, datasets, FrameBudgets(), secret)
+    suite = build_suite(args.out, args.name, args.version, datasets, None, secret)
     print(f"suite {suite.id}: public part in {args.out}/suite, answer key in {args.out}/answers")
 
 
@@ -118,9 +117,8 @@ def _cmd_score(args) -> None:
         from evaluator.judges import CachedJudge, JudgementCache
 
         judge = CachedJudge(judge, JudgementCache(args.judge_cache or settings.judge_cache))
-    options = ScoringOptions(causalstep_restart=args.causalstep_restart or settings.causalstep_restart,
-                             causalstep_points=args.causalstep_points or settings.causalstep_points,
-                             grade_truncated_reasoning=settings.grade_truncated_reasoning)
+    options = ScoringOptions.reading(args.causalstep_reading or settings.causalstep_reading,
+                                     grade_truncated_reasoning=settings.grade_truncated_reasoning)
     result = score_file(suite, key, Path(args.predictions), judge, options, settings.max_prediction_bytes,
                         worker_run=args.worker_run, bootstrap_samples=settings.bootstrap_samples)
     result.write(Path(args.out))
@@ -139,6 +137,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     _add_suite_commands(sub)  # demo-suite, import, publish-suite
     _add_prediction_commands(sub)  # template, baseline, score
+    _add_protocol_command(sub)  # protocol
 
     from submissions.cli import add_queue_commands
     from submissions.stores.deploy import add_commands as add_deploy_commands
@@ -198,11 +197,32 @@ def _add_prediction_commands(sub) -> None:
     s.add_argument("--judge", help="normalized-match (default) or llm:<model id or path>")
     s.add_argument("--judge-cache", type=Path, help="sqlite file caching LLM judgements "
                    "(default: $LEADERBOARD_HOME/private/judge-cache.sqlite)")
-    s.add_argument("--causalstep-restart", choices=["prose", "algo"])
-    s.add_argument("--causalstep-points", choices=["algo", "prose"])
+    s.add_argument("--causalstep-reading", choices=["prose", "algo"],
+                   help="CausalStep's restart and points rules, both from the paper's prose or both from its "
+                        "Algorithm 1 (default: LEADERBOARD_CAUSALSTEP_READING, else its protocol.toml's)")
     s.add_argument("--worker-run", action="store_true",
                    help="accept the hidden worker-only calls (Video SimpleQA sub-questions)")
     s.set_defaults(func=_cmd_score)
+
+
+def _add_protocol_command(sub) -> None:
+    from evaluator.benchmarks import ORDER
+
+    s = sub.add_parser("protocol", help="print each benchmark's reference protocol (its protocol.toml): frames, "
+                                        "resolution, prompt, generation, judge, scoring, and where ours differs")
+    s.add_argument("--benchmark", choices=ORDER, action="append", help="only this benchmark (repeatable)")
+    s.add_argument("--markdown", action="store_true", help="docs/protocol.md's tables instead of plain text")
+    s.set_defaults(func=_cmd_protocol)
+
+
+def _cmd_protocol(args) -> None:
+    from evaluator import reference, reference_text
+
+    names = args.benchmark or reference.names()
+    if args.markdown:
+        print(reference_text.markdown_tables(names))
+        return
+    print("\n\n".join(reference_text.text(name) for name in names))
 
 
 def _secret_from_argument(parser) -> None:

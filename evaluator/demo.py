@@ -18,7 +18,6 @@ import tempfile
 from evaluator.benchmarks import BENCHMARKS
 from evaluator.benchmarks.common import Secret
 from evaluator.suite import Suite, build_suite
-from space_config.settings import FrameBudgets
 
 # Paper sizes, for synthetic suites: each benchmark's PAPER_SIZE (in its demo's `size` units).
 PAPER_SIZES = {name: module.PAPER_SIZE for name, module in BENCHMARKS.items()}
@@ -31,7 +30,7 @@ _FINGERPRINT_SECRET = Secret(b"demo generator fingerprint, not a suite secret")
 def build_demo_suite(out: Path, secret: Secret | None = None) -> Suite:
     secret = secret or Secret.new()
     datasets = [module.demo(secret) for module in BENCHMARKS.values()]
-    return build_suite(Path(out), "demo", "v1", datasets, FrameBudgets(), secret, write_videos=True,
+    return build_suite(Path(out), "demo", "v1", datasets, None, secret, write_videos=True,
                        generator=demo_fingerprint())
 
 
@@ -42,7 +41,7 @@ def demo_fingerprint() -> str:
     comparing content that differs from secret to secret."""
     with tempfile.TemporaryDirectory() as tmp:
         datasets = [module.demo(_FINGERPRINT_SECRET) for module in BENCHMARKS.values()]
-        dry = build_suite(Path(tmp), "demo", "v1", datasets, FrameBudgets(), _FINGERPRINT_SECRET,
+        dry = build_suite(Path(tmp), "demo", "v1", datasets, None, _FINGERPRINT_SECRET,
                           write_videos=False)
     return dry.manifest["content_sha256"][:16]
 
@@ -52,5 +51,5 @@ def synthetic_suite(out: Path, secret: Secret | None = None, scale: float = 1.0)
     secret = secret or Secret.new()
     datasets = [module.demo(secret, size=max(1, round(PAPER_SIZES[name] * scale)))
                 for name, module in BENCHMARKS.items()]
-    return build_suite(Path(out), "synthetic", f"x{scale:g}", datasets, FrameBudgets(), secret,
+    return build_suite(Path(out), "synthetic", f"x{scale:g}", datasets, None, secret,
                        write_videos=False)

@@ -112,10 +112,35 @@ REDUCERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 
 def reducer(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """A reducer by name; "runs:<k>:<name>" is the mean of <name> over k runs whose
+    columns stand side by side (evaluator/runs.py: a benchmark's score over its runs)."""
+    if name.startswith("runs:"):
+        _, k, base = name.split(":", 2)
+        runs, one = int(k), reducer(base)
+
+        def mean_of_runs(sums: np.ndarray) -> np.ndarray:
+            width = sums.shape[1] // runs
+            return np.mean([one(sums[:, r * width:(r + 1) * width]) for r in range(runs)], axis=0)
+        return mean_of_runs
     try:
         return REDUCERS[name]
     except KeyError:
         raise ValueError(f"unknown reducer {name!r} in paired statistics (known: {', '.join(REDUCERS)})") from None
+
+
+def merge_runs(per_run: list[list[BucketStats]]) -> list[BucketStats]:
+    """One benchmark's statistics of several runs as one: per bucket, each run's columns
+    side by side on the same video rows, reduced by the mean over runs."""
+    if len(per_run) == 1:
+        return per_run[0]
+    merged = []
+    for first, *others in zip(*per_run):
+        if any(b.path != first.path or b.videos != first.videos for b in others):
+            raise ValueError(f"runs of {'/'.join(first.path)} cover different buckets or videos")
+        stats = np.concatenate([b.matrix() for b in (first, *others)], axis=1)
+        merged.append(first.model_copy(update={"reducer": f"runs:{len(per_run)}:{first.reducer}",
+                                               "stats": stats.tolist()}))
+    return merged
 
 
 # -- which rows are videos, and which questions make each bucket ----------------------------

@@ -7,6 +7,8 @@ JSON Lines, UTF-8, one object per call:
 `confidence` (0-100) is optional. CausalStep calls answered in context also carry
 `"context": "<label>"`: the option label of the model's own previous answer that
 was put into the prompt; such a call may appear once per distinct context.
+`"run": 2` (optional) marks an answer of a repeated run, where the call's benchmark
+protocol asks for several (Video SimpleQA: 3 runs); no `run` is run 1.
 
 Every problem is reported with its line number; the file is refused as a whole if
 any line is bad, so a submission is never scored on a silently partial file.
@@ -30,7 +32,7 @@ from evaluator.errors import PredictionFileError, Problem
 from evaluator.records import Call, Prediction, Responses
 
 MAX_PROBLEMS = 50
-FIELDS = ("id", "response", "confidence", "context")
+FIELDS = ("id", "response", "confidence", "context", "run")
 _FIELD_SET = frozenset(FIELDS)
 TEXT_FIELDS = ("id", "response", "context")
 # No valid field holds a long integer (confidence is 0-100); refusing long literals
@@ -129,6 +131,9 @@ def _check(record: object, calls: Mapping[str, Call]) -> tuple[Prediction | None
             return None, f"'confidence' must be a number from 0 to 100, not {type(confidence).__name__}"
         if not 0 <= confidence <= 100:
             return None, f"'confidence' must be from 0 to 100, not {_clip(str(confidence), 30)}"
+    run, problem = _run(record.get("run", 1), call)
+    if problem is not None:
+        return None, problem
     context = record.get("context")
     if call.context is None:
         if context is not None:
@@ -140,7 +145,27 @@ def _check(record: object, calls: Mapping[str, Call]) -> tuple[Prediction | None
         if context not in call.context.choices:
             return None, (f"'context' must be one of {', '.join(call.context.choices)}, "
                           f"not '{_clip(context, 20)}'")
-    return Prediction(call_id, response, float(confidence) if confidence is not None else None, context), None
+    return Prediction(call_id, response, float(confidence) if confidence is not None else None, context,
+                      run if run > 1 else None), None
+
+
+def _runs_of(benchmark: str) -> int:
+    from evaluator.reference import protocol
+
+    return protocol(benchmark).generation.runs
+
+
+def _run(value: object, call: Call) -> tuple[int, str | None]:
+    """A record's run number (1 when absent), or why it is not one."""
+    if value == 1 and not isinstance(value, bool):
+        return 1, None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 1, f"'run' must be a whole number, not {type(value).__name__}"
+    runs = _runs_of(call.benchmark)
+    if not 1 <= value <= runs:
+        allowed = "only run 1 (leave 'run' out)" if runs == 1 else f"runs 1 to {runs}"
+        return 1, f"'run' must be one of the protocol's runs: {call.benchmark} has {allowed}, not {value}"
+    return value, None
 
 
 def parse_predictions(data: bytes, calls: Mapping[str, Call], name: str = "predictions") -> Responses:
@@ -156,9 +181,8 @@ def parse_predictions(data: bytes, calls: Mapping[str, Call], name: str = "predi
                                                        f"offset {e.start}); save the file as UTF-8")]) from None
     if text.startswith("\ufeff"):
         text = text[1:]  # a BOM is harmless; editors add it
-    by_id: dict[str, Prediction] = {}
-    by_context: dict[tuple[str, str], Prediction] = {}
-    first_seen: dict[tuple[str, str | None], int] = {}
+    kept: list[Prediction] = []
+    first_seen: dict[tuple[str, str | None, int | None], int] = {}
     for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -170,24 +194,22 @@ def parse_predictions(data: bytes, calls: Mapping[str, Call], name: str = "predi
             if problem is not None:
                 problems.append(Problem(n, problem))
             else:
-                key = (pred.id, pred.context)
+                key = (pred.id, pred.context, pred.run)
                 if key in first_seen:
-                    what = f"id '{_clip(pred.id)}'" + (f" with context '{pred.context}'" if pred.context else "")
+                    what = (f"id '{_clip(pred.id)}'" + (f" with context '{pred.context}'" if pred.context else "")
+                            + (f" in run {pred.run}" if pred.run else ""))
                     problems.append(Problem(n, f"duplicate {what} (first on line {first_seen[key]})"))
                 else:
                     first_seen[key] = n
-                    if pred.context is None:
-                        by_id[pred.id] = pred
-                    else:
-                        by_context[key] = pred
+                    kept.append(pred)
         if len(problems) >= MAX_PROBLEMS:
             raise PredictionFileError(name, problems, truncated=True)
     if problems:
         raise PredictionFileError(name, problems)
-    if not by_id and not by_context:
+    if not kept:
         raise PredictionFileError(name, [Problem(0, "the file holds no predictions: expected one JSON object "
                                                     "per line")])
-    return Responses(by_id, by_context)
+    return as_responses(kept)
 
 
 def read_predictions(path: Path, calls: Mapping[str, Call], max_bytes: int) -> Responses:
@@ -209,15 +231,21 @@ def write_predictions(path: Path, predictions: list[Prediction]) -> None:
                 record["confidence"] = p.confidence
             if p.context is not None:
                 record["context"] = p.context
+            if p.run is not None:
+                record["run"] = p.run
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def as_responses(predictions: list[Prediction]) -> Responses:
-    """Responses from in-memory predictions (baselines, runners), no file round trip."""
-    by_id, by_context = {}, {}
+    """Responses from in-memory predictions (baselines, runners), no file round trip;
+    a repeated run's predictions (`run` 2, 3...) go to `runs`."""
+    by_run: dict[int, tuple[dict, dict]] = {}
     for p in predictions:
+        by_id, by_context = by_run.setdefault(p.run or 1, ({}, {}))
         if p.context is None:
             by_id[p.id] = p
         else:
             by_context[(p.id, p.context)] = p
-    return Responses(by_id, by_context)
+    first = Responses(*by_run.pop(1, ({}, {})))
+    first.runs = {run: Responses(*found) for run, found in sorted(by_run.items())}
+    return first

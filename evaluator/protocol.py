@@ -1,22 +1,25 @@
 """The protocol card: how a result's numbers were produced, recorded in every result.
 
     card = file_card(suite, judge, options, submission)                 # prediction files, baselines
-    card = model_card(suite, request, runner.name, runner.settings, judge, options)   # model-id runs
+    card = model_card(suite, request, runner.name, runner.settings, judge, options, counts)   # model-id runs
     result.protocol = card.model_dump()                                 # scoring.make_result does this
 
-A card records frames per benchmark and how they were sampled, a hash of the frame times
-and of the prompts the calls asked (per benchmark), a hash of every prompt template, the
-resolution, the frame decoder and its version, the backend and its version, the dtype,
-the generation settings, the judge and its pinned revision, the scoring options, the
-suite id and the code version; `hash` condenses the fields that change scores.
+A card records frames per budget key and how they were sampled (with the frame budgets
+a model-id run chose and why), a hash of the frame times and of the prompts the calls
+asked (per benchmark), a hash of every prompt template, the resolution, the frame decoder
+and its version, the backend and its version, the dtype, the generation settings per
+benchmark (temperature, token budget, runs) and the spread of repeated runs, the judge
+and its pinned revision, the scoring options, the suite id and the code version; `hash`
+condenses the fields that change scores.
 
-The suite's **reference protocol** (`reference_for`) is the suite's own call list (its
-frame times and prompts, as published) run with the maintainers' reference runner
-settings (REFERENCE_*: native frame size except the papers' own sizes, greedy decoding,
-the default token budget) and the default scoring options. `deviations` lists the
-fields of REFERENCE_FIELDS in which a card differs from it; the site ranks by default
-only rows without any. The judge is not one of them: rows are ranked only within a
-judge already (and the card names it).
+The **reference protocol** (`reference_for`) is what each benchmark's protocol.toml fixes
+(evaluator/reference.py): the suite's call list re-planned with the run's frame budgets
+when every one lies in its paper's range (budgets the paper lets each model choose are
+part of the protocol), each paper's resolution, each paper's generation (temperature,
+token budget, runs), and the scoring options the protocols name. `deviations` lists the
+fields of REFERENCE_FIELDS in which a card differs from it; the site ranks only rows
+without any and marks the others. The judge is not one of them: rows are ranked only
+within a judge already (and the card names it).
 
 A prediction file's card records what the server knows: the call list the submitter was
 given (its frame and prompt hashes), the judge, the scoring options, and what the
@@ -35,17 +38,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evaluator import CODE_VERSION, prompts
+from evaluator import CODE_VERSION, prompts, reference
 from evaluator.records import Call, ScoringOptions
 
-PROTOCOL_SCHEMA_VERSION = 1
+PROTOCOL_SCHEMA_VERSION = 2  # 2: frame budgets, per-benchmark generation, runs
 
-# The maintainers' reference runner settings (equal to the worker's defaults).
-REFERENCE_RESIZE = "native size"
-REFERENCE_SQUARE = {"expvid": 224}  # the papers' own sizes (evaluator.runners.model.BENCHMARK_SQUARE)
-REFERENCE_DECODING = "greedy"
-REFERENCE_MAX_NEW_TOKENS = 1024  # runners.model.DEFAULT_MAX_NEW_TOKENS
-REFERENCE_MAX_NEW_TOKENS_THINKING = 4096  # runners.model.DEFAULT_MAX_NEW_TOKENS_THINKING
+REFERENCE_RESIZE = "native size"  # the runner-wide resize of the reference (before each paper's own size)
 
 # Fields compared with the suite's reference protocol: each changes scores.
 REFERENCE_FIELDS = ("frames", "prompts", "resolution", "generation", "scoring")
@@ -66,6 +64,8 @@ class ProtocolCard(BaseModel):
     suite_id: str
     code_version: str
     frames: dict[str, int]  # frames per call, per frame-budget key of the suite
+    # the budgets a model's author may choose (evaluator/reference.py): key -> frames, why, the paper's range
+    frame_budgets: dict[str, dict[str, Any]] = Field(default_factory=dict)
     frame_sampling: str
     frame_times_sha256: dict[str, str]  # per benchmark: the frame times of its calls, as asked
     prompts_sha256: dict[str, str]  # per benchmark: the prompt texts of its calls, as asked
@@ -75,7 +75,9 @@ class ProtocolCard(BaseModel):
     backend: str | None = None
     backend_version: str | None = None
     dtype: str | None = None
-    generation: dict[str, Any] | None = None  # decoding, max_new_tokens, thinking, enable_thinking
+    # thinking, enable_thinking, and per benchmark {"temperature", "max_new_tokens", "runs"}
+    generation: dict[str, Any] | None = None
+    runs: dict[str, dict[str, Any]] = Field(default_factory=dict)  # repeated runs: each run's overall, spread
     judge: dict[str, str | None]  # id, kind, revision
     scoring: dict[str, Any]  # ScoringOptions
     declared: dict[str, str] = Field(default_factory=dict)  # stated by the submitter, not verified
@@ -134,11 +136,14 @@ def _package_version(name: str) -> str | None:
 
 # -- building cards ---------------------------------------------------------------------
 
-def resolution_text(resize: str, squares: dict[str, str] | dict[str, int]) -> str:
-    """"native size; expvid: square 224x224": the runner-wide policy, then each paper's own size."""
-    parts = [resize] + [f"{name}: {v if isinstance(v, str) else f'square {v}x{v}'}"
-                        for name, v in sorted(squares.items())]
-    return "; ".join(parts)
+def resolution_text(resize: str, sizes: dict[str, str]) -> str:
+    """"native size; exact: 796x448; expvid: 224x224": the runner-wide policy, then each
+    paper's own size (benchmarks whose paper fixes none are not listed)."""
+    return "; ".join([resize] + [f"{name}: {v}" for name, v in sorted(sizes.items()) if v != "native size"])
+
+
+def _benchmarks(suite) -> list[str]:
+    return list(suite.manifest.get("benchmarks", {}))
 
 
 def _common(suite, calls: list[Call], judge, options: ScoringOptions) -> dict[str, Any]:
@@ -148,9 +153,9 @@ def _common(suite, calls: list[Call], judge, options: ScoringOptions) -> dict[st
         "code_version": CODE_VERSION,
         "frame_times_sha256": frame_times_hashes(calls),
         "prompts_sha256": prompt_hashes(calls),
-        "prompt_templates": template_hashes(list(suite.manifest.get("benchmarks", {})), judged["kind"]),
+        "prompt_templates": template_hashes(_benchmarks(suite), judged["kind"]),
         "judge": judged,
-        "scoring": asdict(options),
+        "scoring": asdict(reference.resolve_options(options)),
     }
 
 
@@ -171,32 +176,53 @@ def file_card(suite, judge, options: ScoringOptions, submission: dict) -> Protoc
     return finish(card, suite)
 
 
-def model_card(suite, request, runner_name: str, settings: dict, judge, options: ScoringOptions) -> ProtocolCard:
-    """The card of a model-id run, from the runner's recorded settings (runners/model.py)
-    and the calls as it asked them (re-planned when the request set a frame count)."""
-    from evaluator.runners.model import replan_calls
+def budget_notes(suite, request) -> dict[str, dict[str, Any]]:
+    """The choosable frame budgets of a model-id run: frames, why, and the paper's range."""
+    from evaluator.runners.reference_run import frames_asked
 
-    asked, _ = replan_calls(list(suite.calls), [], suite.videos, request.frames)
+    asked = frames_asked(suite, request)
+    notes = dict(getattr(request, "frame_budget_notes", None) or {})
+    rules = reference.frame_rules(_benchmarks(suite))
+    return {key: {"frames": asked.get(key, rule.reference), "range": rule.range_text(),
+                  "why": notes.get(key) or ("the paper's default" if asked.get(key) == rule.reference
+                                            else "chosen for this run")}
+            for key, rule in rules.items() if rule.budget}
+
+
+def model_card(suite, request, runner_name: str, settings: dict, judge, options: ScoringOptions,
+               counts: dict | None = None) -> ProtocolCard:
+    """The card of a model-id run, from the runner's recorded settings (runners/model.py),
+    the calls as it asked them (re-planned where its frame budgets differ from the
+    suite's) and, for repeated runs, the spread of their overalls (from `counts`)."""
+    from evaluator.runners.model import calls_asked
+
+    asked, _ = calls_asked(suite, request)
     backend = dict(settings.get("backend") or {})
     kind = backend.get("backend") or runner_name
     decoder = (settings.get("frame_decoder") or {}).get("decoder")
     budgets = settings.get("frame_budgets") or suite.manifest.get("frame_budgets", {})
-    sampling = UNIFORM_SAMPLING if not request.frames else (
-        f"re-planned: {request.frames} uniform frames per call over the same span (per segment for CausalStep), "
-        f"first and last frame included; Video-MMMU's question-only call keeps its one frame")
+    legacy = getattr(request, "frames", None)
+    sampling = UNIFORM_SAMPLING if not legacy else (
+        f"re-planned: {legacy} uniform frames per call over the same span (per segment for CausalStep), "
+        f"first and last frame included; one-frame calls (Video-MMMU's question-only picture) keep theirs")
+    generation = settings.get("generation") or {}
     card = ProtocolCard(
         source="model-run",
         verified=True,
         frames={k: int(v) for k, v in budgets.items()},
+        frame_budgets=budget_notes(suite, request),
         frame_sampling=sampling,
         resolution=resolution_text(str(settings.get("resize") or REFERENCE_RESIZE),
-                                   settings.get("benchmark_resize") or {}),
+                                   {name: str(g.get("resolution", "native size")) for name, g in generation.items()}),
         decoder=decoder.split(":")[0] if decoder else None,
         backend=kind,
         backend_version=_package_version(kind) if kind in ("transformers", "vllm") else None,
         dtype=settings.get("dtype"),
-        generation={"decoding": settings.get("decoding"), "max_new_tokens": settings.get("max_new_tokens"),
-                    "thinking": bool(settings.get("thinking")), "enable_thinking": settings.get("enable_thinking")},
+        generation={"thinking": bool(settings.get("thinking")), "enable_thinking": settings.get("enable_thinking"),
+                    "benchmarks": {name: {k: g.get(k) for k in ("temperature", "max_new_tokens", "runs")}
+                                   for name, g in generation.items()}},
+        runs={name: {k: c[k] for k in ("runs", "overall_per_run", "sd", "range") if k in c}
+              for name, c in (counts or {}).items() if c.get("runs")},
         **_common(suite, asked, judge, options),
     )
     return finish(card, suite)
@@ -204,15 +230,29 @@ def model_card(suite, request, runner_name: str, settings: dict, judge, options:
 
 # -- the reference and the comparison ------------------------------------------------------
 
-def reference_for(suite, thinking: bool = False) -> dict[str, Any]:
-    """The suite's reference protocol, in the terms of REFERENCE_FIELDS."""
+def _budgets_allowed(suite, frames: dict[str, int]) -> bool:
+    rules = reference.frame_rules(_benchmarks(suite))
+    built = {k: int(v) for k, v in suite.manifest.get("frame_budgets", {}).items()}
+    return all(rules[k].allows(n) if k in rules else n == built.get(k) for k, n in frames.items())
+
+
+def reference_for(suite, thinking: bool = False, frames: dict[str, int] | None = None) -> dict[str, Any]:
+    """The suite's reference protocol, in the terms of REFERENCE_FIELDS. `frames`: the
+    run's frames per budget key; where all lie in their papers' ranges, the reference call
+    list is the suite's re-planned with them (a budget the paper lets each model choose)."""
+    calls = list(suite.calls)
+    built = {k: int(v) for k, v in suite.manifest.get("frame_budgets", {}).items()}
+    if frames and frames != built and _budgets_allowed(suite, frames):
+        from evaluator.runners.reference_run import replan_calls
+
+        calls, _ = replan_calls(calls, [], suite.videos, {**built, **frames}, built)
+    names = _benchmarks(suite)
     return {
-        "frame_times_sha256": frame_times_hashes(suite.calls),
-        "prompts_sha256": prompt_hashes(suite.calls),
-        "resolution": resolution_text(REFERENCE_RESIZE, REFERENCE_SQUARE),
-        "generation": {"decoding": REFERENCE_DECODING,
-                       "max_new_tokens": REFERENCE_MAX_NEW_TOKENS_THINKING if thinking else REFERENCE_MAX_NEW_TOKENS},
-        "scoring": asdict(ScoringOptions()),
+        "frame_times_sha256": frame_times_hashes(calls),
+        "prompts_sha256": prompt_hashes(calls),
+        "resolution": resolution_text(REFERENCE_RESIZE, {n: reference.protocol(n).resolution.text() for n in names}),
+        "generation": {n: reference.protocol(n).generation.settings(thinking) for n in names},
+        "scoring": asdict(reference.resolve_options()),
     }
 
 
@@ -220,23 +260,25 @@ def _declared_frames_differ(card: ProtocolCard) -> bool:
     stated = card.declared.get("frames")
     if stated is None:
         return False
-    budgets = {v for k, v in card.frames.items() if k != "videommmu_question_only"}
+    budgets = {v for v in card.frames.values() if v != 1}
     return budgets != {int(stated)} if stated.isdigit() else True
 
 
-def deviations(card: ProtocolCard, reference: dict[str, Any]) -> list[str]:
-    """The REFERENCE_FIELDS in which `card` differs from `reference`. A field the card
+def deviations(card: ProtocolCard, reference_: dict[str, Any]) -> list[str]:
+    """The REFERENCE_FIELDS in which `card` differs from `reference_`. A field the card
     does not state (None: a prediction file's runner) is not counted as differing."""
     out = []
-    if card.frame_times_sha256 != reference["frame_times_sha256"] or _declared_frames_differ(card):
+    if card.frame_times_sha256 != reference_["frame_times_sha256"] or _declared_frames_differ(card):
         out.append("frames")
-    if card.prompts_sha256 != reference["prompts_sha256"]:
+    if card.prompts_sha256 != reference_["prompts_sha256"]:
         out.append("prompts")
-    if card.resolution is not None and card.resolution != reference["resolution"]:
+    if card.resolution is not None and card.resolution != reference_["resolution"]:
         out.append("resolution")
-    if card.generation is not None and any(card.generation.get(k) != v for k, v in reference["generation"].items()):
-        out.append("generation")
-    if card.scoring != reference["scoring"]:
+    if card.generation is not None:
+        given = card.generation.get("benchmarks") or {}
+        if any(given.get(name) != wanted for name, wanted in reference_["generation"].items()):
+            out.append("generation")
+    if card.scoring != reference_["scoring"]:
         out.append("scoring")
     return out
 
@@ -246,7 +288,7 @@ HASH_FIELDS = ("suite_id", "frame_times_sha256", "prompts_sha256", "resolution",
 
 def protocol_hash(card: ProtocolCard) -> str:
     """Equal for two cards whose score-changing fields are equal (the judge aside)."""
-    generation = {k: (card.generation or {}).get(k) for k in ("decoding", "max_new_tokens", "thinking")} \
+    generation = {k: (card.generation or {}).get(k) for k in ("thinking", "benchmarks")} \
         if card.generation is not None else None
     fields = {name: getattr(card, name) for name in HASH_FIELDS} | {"generation": generation}
     return _sha(fields)
@@ -255,10 +297,11 @@ def protocol_hash(card: ProtocolCard) -> str:
 def finish(card: ProtocolCard, suite) -> ProtocolCard:
     """The card with its hash and its deviations from the suite's reference."""
     thinking = bool((card.generation or {}).get("thinking")) or card.declared.get("thinking") == "true"
-    card.deviations = deviations(card, reference_for(suite, thinking))
+    card.deviations = deviations(card, reference_for(suite, thinking, card.frames if card.verified else None))
     card.hash = protocol_hash(card)
     return card
 
 
 __all__ = ["HASH_FIELDS", "INFORMATIVE_FIELDS", "PROTOCOL_SCHEMA_VERSION", "ProtocolCard", "REFERENCE_FIELDS",
-           "deviations", "file_card", "frame_times_hashes", "model_card", "prompt_hashes", "reference_for"]
+           "budget_notes", "deviations", "file_card", "frame_times_hashes", "model_card", "prompt_hashes",
+           "reference_for"]

@@ -9,8 +9,8 @@ The file is a prediction file (design §6), one JSON record per line:
     {"id": "<call id>", "response": "<raw model output>", "confidence": 87, "context": "B"}
 
 `confidence` when the model gave one, `context` for CausalStep calls answered in context
-(the label of the model's own previous answer), so the file can be submitted again as a
-prediction file. What it never holds: anything derived from the answer key (no
+(the label of the model's own previous answer), `run` for a repeated run's answers
+(Video SimpleQA's runs 2 and 3), so the file can be submitted again as a prediction file. What it never holds: anything derived from the answer key (no
 right/wrong, no extracted answer, no score), and no worker-only call (Video SimpleQA's
 sub-questions name earlier hops' answers; their outputs could repeat them).
 """
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from evaluator.records import Call, Prediction
 
 FOLDER = "outputs"
-FIELDS = ("id", "response", "confidence", "context")  # the prediction-file fields: nothing else
+FIELDS = ("id", "response", "confidence", "context", "run")  # the prediction-file fields: nothing else
 
 
 def outputs_path(submission_id: str) -> str:
@@ -40,9 +40,9 @@ def encode(predictions: Iterable[Prediction], public_calls: Mapping[str, Call]) 
     """The raw outputs of the public calls, in the call list's order (then by context);
     predictions for any other call (the answer key's hidden calls) are left out."""
     order = {call_id: i for i, call_id in enumerate(public_calls)}
-    kept = sorted((p for p in predictions if p.id in order), key=lambda p: (order[p.id], p.context or ""))
+    kept = sorted((p for p in predictions if p.id in order), key=lambda p: (p.run or 1, order[p.id], p.context or ""))
     return b"".join(_line({"id": p.id, "response": p.response, "confidence": p.confidence,
-                           "context": p.context}) for p in kept)
+                           "context": p.context, "run": p.run}) for p in kept)
 
 
 def public_only(data: bytes, public_calls: Mapping[str, Call]) -> bytes:

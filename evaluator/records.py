@@ -119,6 +119,7 @@ class Prediction:
     response: str
     confidence: float | None = None
     context: str | None = None  # for calls with a Context: the label of the previous answer used
+    run: int | None = None  # a repeated run's number (2, 3...) where a protocol asks for several; None: run 1
 
 
 @dataclass
@@ -143,10 +144,13 @@ class BenchmarkData:
 
 @dataclass
 class Responses:
-    """Predictions of one submission, looked up by call id (and context label)."""
+    """Predictions of one submission, looked up by call id (and context label).
+    `runs`: the predictions of its repeated runs (2, 3...), where a benchmark's protocol
+    asks for several; each is scored like the first (evaluator/runs.py combines them)."""
 
     by_id: dict[str, Prediction]
     by_context: dict[tuple[str, str], Prediction] = field(default_factory=dict)
+    runs: dict[int, Responses] = field(default_factory=dict)
 
     def get(self, call_id: str) -> Prediction | None:
         return self.by_id.get(call_id)
@@ -202,19 +206,28 @@ def pct(numerator: float, denominator: float) -> float | None:
 
 @dataclass(frozen=True)
 class ScoringOptions:
-    """Protocol choices that change scores; recorded in every result."""
+    """Protocol choices that change scores; recorded in every result.
 
-    causalstep_restart: str = "prose"
-    causalstep_points: str = "algo"
+    CausalStep's restart and points rules are one reading of its paper ("prose" or
+    "algo", both fields alike); None: the reading its protocol.toml names, filled in by
+    evaluator.reference.resolve_options before anything is scored or recorded."""
+
+    causalstep_restart: str | None = None
+    causalstep_points: str | None = None
     # Read a reasoning trace cut off before its final answer (an unclosed <think>) as
     # the answer; off: such a response has no final answer and is unparseable.
     grade_truncated_reasoning: bool = False
 
     def __post_init__(self) -> None:
-        if self.causalstep_restart not in ("prose", "algo"):
+        if self.causalstep_restart not in (None, "prose", "algo"):
             raise ValueError(f"causalstep_restart must be 'prose' or 'algo', not {self.causalstep_restart!r}")
-        if self.causalstep_points not in ("prose", "algo"):
+        if self.causalstep_points not in (None, "prose", "algo"):
             raise ValueError(f"causalstep_points must be 'prose' or 'algo', not {self.causalstep_points!r}")
+
+    @classmethod
+    def reading(cls, causalstep: str | None, **others: Any) -> ScoringOptions:
+        """Options with CausalStep's restart and points both from one reading (None: the protocol's)."""
+        return cls(causalstep_restart=causalstep, causalstep_points=causalstep, **others)
 
 
 @dataclass

@@ -24,8 +24,10 @@ from evaluator import CODE_VERSION, benchmarks, bootstrap
 from evaluator.answers import read_cut_off_reasoning, reasoning_cut_off
 from evaluator.predictions import read_predictions
 from evaluator.protocol import ProtocolCard, file_card
-from evaluator.records import Prediction, Responses, ScoringContext, ScoringOptions
+from evaluator.records import BenchmarkScore, Prediction, Responses, ScoringContext, ScoringOptions
+from evaluator.reference import resolve_options
 from evaluator.result import Result
+from evaluator.runs import combine, spread
 from evaluator.suite import AnswerKey, Suite
 
 
@@ -55,7 +57,8 @@ def reading_cut_off_reasoning(responses: Responses) -> Responses:
         text = read_cut_off_reasoning(p.response)
         return p if text is p.response else replace(p, response=text)
     return Responses({k: read(p) for k, p in responses.by_id.items()},
-                     {k: read(p) for k, p in responses.by_context.items()})
+                     {k: read(p) for k, p in responses.by_context.items()},
+                     {run: reading_cut_off_reasoning(r) for run, r in responses.runs.items()})
 
 
 def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
@@ -70,37 +73,49 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
 
     `on_benchmark(name, counts)` is called after each benchmark (the worker records
     progress there, and may raise to stop the job)."""
-    ctx = ScoringContext(judge=judge, options=options or ScoringOptions(), worker_run=worker_run)
+    ctx = ScoringContext(judge=judge, options=resolve_options(options), worker_run=worker_run)
     bench_of = benchmark_of_calls(suite, key)
-    answered = answered_per_benchmark(bench_of, responses)
-    cut_off = without_final_answer(bench_of, responses)
+    runs = [responses, *responses.runs.values()]  # a benchmark scores every run it was answered in
+    answered = [answered_per_benchmark(bench_of, r) for r in runs]
+    cut_off = [without_final_answer(bench_of, r) for r in runs]
     if ctx.options.grade_truncated_reasoning:
-        responses = reading_cut_off_reasoning(responses)
+        runs = [reading_cut_off_reasoning(r) for r in runs]
     calls_per_benchmark = Counter(c.benchmark for c in suite.calls)
     scores: dict[str, dict[str, Any]] = {}
     counts: dict[str, dict[str, Any]] = {}
     for name in suite.manifest["benchmarks"]:
-        if not answered[name]:
+        if not answered[0][name]:
             counts[name] = {"calls": calls_per_benchmark[name], "answered": 0, "attempted": False}
-            if on_benchmark is not None:
-                on_benchmark(name, counts[name])
-            continue
-        module = benchmarks.get(name)
-        result = module.score(suite.questions[name], key.answers[name], responses, ctx)
-        metrics = dict(result.metrics)
-        metrics["overall_ci95"] = bootstrap.interval(result.video_stats, result.overall_from,
-                                                     samples=bootstrap_samples, seed=seed)
-        scores[name] = metrics
-        if paired is not None:
-            from evaluator.paired import collect_benchmark
-
-            paired[name] = collect_benchmark(name, suite.questions[name], key.answers[name], responses, ctx,
-                                             result, suite.id)
-        counts[name] = {"calls": calls_per_benchmark[name], "answered": answered[name],
-                        "attempted": True, **result.counts, "no_final_answer": cut_off[name]}
+        else:
+            mine = [i for i, a in enumerate(answered) if a[name]]
+            result = _scored(name, suite, key, [runs[i] for i in mine], ctx, paired)
+            metrics = dict(result.metrics)
+            metrics["overall_ci95"] = bootstrap.interval(result.video_stats, result.overall_from,
+                                                         samples=bootstrap_samples, seed=seed)
+            scores[name] = metrics
+            # counts cover every run: calls made, answered, unreadable... (`runs`: how many)
+            counts[name] = {"calls": calls_per_benchmark[name] * len(mine),
+                            "answered": sum(answered[i][name] for i in mine), "attempted": True,
+                            **result.counts, "no_final_answer": sum(cut_off[i][name] for i in mine),
+                            **(spread(result) or {})}
         if on_benchmark is not None:
             on_benchmark(name, counts[name])
     return scores, counts
+
+
+def _scored(name: str, suite: Suite, key: AnswerKey, runs: list[Responses], ctx: ScoringContext,
+            paired: dict | None) -> BenchmarkScore:
+    """One benchmark scored on each of its runs, combined (evaluator/runs.py); its
+    per-video statistics for comparisons into `paired` when given."""
+    module = benchmarks.get(name)
+    questions, answers = suite.questions[name], key.answers[name]
+    each = [module.score(questions, answers, r, ctx) for r in runs]
+    if paired is not None:
+        from evaluator.paired import collect_benchmark, merge_runs
+
+        paired[name] = merge_runs([collect_benchmark(name, questions, answers, r, ctx, s, suite.id)
+                                   for r, s in zip(runs, each)])
+    return combine(each)
 
 
 def headlines(scores: dict) -> dict:
@@ -121,7 +136,7 @@ def make_result(suite: Suite, scores: dict, counts: dict, judge, options: Scorin
         suite_id=suite.id,
         judge={"id": judge.judge_id, "kind": judge.kind},
         runner=runner or {"name": "predictions-file"},
-        options=asdict(options),
+        options=asdict(resolve_options(options)),
         protocol=protocol or file_card(suite, judge, options, submission),
         code_version=CODE_VERSION,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
@@ -117,11 +117,16 @@ def _materialise_videos(data: BenchmarkData, video_dir: Path, write_files: bool)
     return metas
 
 
-def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData], budgets, secret: Secret,
-                write_videos: bool = True, generator: str | None = None) -> Suite:
+def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData], budgets: dict[str, int] | None,
+                secret: Secret, write_videos: bool = True, generator: str | None = None) -> Suite:
     """Write a suite's public folder and answer key under `out`; returns the loaded suite.
-    `secret` (what the datasets' arrangements were drawn from) goes into the answer key
-    only; `generator` fingerprints the demo generator that made the suite, if one did."""
+    `budgets`: frames per call by frame-budget key (None: each benchmark's protocol
+    reference, evaluator.reference.default_budgets). `secret` (what the datasets'
+    arrangements were drawn from) goes into the answer key only; `generator`
+    fingerprints the demo generator that made the suite, if one did."""
+    from evaluator.reference import default_budgets
+
+    budgets = default_budgets() if budgets is None else dict(budgets)
     out = Path(out)
     public, private = out / SUITE_DIR, out / ANSWERS_DIR
     for folder in (public, private):
@@ -160,7 +165,7 @@ def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData
         "version": version,
         "content_sha256": digest,
         "benchmarks": counts,
-        "frame_budgets": asdict(budgets),
+        "frame_budgets": budgets,
         "videos_included": write_videos,
         "code_version": CODE_VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -149,19 +149,20 @@ def compare_bucket(a: BucketStats, b: BucketStats, samples: int, seed: int,
     in a resample comes from the drawn videos that have items in it. Default: the
     bucket's own videos."""
     stats = _aligned(a, b)
-    if stats is None or a.reducer != b.reducer:
+    # the same metric, whether made of one run or the mean of several ("runs:3:f_score")
+    if stats is None or a.reducer.rsplit(":", 1)[-1] != b.reducer.rsplit(":", 1)[-1]:
         return {NOTE: "the two results were scored on different items"}
     where = {v: i for i, v in enumerate(drawn if drawn is not None else a.videos)}
     if any(v not in where for v in a.videos):
         return {NOTE: "the two results were scored on different items"}
     rows = np.fromiter((where[v] for v in a.videos), dtype=np.int64, count=len(a.videos))
-    fn = reducer(a.reducer)
-    score_a, score_b = (float(fn(m.sum(0)[None])[0]) for m in stats)
+    fn_a, fn_b = reducer(a.reducer), reducer(b.reducer)
+    score_a, score_b = (float(fn(m.sum(0)[None])[0]) for fn, m in zip((fn_a, fn_b), stats))
     out: dict[str, Any] = {SCORE_A: _rounded(score_a), SCORE_B: _rounded(score_b),
                            DIFF: _rounded(score_a - score_b)}
     if len(a.videos) < 2:  # every resample is that one video again: no spread to measure
         return out | {NOTE: "one video only: no interval"}
-    bounds = bootstrap.paired_difference(stats[0], fn, stats[1], fn, samples=samples, seed=seed,
+    bounds = bootstrap.paired_difference(stats[0], fn_a, stats[1], fn_b, samples=samples, seed=seed,
                                          videos=len(where), rows=rows)
     if bounds is None or not (np.isfinite(score_a) and np.isfinite(score_b)):
         return out | {NOTE: "no interval: the score is undefined in every resample"}

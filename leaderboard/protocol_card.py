@@ -13,8 +13,9 @@ A row's status:
     differs     some score-changing field differs from the reference (which ones: the card)
     unknown     a result written before results carried a card
     paper       a paper-reported number, made with that paper's own protocol
-The default ranking keeps DEFAULT_STATUSES; `differs` and `unknown` rows are shown by
-the protocol filter, marked, and never ranked.
+Only RANKED_STATUSES rows are ranked. Every row is shown by default: `differs` and
+`unknown` rows are marked (the Protocol column) and never ranked; the protocol filter can
+keep only DEFAULT_STATUSES.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ DEFAULT_STATUSES = (REFERENCE, DECLARED, PAPER)
 RANKED_STATUSES = (REFERENCE, DECLARED)
 
 # What the filter offers (label, value); the value is what views.Filters.protocols takes.
+# The default shows every row: off-protocol rows are marked and unranked, never hidden.
 REFERENCE_ONLY, ALL_PROTOCOLS = "reference", "all"
-FILTER_CHOICES = [("Reference protocol only", REFERENCE_ONLY), ("All protocols (others marked)", ALL_PROTOCOLS)]
+FILTER_CHOICES = [("All rows (off-protocol marked ≠, not ranked)", ALL_PROTOCOLS),
+                  ("Reference protocol only", REFERENCE_ONLY)]
+DEFAULT_FILTER = ALL_PROTOCOLS
+MARKED_STATUSES = (DIFFERS, UNKNOWN)  # rows the Protocol column is there for
 
 # Table columns (leaderboard.aggregate rows).
 STATUS, HASH, DEVIATIONS, CARD = "protocol_status", "protocol_hash", "protocol_deviations", "protocol_card"
@@ -121,13 +126,13 @@ def card_markdown(row: dict | pd.Series) -> str:
     raw = row.get(CARD)
     if status == UNKNOWN or not isinstance(raw, str) or not raw:
         return head + ("**Protocol unknown.** This result was written before results carried a protocol card: how it "
-                       "was produced is not recorded here, so it is not ranked and is shown only with "
-                       "\"All protocols\". A rerun gives it a card.")
+                       "was produced is not recorded here, so it is shown marked ? and not ranked. A rerun gives "
+                       "it a card.")
     card = json.loads(raw)
     verified, source = bool(card.get("verified")), str(card.get("source"))
     if status == DIFFERS:
         verdict = (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
-                   "Not ranked; shown only with \"All protocols\".")
+                   "Shown, marked ≠, and not ranked.")
     elif status == DECLARED:
         verdict = ("**Reference protocol (declared, not verified).** The call list, judge and scoring are the "
                    "suite's reference; the runner fields are what the submitter declared, which we cannot check.")
@@ -142,6 +147,8 @@ def card_markdown(row: dict | pd.Series) -> str:
         "suite": _code(card.get("suite_id")),
         "code version": _code(card.get("code_version")),
         "frames per call": _code(card.get("frames")),
+        "frame budgets": _budgets(card.get("frame_budgets")),
+        "repeated runs": _runs(card.get("runs")),
         "frame sampling": str(card.get("frame_sampling", "")).replace("|", "/"),
         "frame times hash": _code(card.get("frame_times_sha256")),
         "prompts hash": _code(card.get("prompts_sha256")),
@@ -160,7 +167,41 @@ def card_markdown(row: dict | pd.Series) -> str:
         "protocol hash": _code(card.get("hash")),
         "card schema": _code(card.get("schema_version")),
     }
-    return "\n".join([head, verdict, "", *_fields(pairs)])
+    benchmarks = sorted(card.get("frame_times_sha256") or {})
+    return "\n".join([head, verdict, "", *_fields(pairs), "", paper_differences(benchmarks)])
+
+
+def _budgets(budgets: dict | None) -> str:
+    """"videommmu: 64 (10-64; declared by the model's author)", one per choosable budget."""
+    if not budgets:
+        return "the suite's call list (no budget chosen)"
+    return "; ".join(f"{markup.escape(k)}: {v.get('frames')} ({v.get('range')}; {markup.escape(str(v.get('why')))})"
+                     for k, v in sorted(budgets.items()))
+
+
+def _runs(runs: dict | None) -> str:
+    """Each repeated benchmark's runs, their overalls and spread."""
+    if not runs:
+        return "one run of every benchmark"
+    return "; ".join(f"{name}: {r.get('runs')} runs, overall per run {_code(r.get('overall_per_run'))}"
+                     + (f", sd {r['sd']:.2f}" if isinstance(r.get("sd"), (int, float)) else "")
+                     for name, r in sorted(runs.items()))
+
+
+def paper_differences(benchmarks: list[str]) -> str:
+    """Where our reference protocol differs from each paper's (their protocol.toml), for
+    every row: a reader comparing a verified row with a paper's row needs to know."""
+    from evaluator import reference
+
+    lines = ["**Where our reference protocol differs from the papers'** (docs/protocol.md has every point):"]
+    for name in benchmarks:
+        try:
+            proto = reference.protocol(name)
+        except Exception:  # noqa: BLE001 - a benchmark without a protocol file: nothing to list
+            continue
+        lines += [f"- {proto.title}, {row.point.lower()}: paper {row.paper}; ours {row.ours}. "
+                  f"{row.why[:1].upper()}{row.why[1:]}." for row in proto.differences()]
+    return "\n".join(lines) if len(lines) > 1 else ""
 
 
 PICKER_ROWS = 300  # rows offered in the card picker (in board order); a clicked row is added

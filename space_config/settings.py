@@ -17,20 +17,6 @@ def _env(name: str, default: str) -> str:
 
 
 @dataclass(frozen=True)
-class FrameBudgets:
-    """Frames per call written into a suite's call list (the papers' settings)."""
-
-    expvid_level1: int = 8
-    expvid_level2: int = 32
-    expvid_level3: int = 128  # the paper lets each model pick 96-512; we fix one for comparability
-    causalstep_segment: int = 8  # per segment; a causal call shows two segments (16 frames)
-    exact: int = 32
-    videommmu: int = 32
-    videommmu_question_only: int = 1
-    videosimpleqa: int = 32
-
-
-@dataclass(frozen=True)
 class Quotas:
     """Submission limits, counted over a rolling window; refused submissions never count."""
 
@@ -65,13 +51,16 @@ class WorkerSettings:
     hold_publish_seconds: float = 0.0  # failure drills only: pause between FINISHED and publishing
     # Model runners (model-ID requests). Set by the worker's operator, never by a submission.
     backend: str = "auto"  # "transformers", "vllm", or "auto" (vllm when installed with CUDA)
-    max_new_tokens: int | None = None  # None: 1024, or 4096 for thinking models
+    # None: each benchmark's own (its protocol.toml); a number here caps every benchmark
+    # alike and the cards mark the runs as off-protocol
+    max_new_tokens: int | None = None
     batch_size: int = 8  # transformers: requests per generate call
     batch_calls: int | None = None  # calls per backend batch; None: 64 (transformers), 1024 (vllm)
     batch_frames: int = 8192  # frames held for one backend batch (host memory)
     tensor_parallel_size: int = 1
     data_parallel_size: int = 1
-    resize_max_side: int | None = None  # None: frames at native size (ExpVid: 224x224 as its paper)
+    # None: each benchmark's protocol resolution (native, or the paper's own size)
+    resize_max_side: int | None = None
     # LEADERBOARD_BLIND_PASS=1: model-ID runs answer every call a second time with black frames
     # (same count, size and times) and publish that pass's overalls as the "no video" scores.
     # Read when get_settings builds WorkerSettings, like every other field here.
@@ -148,6 +137,16 @@ def _non_negative_int(name: str, default: str) -> int:
     return value
 
 
+def _reading() -> str | None:
+    if os.environ.get("LEADERBOARD_CAUSALSTEP_RESTART") or os.environ.get("LEADERBOARD_CAUSALSTEP_POINTS"):
+        raise ValueError("LEADERBOARD_CAUSALSTEP_RESTART and LEADERBOARD_CAUSALSTEP_POINTS are gone: a mixed "
+                         "pair is neither reading of the paper. Set LEADERBOARD_CAUSALSTEP_READING=prose or algo")
+    value = _env("LEADERBOARD_CAUSALSTEP_READING", "").strip()
+    if value not in ("", "prose", "algo"):
+        raise ValueError(f"LEADERBOARD_CAUSALSTEP_READING must be 'prose' or 'algo' (got {value!r})")
+    return value or None
+
+
 def _csv(value: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in value.split(",") if x.strip())
 
@@ -156,8 +155,9 @@ def _csv(value: str) -> tuple[str, ...]:
 class Settings:
     home: Path
     judge: str
-    causalstep_restart: str  # "prose" (same segment's descriptive question) or "algo" (next segment)
-    causalstep_points: str  # "algo" (k-th causal answer worth k+1) or "prose" (worth k)
+    # CausalStep's reading of its paper ("prose" or "algo": restart and points both from
+    # the prose, or both from Algorithm 1); None: the one its protocol.toml names.
+    causalstep_reading: str | None
     bootstrap_samples: int
     max_prediction_bytes: int
     judge_cache: Path  # sqlite file of LLM judgements, raw outputs included
@@ -176,7 +176,6 @@ class Settings:
     quotas: Quotas = field(default_factory=Quotas)
     model_rules: ModelRules = field(default_factory=ModelRules)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
-    frames: FrameBudgets = field(default_factory=FrameBudgets)
     jobs: JobsSettings = field(default_factory=JobsSettings)
 
 
@@ -200,8 +199,7 @@ def get_settings() -> Settings:
         jobs=_read_jobs(),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),
-        causalstep_restart=_env("LEADERBOARD_CAUSALSTEP_RESTART", "prose"),
-        causalstep_points=_env("LEADERBOARD_CAUSALSTEP_POINTS", "algo"),
+        causalstep_reading=_reading(),
         grade_truncated_reasoning=_env("LEADERBOARD_GRADE_TRUNCATED_REASONING", "0") == "1",
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
         min_bucket_items=_non_negative_int("LEADERBOARD_MIN_BUCKET_ITEMS", "10"),

@@ -79,7 +79,11 @@ class Request(BaseModel):
     model: str  # hub id for "model"; a display name for "predictions"
     revision: str | None = None
     precision: str | None = None  # "bfloat16", "float16", ...
-    frames: int | None = None  # override of the suite's frame budgets; None: the suite's
+    frames: int | None = None  # one count for every call: outside every paper's protocol (older requests, API)
+    # frames per call of the budgets the papers let each model choose (evaluator/reference.py),
+    # resolved at submission: the author's, the paper's count for the model, or the default
+    frame_budgets: dict[str, int] = Field(default_factory=dict)
+    frame_budget_notes: dict[str, str] = Field(default_factory=dict)  # budget key -> why that count
     thinking: bool = False
     predictions_path: str | None = None  # in the private store
     predictions_sha256: str | None = None
@@ -111,7 +115,7 @@ class Request(BaseModel):
         if self.kind == "predictions":
             return ("predictions", self.suite_id, self.predictions_sha256)
         return ("model", self.suite_id, self.model.lower(), self.revision, self.precision, self.frames,
-                self.thinking)
+                tuple(sorted(self.frame_budgets.items())), self.thinking)
 
     def to_bytes(self) -> bytes:
         return self.model_dump_json(indent=2).encode()

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from evaluator.records import Call
+from evaluator.reference import budget_errors, budgets_for
 from space_config.settings import Settings
 from submissions.errors import NotFoundError, Refused, SubmissionUnconfirmed
 from submissions.queue import Queue
@@ -283,13 +284,26 @@ def submit_model(stores: Stores, settings: Settings, identity: Identity | Any, f
     who = _identity(identity)
     parsed = ModelForm.parse(form)  # unknown keys, a forged "submitter" included, are dropped here
     suite_id = resolve_suite_id(stores, settings)
+    budgets = frame_budgets(stores, suite_id, parsed.model, parsed.frame_budgets)  # before any Hub call
     model = validate_model(parsed, settings.model_rules, hub or HubClient(token=settings.hf_token))
 
     request = Request(id=new_id(), kind="model", submitter=who.username, suite_id=suite_id, model=model.model,
                       revision=model.sha, precision=model.precision, frames=parsed.frames,
+                      frame_budgets={k: v["frames"] for k, v in budgets.items()},
+                      frame_budget_notes={k: v["why"] for k, v in budgets.items()},
                       thinking=parsed.thinking, metadata=parsed.metadata | _model_metadata(model),
                       max_attempts=settings.worker.max_attempts)
     return _admit(Queue(stores.requests), request, _rules(request, settings, model_org(model.model)), stores)
+
+
+def frame_budgets(stores: Stores, suite_id: str, model: str, declared: Mapping[str, int]) -> dict[str, dict]:
+    """The frame budgets a model runs with on this suite (evaluator.reference.budgets_for),
+    or Refused("validation") naming each paper's range a declared count lies outside."""
+    names = list(suite_manifest(stores.suite, suite_id).get("benchmarks", {})) or None
+    problems = budget_errors(dict(declared), names)
+    if problems:
+        raise Refused("validation", "Frame budgets: " + "; ".join(problems) + ".")
+    return budgets_for(model, dict(declared), names)
 
 
 def _model_metadata(model: ValidatedModel) -> dict[str, str]:

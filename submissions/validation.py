@@ -79,7 +79,9 @@ class ModelForm(BaseModel):
     model: str = Field(min_length=1)
     revision: str = "main"  # a branch, tag or commit; resolved to a commit sha before queueing
     precision: str = "bfloat16"
-    frames: int | None = Field(default=None, ge=1, le=1024)  # None: the suite's frame budgets
+    frames: int | None = Field(default=None, ge=1, le=1024)  # every call alike: outside the protocols
+    # budget key -> frames the author declares (checked against each paper's range at submission)
+    frame_budgets: dict[str, int] = Field(default_factory=dict)
     thinking: bool = False
     metadata: dict[str, str] = Field(default_factory=dict)  # shown on the site (model type, notes...)
 
@@ -102,6 +104,13 @@ class ModelForm(BaseModel):
     @classmethod
     def _blank_frames(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("frame_budgets", mode="before")
+    @classmethod
+    def _blank_budgets(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):  # a blank field of the form: no declaration
+            return {k: v for k, v in value.items() if not (v is None or (isinstance(v, str) and not v.strip()))}
+        return value
 
     @field_validator("metadata")
     @classmethod

@@ -5,7 +5,9 @@ ModelNotFound; the LLM judge served by a backend, pinned to a revision."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import json
 import subprocess
 import sys
 import textwrap
@@ -17,6 +19,7 @@ import pytest
 from evaluator.errors import EvaluatorError
 from evaluator.runners import backends, hub, vllm_backend, vllm_inputs as vi
 from evaluator.runners.backends import GenRequest, ModelNotFound, load_backend
+from evaluator.runners.generation import SAMPLING_NOTE
 
 from tiny_models import build_tiny_judge
 from tiny_vlms import build_tiny_gemma3, build_tiny_qwen25vl
@@ -111,6 +114,23 @@ def test_batched_generation_equals_one_by_one(loaded, family, monkeypatch):
     assert backend.generate(requests[::-1]) == replies[::-1]
 
 
+def test_a_request_with_a_temperature_is_sampled_with_its_seed(loaded):
+    """Sampling follows the request (a benchmark's protocol): the same seed draws the same
+    reply, other seeds draw others; greedy requests in the same list stay greedy."""
+    backend = loaded["qwen25vl"]
+    text = [r for r in mixed_requests() if not r.frames][0]
+    greedy = backend.generate([text])[0]
+
+    def drawn(seed: int) -> str:
+        return backend.generate([dataclasses.replace(text, temperature=1.0, seed=seed, max_new_tokens=8), text])[0]
+
+    first = drawn(1)
+    assert drawn(1) == first  # seeded: a rerun draws the same
+    assert len({drawn(s) for s in range(2, 8)} | {first}) > 1  # a tiny random model at temperature 1 varies
+    assert backend.generate([dataclasses.replace(text, temperature=1.0, seed=1, max_new_tokens=8), text])[1] \
+        == greedy  # the greedy request beside it is untouched
+
+
 def test_decoding_is_greedy_whatever_the_checkpoint_suggests(loaded, monkeypatch):
     backend = loaded["qwen25vl"]
     requests = mixed_requests()[:3]
@@ -150,7 +170,7 @@ def test_settings_are_recorded(loaded, tiny_dirs):
         "device": "cpu", "batch_size": 3, "max_new_tokens": 5,
         "video_input": "video" if HAS_TORCHVISION else "images",
         **({"video_processor_kwargs": {"cap_pixels_per_frame": True}} if HAS_TORCHVISION else {}),
-        "greedy": True, "model_class": "Qwen2_5_VLForConditionalGeneration",
+        "sampling": SAMPLING_NOTE, "model_class": "Qwen2_5_VLForConditionalGeneration",
         "processor_class": "Qwen2_5_VLProcessor",
     }
     gemma = loaded["gemma3"].settings
@@ -323,6 +343,11 @@ def test_mm_limits_are_exactly_what_requests_need():
 
 def test_engine_and_sampling_arguments():
     assert vi.sampling_kwargs(64) == {"temperature": 0.0, "max_tokens": 64, "repetition_penalty": 1.0}
+    # sampling: plain temperature (top-k and top-p off, whatever the checkpoint says), seeded
+    assert vi.sampling_kwargs(32, 1.0, 7) == {"temperature": 1.0, "max_tokens": 32, "repetition_penalty": 1.0,
+                                              "top_p": 1.0, "top_k": -1, "seed": 7}
+    each = vi.request_sampling([GenRequest("a"), GenRequest("b", temperature=0.1, max_new_tokens=9, seed=3)], 64)
+    assert each == [vi.sampling_kwargs(64), vi.sampling_kwargs(9, 0.1, 3)]
     kwargs = vi.engine_kwargs("org/m", "sha1", tensor_parallel_size=2, max_model_len=32768,
                               limit_mm_per_prompt={"video": 1, "image": 1}, extra={"max_num_batched_tokens": 65536})
     assert kwargs == {
@@ -347,6 +372,7 @@ def test_shards_are_contiguous_and_even():
 
 FAKE_VLLM = textwrap.dedent('''
     """A stand-in for vllm: records what it is given, answers from the prompt."""
+    import json
     import os
 
     created = []     # LLM(...) keyword arguments, one per engine
@@ -378,7 +404,9 @@ FAKE_VLLM = textwrap.dedent('''
             self.gpus = os.environ.get("CUDA_VISIBLE_DEVICES", "")
 
         def generate(self, inputs, sampling_params, use_tqdm=True):
-            generated.append((inputs, sampling_params.kwargs))
+            assert len(sampling_params) == len(inputs)  # one SamplingParams per request
+            [kwargs] = {json.dumps(s.kwargs, sort_keys=True) for s in sampling_params}  # (these tests: all alike)
+            generated.append((inputs, json.loads(kwargs)))
             if any("explode" in i["prompt"] for i in inputs):
                 raise OutOfMemoryError("CUDA out of memory (simulated)")
             media = [len(i.get("multi_modal_data", {}).get("image", [])) for i in inputs]
@@ -419,7 +447,7 @@ def test_vllm_backend_one_engine_one_generate_call_per_list(tiny_dirs, fake_vllm
     assert replies == [f"gpu n{1 if r.frames and not r.as_video else 0} {i['prompt']!r}"
                        for r, i in zip(requests, inputs)]
     assert backend.settings["limit_mm_per_prompt"] == {"image": 1, "video": 1}
-    assert backend.settings["video_input"] == "video" and backend.settings["greedy"] is True
+    assert backend.settings["video_input"] == "video" and backend.settings["sampling"] == SAMPLING_NOTE
 
     backend.generate(requests[:2])
     assert len(fake_vllm.created) == 1 and len(fake_vllm.generated) == 2  # same engine

@@ -120,8 +120,9 @@ def test_every_package_exports_what_it_lists():
 
 
 def copied_benchmark(tmp_path, monkeypatch, name: str = "mybench"):
-    """README "Adding a benchmark", steps 1, 2 and 7 done for real: ExAct's folder copied,
-    its imports and NAME/TITLE renamed, the package registered (the one registry line)."""
+    """README "Adding a benchmark", steps 1, 2, 4 and 7 done for real: ExAct's folder copied,
+    its imports, NAME/TITLE and frame-budget key renamed, the package registered (the one
+    registry line)."""
     import importlib.util
     import shutil
     import sys
@@ -144,6 +145,9 @@ def copied_benchmark(tmp_path, monkeypatch, name: str = "mybench"):
         if source.name == "records.py":
             text = text.replace('NAME = "exact"', f'NAME = "{name}"').replace('TITLE = "ExAct"', 'TITLE = "My bench"')
         source.write_text(text)
+    protocol = folder / "protocol.toml"  # step 4: its own frame-budget key (keys are unique across benchmarks)
+    protocol.write_text(protocol.read_text().replace("[frames.exact]", f"[frames.{name}]")
+                        .replace('benchmark = "exact"', f'benchmark = "{name}"'))
     package = f"evaluator.benchmarks.{name}"
     assert package not in sys.modules
     spec = importlib.util.spec_from_file_location(package, folder / "__init__.py",
@@ -183,6 +187,10 @@ def _check_copy(tmp_path, mine) -> None:
     ids = {name: {c.id for c in suite.calls if c.benchmark == name} for name in ("exact", "mybench")}
     assert ids["mybench"] and not ids["exact"] & ids["mybench"]  # its own call ids
     assert not {q.video for q in suite.questions["exact"]} & {q.video for q in suite.questions["mybench"]}
+    from evaluator import reference
+
+    assert suite.manifest["frame_budgets"]["mybench"] == 32  # its own protocol.toml, read like the others'
+    assert reference.protocol("mybench").generation == reference.protocol("exact").generation
     collected: dict = {}
     scores, _ = score_responses(suite, key, as_responses(predictions("random", suite.calls, seed=4)),
                                 get_judge("normalized-match"), ScoringOptions(), bootstrap_samples=10,

@@ -20,7 +20,7 @@ from evaluator.predictions import parse_predictions, write_predictions
 from evaluator.prompts import letters
 from evaluator.records import Prediction, Responses, ScoringContext, ScoringOptions, VideoMeta, to_dict
 from evaluator.suite import build_suite, load_answers
-from space_config.settings import FrameBudgets
+from evaluator.reference import default_budgets
 
 L = letters(8)
 
@@ -405,7 +405,7 @@ def test_bad_release_files(tmp_path):
 def demo_suite(tmp_path_factory):
     out = tmp_path_factory.mktemp("cs")
     data = cs.demo(SECRET)
-    suite = build_suite(out, "demo", "t", [data], FrameBudgets(), SECRET, write_videos=False)
+    suite = build_suite(out, "demo", "t", [data], default_budgets(), SECRET, write_videos=False)
     return data, suite, load_answers(out, suite)
 
 
@@ -558,7 +558,7 @@ def test_branch_table_validates_and_matches_the_interactive_protocol(demo_suite,
 
 def test_branch_table_answers_each_context_label_once():
     q, a = video("v", 3)
-    calls = cs.build_calls([q], {q.video: VideoMeta(q.video, 3.0, 8.0, 24)}, FrameBudgets())
+    calls = cs.build_calls([q], {q.video: VideoMeta(q.video, 3.0, 8.0, 24)}, default_budgets())
     seen = []
 
     def model(call, prompt):
@@ -602,7 +602,7 @@ def test_paper_size_suite_round_trips_through_a_file(tmp_path):
     # Speed is measured in bench/score_speed.py; here: the paper-size branch table
     # written to a file, validated and replayed, scores as the fake model deserves.
     data = cs.demo(SECRET, size=100)
-    suite = build_suite(tmp_path, "paper", "t", [data], FrameBudgets(), SECRET, write_videos=False)
+    suite = build_suite(tmp_path, "paper", "t", [data], default_budgets(), SECRET, write_videos=False)
     table = cs.branch_table(suite.calls, fake_model(gold_by_item(data)))
     path = tmp_path / "p.jsonl"
     write_predictions(path, table)

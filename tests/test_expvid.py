@@ -19,7 +19,7 @@ from evaluator.judges.base import CORRECT, UNPARSEABLE, Judgement
 from evaluator.judges.normalized import NormalizedMatchJudge
 from evaluator.records import Prediction, Responses, ScoringContext, VideoMeta
 from evaluator.suite import build_suite, load_answers
-from space_config.settings import FrameBudgets
+from evaluator.reference import default_budgets
 
 NARRATION = "NARRATION-SHOULD-NEVER-LEAK"
 
@@ -136,7 +136,7 @@ def test_demo_paper_size():
 
 def test_suite_calls_frames_formats_and_no_answers(tmp_path):
     data = expvid.demo(SECRET)
-    suite = build_suite(tmp_path, "demo", "t", [data], FrameBudgets(expvid_level3=40), SECRET, write_videos=True)
+    suite = build_suite(tmp_path, "demo", "t", [data], default_budgets() | {"expvid_level3": 40}, SECRET, write_videos=True)
     key = load_answers(tmp_path, suite)
     calls = {c.item: c for c in suite.calls}
     gold = {a.id: a for a in key.answers["expvid"]}
@@ -161,7 +161,7 @@ def test_suite_calls_frames_formats_and_no_answers(tmp_path):
 
 
 def test_baselines_are_not_perfect(tmp_path):
-    suite = build_suite(tmp_path, "demo", "t", [expvid.demo(SECRET, size=600)], FrameBudgets(), SECRET, write_videos=False)
+    suite = build_suite(tmp_path, "demo", "t", [expvid.demo(SECRET, size=600)], default_budgets(), SECRET, write_videos=False)
     key = load_answers(tmp_path, suite)
     for name in ("random", "first-option"):
         preds = baselines.predictions(name, suite.calls)
@@ -441,7 +441,7 @@ def test_import_reads_the_official_layout(tmp_path):
 def test_import_never_copies_the_narration(tmp_path):
     data = expvid.import_release(release(tmp_path), SECRET)
     metas = {v: VideoMeta(v, 10.0, 8.0, 80) for v in data.video_files}
-    calls = expvid.build_calls(data.questions, metas, FrameBudgets())
+    calls = expvid.build_calls(data.questions, metas, default_budgets())
     text = json.dumps([asdict(q) for q in data.questions] + [asdict(a) for a in data.answers]
                       + [asdict(c) for c in calls])
     assert NARRATION not in text and "asr" not in text

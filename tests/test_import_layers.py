@@ -62,6 +62,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
         "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
         "evaluator.raw_outputs",  # a model run's answers file: records only
+        "evaluator.reference",  # each benchmark's reference protocol (its protocol.toml)
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
@@ -71,7 +72,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ]),
     ("scoring", [
         "evaluator.runners", "evaluator.runners.*",
-        "evaluator.scoring", "evaluator.paired", "evaluator.protocol", "evaluator.result",
+        "evaluator.scoring", "evaluator.paired", "evaluator.protocol", "evaluator.result", "evaluator.runs",
         "evaluator.baselines", "evaluator.demo",
     ]),
     ("stores", [

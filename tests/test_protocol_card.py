@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from types import SimpleNamespace
 
 import av
 import pandas as pd
@@ -80,18 +81,21 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     suite = load_suite(stores.suite.local_folder(suite_id))
     benchmarks = set(suite.manifest["benchmarks"])
     assert card.source == "model-run" and card.verified and card.suite_id == suite_id
-    assert card.code_version == CODE_VERSION and card.schema_version == 1
+    assert card.code_version == CODE_VERSION and card.schema_version == 2
     assert card.frames["exact"] == 2 and card.frames["videommmu_question_only"] == 1  # the override, per budget
     assert "re-planned: 2 uniform frames" in card.frame_sampling
+    assert card.frame_budgets["videommmu"] == {"frames": 2, "range": "10-64", "why": "chosen for this run"}
     assert set(card.frame_times_sha256) == set(card.prompts_sha256) == benchmarks
     assert set(card.prompt_templates) == {f"{b}.{t}" for b in benchmarks for t in prompts.templates(b)}
-    assert card.resolution == "native size; expvid: square 224x224"
+    assert card.resolution == "native size; exact: 796x448; expvid: 224x224"
     assert card.decoder.startswith(f"PyAV {av.__version__} (libavcodec ")
     assert (card.backend, card.backend_version, card.dtype) == ("transformers", transformers.__version__, "float32")
-    assert card.generation == {"decoding": "greedy", "max_new_tokens": 3, "thinking": False,
-                              "enable_thinking": None}  # transformers: the chat template is told nothing
+    assert card.generation["thinking"] is False and card.generation["enable_thinking"] is None  # told nothing
+    assert card.generation["benchmarks"]["videosimpleqa"] == {"temperature": 1.0, "max_new_tokens": 3, "runs": 3}
+    assert card.generation["benchmarks"]["exact"] == {"temperature": 0.0, "max_new_tokens": 3, "runs": 1}
+    assert card.runs["videosimpleqa"]["runs"] == 3 and len(card.runs["videosimpleqa"]["overall_per_run"]) == 3
     assert card.judge == {"id": "normalized-match@2", "kind": "normalized-match", "revision": "2"}
-    assert card.scoring == dataclasses.asdict(ScoringOptions())
+    assert card.scoring == dataclasses.asdict(ScoringOptions.reading("prose"))  # CausalStep's protocol reading
 
     # 2 frames a call instead of the suite's budgets (which also rewrites the prompts' frame
     # times) and 3 new tokens: three score-changing differences from the suite's reference
@@ -104,32 +108,58 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     assert row["protocol_deviations"] == "frames, prompts, generation"
     shown = protocol_card.card_markdown(row.to_dict() | {"id": request.id})
     for value in (card.decoder, transformers.__version__, "float32", card.hash, "normalized-match@2",
-                  "Differs from the suite's reference protocol in: frames, prompts, generation"):
+                  "Differs from the suite's reference protocol in: frames, prompts, generation",
+                  "videommmu: 2 (10-64; chosen for this run)", "videosimpleqa: 3 runs, overall per run",
+                  "Where our reference protocol differs from the papers'", "Video SimpleQA, judge: paper o3"):
         assert value in shown
     log = stores.private.read(f"logs/{request.id}.log").data.decode()
     assert f"protocol {card.hash}: differs from the suite's reference in frames, prompts, generation" in log
 
 
+def _run_settings(suite, request, thinking: bool = False, **changes) -> dict:
+    """The settings a worker at its defaults records (runners/model.py), the runner's own code
+    making the per-benchmark generation and frame budgets."""
+    from evaluator.runners.reference_run import frames_asked, generation_plans
+
+    plans = generation_plans(list(suite.manifest["benchmarks"]), thinking)
+    return {"backend": {"backend": "vllm"}, "dtype": "bfloat16", "resize": "native size",
+            "generation": {name: plan.describe() for name, plan in plans.items()},
+            "frame_budgets": frames_asked(suite, request), "thinking": thinking,
+            "frame_decoder": {"decoder": "PyAV 1 (libavcodec 2): seek..."}} | changes
+
+
 def test_a_run_with_the_reference_settings_has_no_deviation(demo_suite):
     """The same card builder, given the settings a worker at its defaults records."""
     suite, _ = demo_suite
-    settings = {"backend": {"backend": "vllm"}, "dtype": "bfloat16", "max_new_tokens": 1024, "decoding": "greedy",
-                "resize": "native size", "benchmark_resize": {"expvid": "square 224x224"},
-                "frame_budgets": suite.manifest["frame_budgets"], "thinking": False,
-                "frame_decoder": {"decoder": "PyAV 1 (libavcodec 2): seek..."}}
-    request = type("R", (), {"frames": None})()
-    card = model_card(suite, request, "vllm", settings, get_judge("normalized-match"), ScoringOptions())
+    judge = get_judge("normalized-match")
+    request = SimpleNamespace(frames=None, frame_budgets={})
+    card = model_card(suite, request, "vllm", _run_settings(suite, request), judge, ScoringOptions())
     assert card.deviations == [] and protocol_card.status_of(card) == protocol_card.REFERENCE
-    # a thinking run's reference budget is 4,096 tokens: 1,024 there is a difference
-    thinking = model_card(suite, request, "vllm", settings | {"thinking": True}, get_judge("normalized-match"),
+    # a thinking run's reference budgets are each protocol's thinking budgets: the plain ones differ
+    thinking = model_card(suite, request, "vllm", _run_settings(suite, request) | {"thinking": True}, judge,
                           ScoringOptions())
     assert thinking.deviations == ["generation"] and thinking.hash != card.hash
-    # the frame override re-plans the calls: the frame-times hash moves
-    eight = model_card(suite, type("R", (), {"frames": 8})(), "vllm", settings, get_judge("normalized-match"),
-                       ScoringOptions())
-    assert "frames" in eight.deviations
-    # the dtype is the model's own choice, recorded but not a difference
-    assert model_card(suite, request, "vllm", settings | {"dtype": "float16"}, get_judge("normalized-match"),
+    assert model_card(suite, request, "vllm", _run_settings(suite, request, thinking=True), judge,
+                      ScoringOptions()).deviations == []
+    # a frame budget inside its paper's range is the protocol (ranked with the rest); outside, a difference
+    chosen = SimpleNamespace(frames=None, frame_budgets={"videommmu": 12, "videosimpleqa": 8})
+    budgeted = model_card(suite, chosen, "vllm", _run_settings(suite, chosen), judge, ScoringOptions())
+    assert budgeted.deviations == [] and budgeted.hash != card.hash
+    assert budgeted.frame_times_sha256["videommmu"] != card.frame_times_sha256["videommmu"]
+    assert budgeted.frame_budgets["videosimpleqa"]["frames"] == 8
+    wide = SimpleNamespace(frames=None, frame_budgets={"videommmu": 80})
+    assert "frames" in model_card(suite, wide, "vllm", _run_settings(suite, wide), judge, ScoringOptions()).deviations
+    # one count for every call re-plans fixed budgets too: the frame-times hash moves
+    eight = SimpleNamespace(frames=8, frame_budgets={})
+    assert "frames" in model_card(suite, eight, "vllm", _run_settings(suite, eight), judge,
+                                  ScoringOptions()).deviations
+    # the operator's token cap and another frame size are differences; the dtype is not
+    capped = _run_settings(suite, request)
+    capped["generation"]["expvid"] = capped["generation"]["expvid"] | {"max_new_tokens": 1024}
+    assert model_card(suite, request, "vllm", capped, judge, ScoringOptions()).deviations == ["generation"]
+    small = _run_settings(suite, request, resize="longer side at most 448 px")
+    assert model_card(suite, request, "vllm", small, judge, ScoringOptions()).deviations == ["resolution"]
+    assert model_card(suite, request, "vllm", _run_settings(suite, request, dtype="float16"), judge,
                       ScoringOptions()).hash == card.hash
 
 
@@ -157,6 +187,8 @@ def results(demo_suite):
                                            "metadata": {"frames": "16"}}),
         "algo": _result(suite, key, {"id": "algo", "kind": "predictions", "model": "Other Restart"},
                         options=ScoringOptions(causalstep_restart="algo")),
+        "reading": _result(suite, key, {"id": "reading", "kind": "predictions", "model": "Algorithm Reading"},
+                           options=ScoringOptions.reading("algo")),
         "legacy": Result.model_validate(legacy_json),
     }
 
@@ -175,7 +207,10 @@ def test_a_prediction_file_card_records_what_is_known_and_marks_the_rest_declare
     assert "declared, not verified" in shown and "not stated (prediction file)" in shown
     # a declared frame count the call list does not have is a difference
     assert results["declared16"].protocol.deviations == ["frames"]
-    assert results["algo"].protocol.deviations == ["scoring"]
+    assert results["algo"].protocol.deviations == ["scoring"]  # a mixed reading: neither of the paper's
+    assert results["reading"].protocol.deviations == ["scoring"]  # the other reading: shown, named, unranked
+    assert results["reading"].protocol.scoring["causalstep_restart"] == "algo" == \
+        results["reading"].protocol.scoring["causalstep_points"]
     assert results["baseline"].protocol.verified and results["baseline"].protocol.deviations == []
 
 
@@ -186,7 +221,8 @@ def test_deviations_compare_only_the_score_changing_fields(results, demo_suite):
     card.code_version, card.prompt_templates = "9.9", {}
     assert deviations(card, reference) == []  # recorded, but not part of the protocol
     card.resolution = "longer side at most 448 px"
-    card.generation = {"decoding": "sampling", "max_new_tokens": 1024}
+    card.generation = {"thinking": False, "benchmarks": {"exact": {"temperature": 0.7, "max_new_tokens": 1024,
+                                                                    "runs": 1}}}
     assert deviations(card, reference) == ["resolution", "generation"]
     assert set(REFERENCE_FIELDS) == {"frames", "prompts", "resolution", "generation", "scoring"}
 
@@ -204,25 +240,33 @@ def test_a_result_without_a_card_still_renders_as_protocol_unknown(results, tmp_
     assert "Protocol unknown" in protocol_card.card_markdown(row.to_dict())
 
 
-def test_the_default_ranking_keeps_only_the_reference_and_a_filter_shows_the_rest(results, demo_suite):
+def test_every_row_is_shown_by_default_and_only_the_reference_is_ranked(results, demo_suite):
     suite, _ = demo_suite
     table = aggregate.build_table(list(results.values()))
     board = views.prepare(views.select_suite(table, suite.id))
     status = dict(zip(board["id"], board["protocol_status"]))
-    assert status == {"base": "reference", "file": "declared", "f16": "differs", "algo": "differs", "old": "unknown"}
+    assert status == {"base": "reference", "file": "declared", "f16": "differs", "algo": "differs",
+                      "reading": "differs", "old": "unknown"}
     ranked = dict(zip(board["id"], board["rank"]))
-    assert all(pd.isna(ranked[i]) for i in ("f16", "algo", "old"))  # never ranked
+    assert all(pd.isna(ranked[i]) for i in ("f16", "algo", "reading", "old"))  # never ranked
     assert all(not pd.isna(ranked[i]) for i in ("base", "file"))
 
-    default = views.filter_rows(views.leaderboard_table(board), views.Filters(protocols=protocol_card.REFERENCE_ONLY))
-    assert sorted(default["Model"]) == ["Baseline: first-option", "File Model"]
-    shown_all = views.filter_rows(views.leaderboard_table(board), views.Filters(protocols=protocol_card.ALL_PROTOCOLS))
-    assert len(shown_all) == 5
-    columns = protocol_tab.columns_for(views.DEFAULT_COLUMNS, protocol_card.ALL_PROTOCOLS)
+    # the default: every row, the off-protocol ones marked in a Protocol column
+    assert protocol_card.DEFAULT_FILTER == protocol_card.ALL_PROTOCOLS
+    shown_all = views.filter_rows(views.leaderboard_table(board), views.Filters(protocols=protocol_card.DEFAULT_FILTER))
+    assert len(shown_all) == 6
+    columns = protocol_tab.columns_for(views.DEFAULT_COLUMNS, protocol_card.DEFAULT_FILTER, board)
     marked = dict(zip(shown_all["Model"], views.leaderboard_view(shown_all, columns)[views.PROTOCOL]))
     assert marked == {"Baseline: first-option": "✓ reference", "File Model": "reference (declared)",
-                      "Sixteen Frames": "≠ frames", "Other Restart": "≠ scoring", "Old Model": "? protocol unknown"}
-    assert views.PROTOCOL not in protocol_tab.columns_for(views.DEFAULT_COLUMNS, protocol_card.REFERENCE_ONLY)
+                      "Sixteen Frames": "≠ frames", "Other Restart": "≠ scoring", "Algorithm Reading": "≠ scoring",
+                      "Old Model": "? protocol unknown"}
+    # the filter can keep the reference rows only; then no Protocol column is needed
+    only = views.filter_rows(views.leaderboard_table(board), views.Filters(protocols=protocol_card.REFERENCE_ONLY))
+    assert sorted(only["Model"]) == ["Baseline: first-option", "File Model"]
+    assert views.PROTOCOL not in protocol_tab.columns_for(views.DEFAULT_COLUMNS, protocol_card.REFERENCE_ONLY, board)
+    # a board whose rows are all at the reference shows no Protocol column by default
+    clean = board[board["protocol_status"].isin(protocol_card.RANKED_STATUSES)]
+    assert views.PROTOCOL not in protocol_tab.columns_for(views.DEFAULT_COLUMNS, protocol_card.DEFAULT_FILTER, clean)
 
 
 def test_papers_rows_are_their_own_protocol(results):
@@ -267,11 +311,10 @@ def test_the_card_picker_offers_a_bounded_number_of_rows_plus_the_clicked_one(re
     assert len(offered) == protocol_card.PICKER_ROWS + 1 and offered[-1] == last
 
 
-def test_the_reference_runner_settings_are_the_workers_defaults():
-    from evaluator import protocol
+def test_the_worker_defaults_are_the_reference_protocol():
     from evaluator.runners import model
+    from space_config.settings import WorkerSettings
 
-    assert protocol.REFERENCE_SQUARE == model.BENCHMARK_SQUARE
-    assert protocol.REFERENCE_MAX_NEW_TOKENS == model.DEFAULT_MAX_NEW_TOKENS
-    assert protocol.REFERENCE_MAX_NEW_TOKENS_THINKING == model.DEFAULT_MAX_NEW_TOKENS_THINKING
-    assert model.RunnerSettings().benchmark_resize  # the papers' sizes are on by default
+    assert model.RunnerSettings().benchmark_resize  # the papers' own sizes are on by default
+    assert model.RunnerSettings().max_new_tokens is None  # no cap: each protocol's token budget
+    assert WorkerSettings().max_new_tokens is None and WorkerSettings().resize_max_side is None

@@ -5,6 +5,8 @@ two tiny VLM families (tests/tiny_vlms.py) through the transformers backend."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import dataclasses
 import hashlib
 import re
@@ -25,7 +27,7 @@ from evaluator.predictions import as_responses, parse_predictions, write_predict
 from evaluator.prompts import frame_times_text
 from evaluator.records import Call, ScoringContext, ScoringOptions
 from evaluator.runners import protocols
-from evaluator.runners.model import ModelRunner, RunnerSettings, replan_calls
+from evaluator.runners.model import ModelRunner, RunnerSettings, calls_asked
 from evaluator.scoring import score_responses
 from evaluator.video import decode_sequential
 from submissions.requests import Request
@@ -183,7 +185,7 @@ def test_chunks_bound_calls_and_frames_and_keep_a_calls_variants_together(demo_s
 
 def test_frames_override_replans_every_call_and_its_prompt(demo_suite):
     suite, key = demo_suite
-    public, hidden = replan_calls(list(suite.calls), list(key.hidden_calls), suite.videos, 4)
+    public, hidden = calls_asked(suite, SimpleNamespace(frames=4, frame_budgets={}), key.hidden_calls)
     before = {c.id: c for c in [*suite.calls, *key.hidden_calls]}
     assert len(public) == len(suite.calls) and len(hidden) == len(key.hidden_calls)
     for call in [*public, *hidden]:
@@ -302,10 +304,14 @@ def test_requests_are_ordered_by_benchmark_then_video(fake_run):
 
 def test_every_call_is_answered_once_and_in_context_calls_once_per_own_label(fake_run, tmp_path):
     suite, hidden, _, answer, _, _, predictions, _ = fake_run
-    keys = Counter((p.id, p.context) for p in predictions)
+    keys = Counter((p.id, p.context, p.run) for p in predictions)
     assert max(keys.values()) == 1
     plain = [c for c in [*suite.calls, *hidden] if c.context is None]
-    assert {p.id for p in predictions if p.context is None} == {c.id for c in plain}
+    assert {p.id for p in predictions if p.context is None and p.run is None} == {c.id for c in plain}
+    # Video SimpleQA's protocol asks for three runs: runs 2 and 3 answer its calls again, nothing else
+    repeated = {c.id for c in plain if c.benchmark == videosimpleqa.NAME}
+    for run in (2, 3):
+        assert {p.id for p in predictions if p.run == run} == repeated
     stepwise = [c for c in suite.calls if c.benchmark == causalstep.NAME]
     expected = causalstep.branch_table(stepwise, answer)  # the protocol's own definition
     assert as_set(p for p in predictions if p.id.startswith("causalstep/")) == as_set(expected)
@@ -315,7 +321,8 @@ def test_every_call_is_answered_once_and_in_context_calls_once_per_own_label(fak
     write_predictions(path, predictions)
     calls = {c.id: c for c in [*suite.calls, *hidden]}
     parsed = parse_predictions(path.read_bytes(), calls)
-    assert len(parsed.by_id) + len(parsed.by_context) == len(predictions)
+    assert len(parsed.by_id) + len(parsed.by_context) + sum(len(r.by_id) for r in parsed.runs.values()) \
+        == len(predictions)
 
 
 def test_sub_questions_are_asked_alone_with_the_main_questions_frames(fake_run):
@@ -352,6 +359,8 @@ def test_frames_reach_the_backend_as_decoded_with_their_times(fake_run):
         assert request.as_video == (len(request.frames) > 1)
         if call.benchmark == "expvid":
             assert all(f.shape == (224, 224, 3) for f in request.frames)  # the paper's resize
+        elif call.benchmark == "exact":
+            assert all(f.shape == (448, 796, 3) for f in request.frames)  # the paper's 796x448
         elif checked < 12 and len(call.frames) == 2:  # CausalStep in context: both segments, in order
             reference = [f for p in call.frames
                          for f in decode_sequential(suite.path / suite.videos[p.video].file, p.times)]
@@ -360,6 +369,26 @@ def test_frames_reach_the_backend_as_decoded_with_their_times(fake_run):
         else:
             assert request.frames[0].shape == (64, 96, 3)  # native size
     assert checked
+
+
+def test_each_benchmark_is_generated_as_its_protocol_says(fake_run):
+    """Temperature, token budget and runs come from each benchmark's protocol.toml; sampled
+    calls carry a seed of their own per run, greedy ones none."""
+    _, _, _, _, backend, _, _, _ = fake_run
+    asked: dict[str, set] = {}
+    seeds: dict[str, list] = {}
+    for call, request in backend.requests():
+        asked.setdefault(call.benchmark, set()).add((request.temperature, request.max_new_tokens))
+        seeds.setdefault(call.id, []).append(request.seed)
+    assert asked == {"expvid": {(0.1, 8192)}, "causalstep": {(0.0, 1024)}, "exact": {(0.0, 1024)},
+                     "videommmu": {(0.0, 1024)}, "videosimpleqa": {(1.0, 1024)}}
+    for call_id, drawn in seeds.items():
+        if call_id.startswith("videosimpleqa/"):
+            assert len(drawn) == 3 and len(set(drawn)) == 3 and None not in drawn  # three runs, three seeds
+        elif call_id.startswith("expvid/"):
+            assert len(drawn) == 1 and drawn[0] is not None  # sampled at 0.1, one run
+        elif not call_id.startswith("causalstep/"):
+            assert drawn == [None]  # greedy
 
 
 def test_each_video_is_decoded_once(fake_run):
@@ -376,7 +405,8 @@ def test_each_video_is_decoded_once(fake_run):
 
 def test_progress_is_reported_after_each_batch(fake_run):
     suite, hidden, _, _, backend, _, _, progress = fake_run
-    total = len(suite.calls) + len(hidden)
+    simpleqa = sum(1 for c in [*suite.calls, *hidden] if c.benchmark == videosimpleqa.NAME)
+    total = len(suite.calls) + len(hidden) + 2 * simpleqa  # Video SimpleQA: three runs
     assert all(t == total for _, t, _ in progress)
     done = [d for d, _, _ in progress]
     assert done == sorted(done) and done[0] == 0 and done[-1] == total
@@ -388,11 +418,16 @@ def test_settings_record_how_the_answers_were_made(fake_run):
     suite, hidden, _, _, backend, runner, predictions, _ = fake_run
     s = runner.settings
     assert s["backend"] == FakeBackend.settings and s["model"] == "fake-model" and s["revision"] == "abc"
-    assert s["decoding"] == "greedy" and s["max_new_tokens"] == 5 and s["batch_calls"] == 16
+    assert s["max_new_tokens"] is None and s["batch_calls"] == 16  # no operator cap: each protocol's
     assert s["frames"] is None and s["frame_budgets"] == suite.manifest["frame_budgets"]
-    assert s["resize"] == "native size" and s["benchmark_resize"] == {"expvid": "square 224x224"}
+    assert s["resize"] == "native size"
+    assert s["generation"]["videosimpleqa"] == {"temperature": 1.0, "max_new_tokens": 1024, "runs": 3,
+                                                "resolution": "native size"}
+    assert s["generation"]["exact"]["resolution"] == "796x448"
+    assert s["generation"]["expvid"]["resolution"] == "224x224"
     assert s["generations"] == len(predictions) == sum(len(b) for b in backend.batches)
-    assert sum(s["passes"].values()) == len(suite.calls) + len(hidden)
+    simpleqa = sum(1 for c in [*suite.calls, *hidden] if c.benchmark == videosimpleqa.NAME)
+    assert sum(s["passes"].values()) == len(suite.calls) + len(hidden) + 2 * simpleqa  # three runs
     assert "PyAV" in s["frame_decoder"]["decoder"]
 
 
@@ -431,6 +466,27 @@ def test_a_frame_count_override_reaches_the_backend(demo_suite):
     assert set(runner.settings["frame_budgets"].values()) == {4, 1}
     assert runner.settings["frame_budgets"]["videommmu_question_only"] == 1
     assert runner.settings["decodes"]["max_decodes_per_video"] == 1
+
+
+def test_a_frame_budget_re_plans_only_the_calls_of_its_benchmark(demo_suite):
+    """A model author's Video-MMMU budget (12 frames, inside the paper's 10-64) changes the
+    lecture calls only: the question-only picture and every other benchmark are as published."""
+    suite, key = demo_suite
+    suite, hidden = tagged(suite, key)
+    backend = FakeBackend([*suite.calls, *hidden], answerer(4, {}))
+    runner = ModelRunner(backend, RunnerSettings(batch_calls=64))
+    runner.run(request_for(suite, frame_budgets={"videommmu": 12}), suite, hidden)
+    changed = 0
+    for call, request in backend.requests():
+        shown = sum(len(p.times) for p in call.frames)
+        if call.benchmark == "videommmu" and call.kind != "question-only":
+            assert len(request.frames) == 12 != shown and re.search(r"\b12 frames", request.prompt)
+            changed += 1
+        else:
+            assert len(request.frames) == shown
+            assert request.prompt == call.prompt or call.context is not None  # (in context: placeholder filled)
+    assert changed and runner.settings["frame_budgets"]["videommmu"] == 12
+    assert runner.settings["frame_budgets"]["videosimpleqa"] == suite.manifest["frame_budgets"]["videosimpleqa"]
 
 
 # -- frames decoded while the backend answers ------------------------------------------------
@@ -564,7 +620,7 @@ def test_tiny_vlms_answer_the_demo_suite_and_score(tiny_vlm, demo_suite, tmp_pat
     _, path = tiny_vlm
     suite, key = demo_suite
     backend = load_backend("transformers", str(path), None, max_new_tokens=3, batch_size=8)
-    runner = ModelRunner(backend, RunnerSettings(batch_calls=32))
+    runner = ModelRunner(backend, RunnerSettings(batch_calls=32, max_new_tokens=3))  # CPU: keep it short
     progress = []
     predictions = runner.run(request_for(suite, frames=2), suite, key.hidden_calls, lambda *a: progress.append(a))
 
@@ -579,8 +635,10 @@ def test_tiny_vlms_answer_the_demo_suite_and_score(tiny_vlm, demo_suite, tmp_pat
                                      bootstrap_samples=20)
     assert set(scores) == set(suite.manifest["benchmarks"])
     assert all(counts[name]["attempted"] for name in scores)
-    assert progress[-1][0] == progress[-1][1] == len(suite.calls) + len(key.hidden_calls)
-    assert runner.settings["backend"]["model"] == str(path) and runner.settings["decoding"] == "greedy"
+    simpleqa = sum(1 for c in [*suite.calls, *key.hidden_calls] if c.benchmark == "videosimpleqa")
+    assert progress[-1][0] == progress[-1][1] == len(suite.calls) + len(key.hidden_calls) + 2 * simpleqa
+    assert runner.settings["backend"]["model"] == str(path)
+    assert runner.settings["generation"]["exact"]["temperature"] == 0.0  # greedy, as ExAct's protocol says
     assert runner.settings["decodes"]["max_decodes_per_video"] == 1
     assert runner.settings["backend"]["video_input"] == "images"  # CPU without torchvision
 
@@ -603,7 +661,8 @@ def fake_vllm_module():
             module.created.append(kwargs)
 
         def generate(self, inputs, sampling_params, use_tqdm=True):
-            module.generated.append((inputs, sampling_params.kwargs))
+            assert len(sampling_params) == len(inputs)  # one SamplingParams per request
+            module.generated.append((inputs, [s.kwargs for s in sampling_params]))
             reply = types.SimpleNamespace(text=" A ")
             return [types.SimpleNamespace(outputs=[reply]) for _ in inputs]
 
@@ -641,7 +700,10 @@ def test_vllm_runs_one_generate_per_benchmark_with_limits_for_the_largest_call(
     passes = runner.settings["passes"]
     assert next(iter(passes)) == "causalstep" and sum(sizes[:steps]) == passes["causalstep"]
     assert sizes[steps:] == list(passes.values())[1:]
-    assert all(sampling["temperature"] == 0.0 and sampling["max_tokens"] == 7 for _, sampling in fake.generated)
+    sampled = [s for _, each in fake.generated for s in each]
+    # each benchmark's protocol: greedy, ExpVid 0.1 and Video SimpleQA 1.0, each sampled request seeded
+    assert {(s["temperature"], s["max_tokens"]) for s in sampled} == {(0.0, 1024), (0.1, 8192), (1.0, 1024)}
+    assert all((s.get("seed") is not None) == (s["temperature"] > 0) for s in sampled)
     shown = [i for inputs, _ in fake.generated for i in inputs]
     for entry in shown:
         media = entry["multi_modal_data"]

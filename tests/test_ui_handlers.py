@@ -25,6 +25,7 @@ from worker.loop import Worker, start_in_process, wake
 from leaderboard import aggregate, views
 from leaderboard.source import TableSource
 from leaderboard.ui import Handlers, build_ui, current_user
+from leaderboard.tabs.submit import budget_keys
 from space_config.settings import Quotas, get_settings
 from submissions.errors import TransientStoreError
 from submissions.queue import Queue
@@ -196,14 +197,32 @@ def test_bad_form_numbers_are_named(handlers, tmp_path, calls, params, frames, f
     assert message.startswith("❌") and field in message
 
 
+def budget_fields(**values) -> list[str]:
+    """The Hub-model form's frame-budget fields, in the order the tab shows them."""
+    return [str(values.get(key, "")) for key in budget_keys()]
+
+
 def test_a_hub_model_is_queued_pinned_to_its_commit(handlers, stores):
-    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", "16", True, None)
+    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", True, None, *budget_fields(videommmu=16))
     assert message.startswith("✅"), message
     request = Queue(stores.requests).get(message.split("`")[1])
     assert (request.kind, request.submitter, request.revision) == ("model", DEV_USER, model_payload()["sha"])
-    assert (request.frames, request.thinking, request.precision) == (16, True, "bfloat16")
-    refused, _ = handlers.submit_model("acme/no-such-model", "main", "bfloat16", "", False, None)
+    assert (request.frames, request.thinking, request.precision) == (None, True, "bfloat16")
+    # the declared budget, and the paper's default for the budgets left blank (a model no paper ran)
+    assert request.frame_budgets == {"expvid_level3": 128, "videommmu": 16, "videosimpleqa": 32}
+    assert request.frame_budget_notes["videommmu"] == "declared by the model's author"
+    assert request.frame_budget_notes["videosimpleqa"] == "the default for a model the paper did not run"
+    refused, _ = handlers.submit_model("acme/no-such-model", "main", "bfloat16", False, None, *budget_fields())
     assert refused.startswith("❌") and "No model 'acme/no-such-model'" in refused
+
+
+def test_a_frame_budget_outside_the_papers_range_is_refused_with_the_range(handlers, stores):
+    before = len(Queue(stores.requests).all())
+    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, *budget_fields(videosimpleqa=64))
+    assert message.startswith("❌") and "videosimpleqa: 64 frames is outside the paper's range 2-32" in message
+    typo, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, *budget_fields(videommmu="lots"))
+    assert typo.startswith("❌") and "Video-MMMU lectures" in typo and "whole number" in typo
+    assert len(Queue(stores.requests).all()) == before  # nothing queued, no quota spent
 
 
 # -- from submission to leaderboard row -----------------------------------------------------------------------------

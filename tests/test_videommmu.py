@@ -17,7 +17,7 @@ from evaluator.judges.normalized import NormalizedMatchJudge
 from evaluator.predictions import parse_predictions
 from evaluator.records import Prediction, Responses, ScoringContext
 from evaluator.suite import build_suite
-from space_config.settings import FrameBudgets
+from evaluator.reference import default_budgets
 
 CTX = ScoringContext(judge=NormalizedMatchJudge())
 LETTERS = [chr(ord("A") + i) for i in range(26)]
@@ -59,21 +59,25 @@ def adaptation_set(before_right, after_right, n=5):
 # -- knowledge gain -------------------------------------------------------------
 
 def test_knowledge_gain_hand_worked():
-    # before: 0,1 right (40%); after: 1,2,3 right (60%)
+    # 5 items; item 4 has no with-video answer, so Δknowledge is over items 0-3:
+    # before 0,1 right (50%); after 1,2,3 right (75%)
     items, pairs = adaptation_set({0, 1}, {1, 2, 3})
-    m = run(items, pairs).metrics
-    assert m["adaptation"] == 60.0 and m["adaptation_question_only"] == 40.0
-    assert m["delta_knowledge"] == 33.33  # (60 - 40) / (100 - 40)
-    assert m["wrong_to_right"] == 66.67  # items 2, 3 of the wrong-before 2, 3, 4
+    result = run(items, pairs)
+    m = result.metrics
+    assert m["adaptation"] == 60.0  # the track itself keeps its fixed denominator: 3 of 5
+    assert m["adaptation_question_only"] == 50.0 and result.counts["delta_knowledge_pairs"] == 4
+    assert m["delta_knowledge"] == 50.0  # (75 - 50) / (100 - 50)
+    assert m["wrong_to_right"] == 100.0  # items 2, 3 of the wrong-before 2, 3
     assert m["right_to_wrong"] == 50.0  # item 0 of the right-before 0, 1
     assert (m["n_wrong_to_right"], m["n_right_to_wrong"]) == (2, 1)
-    assert (m["n_right_before"], m["n_wrong_before"]) == (2, 3)
+    assert (m["n_right_before"], m["n_wrong_before"]) == (2, 2)
+    assert "delta_knowledge_note" not in m
 
 
 def test_knowledge_gain_negative():
-    items, pairs = adaptation_set({0, 1, 2}, {0})  # 60% before, 20% after
+    items, pairs = adaptation_set({0, 1, 2}, {0})  # over items 0-3: 75% before, 25% after
     m = run(items, pairs).metrics
-    assert m["delta_knowledge"] == -100.0  # (20 - 60) / (100 - 60)
+    assert m["delta_knowledge"] == -200.0  # (25 - 75) / (100 - 75)
     assert m["wrong_to_right"] == 0.0 and m["right_to_wrong"] == 66.67
 
 
@@ -82,10 +86,10 @@ def test_knowledge_gain_undefined_when_all_right_before():
     m = run(items, pairs).metrics
     assert m["adaptation_question_only"] == 100.0
     assert m["delta_knowledge"] is None and m["wrong_to_right"] is None
-    assert m["right_to_wrong"] == 60.0
+    assert m["right_to_wrong"] == 50.0  # 2, 3 of the right-before 0-3
 
 
-def test_knowledge_gain_none_without_question_only_predictions():
+def test_knowledge_gain_not_computed_without_question_only_predictions():
     items, pairs = adaptation_set({0}, {0, 1})
     pairs = [(cid, text) for cid, text in pairs if "question-only" not in cid]
     result = run(items, pairs)
@@ -93,15 +97,30 @@ def test_knowledge_gain_none_without_question_only_predictions():
     assert m["adaptation"] == 40.0
     assert all(m[k] is None for k in ("delta_knowledge", "wrong_to_right", "right_to_wrong",
                                       "adaptation_question_only"))
-    assert result.counts["question_only_missing"] == 5
+    assert m["delta_knowledge_note"].startswith("not computed: the submission has no question-only answers")
+    assert result.counts["question_only_missing"] == 5 and result.counts["delta_knowledge_pairs"] == 0
 
 
-def test_missing_question_only_replies_count_as_wrong_before():
+def test_a_partial_file_cannot_inflate_the_knowledge_gain():
+    """Leaving out the question-only answers a model got right does not raise Δknowledge:
+    an item counts only when it was answered both ways."""
+    items, pairs = adaptation_set({0, 1}, {0, 1, 2})
+    honest = run(items, pairs).metrics["delta_knowledge"]
+    dropped = {vm.question_only_call_id(items[i][0]) for i in (0, 1)}  # the right "before" answers
+    m = run(items, [(cid, text) for cid, text in pairs if cid not in dropped]).metrics
+    assert honest == 50.0  # over items 0-3: 50% before, 75% after
+    assert m["delta_knowledge"] == 50.0 and (m["n_right_before"], m["n_wrong_before"]) == (0, 2)
+    # (counting the dropped answers as wrong would give 0% before, 60% after: Δ = 60 from a partial file)
+
+
+def test_missing_question_only_replies_leave_their_item_out():
     items, pairs = adaptation_set({0, 1}, {0, 1, 2})
     pairs = [(cid, text) for cid, text in pairs if cid != vm.question_only_call_id(items[1][0])]
-    m = run(items, pairs).metrics
-    assert m["adaptation_question_only"] == 20.0  # fixed denominator: 1 of 5
-    assert m["wrong_to_right"] == 50.0  # 1 and 2 of the wrong-before 1, 2, 3, 4
+    result = run(items, pairs)
+    m = result.metrics
+    assert result.counts["delta_knowledge_pairs"] == 3  # items 0, 2, 3 (1: no before; 4: no after)
+    assert m["adaptation_question_only"] == 33.33  # item 0 of 0, 2, 3
+    assert m["wrong_to_right"] == 50.0  # item 2 of the wrong-before 2, 3
 
 
 # -- tracks, disciplines, fixed denominators ----------------------------------------
@@ -188,7 +207,7 @@ def test_open_reply_without_answer_is_unparseable():
 # -- demo and calls -----------------------------------------------------------------
 
 def demo_suite(tmp_path, size=12, write_videos=False):
-    return build_suite(tmp_path, "demo", "t", [vm.demo(SECRET, size=size)], FrameBudgets(), SECRET, write_videos=write_videos)
+    return build_suite(tmp_path, "demo", "t", [vm.demo(SECRET, size=size)], default_budgets(), SECRET, write_videos=write_videos)
 
 
 def test_demo_covers_everything_and_is_deterministic():
@@ -226,7 +245,7 @@ def test_paper_size_demo():
 
 def test_calls_and_last_frame(tmp_path):
     suite = demo_suite(tmp_path)
-    budgets = FrameBudgets()
+    budgets = default_budgets()
     qs = suite.questions["videommmu"]
     calls = {c.id: c for c in suite.calls}
     assert len(calls) == len(qs) + sum(q.track == "adaptation" for q in qs)
@@ -236,11 +255,11 @@ def test_calls_and_last_frame(tmp_path):
         plan = call.frames[0]
         assert plan.video == q.video
         assert plan.times[-1] == round((meta.frame_count - 1) / meta.fps, 3), "the last frame must be shown"
-        assert len(plan.times) == min(budgets.videommmu, meta.frame_count)
+        assert len(plan.times) == min(budgets["videommmu"], meta.frame_count)
         if q.track == "adaptation":
             before = calls[vm.question_only_call_id(q)]
             assert before.frames[0].video == q.question_only_video and before.kind == "question-only"
-            assert len(before.frames[0].times) == budgets.videommmu_question_only
+            assert len(before.frames[0].times) == budgets["videommmu_question_only"]
             assert "lecture" not in before.prompt.lower() and q.question in before.prompt
             assert "last frame" in call.prompt and "ignore" not in call.prompt
         else:
@@ -268,7 +287,7 @@ def test_last_frame_of_real_video_is_the_quiz_picture(tmp_path):
 
     from evaluator import synth
 
-    suite = build_suite(tmp_path, "demo", "t", [vm.demo(SECRET, size=6)], FrameBudgets(videommmu=4), SECRET, write_videos=True)
+    suite = build_suite(tmp_path, "demo", "t", [vm.demo(SECRET, size=6)], default_budgets() | {"videommmu": 4}, SECRET, write_videos=True)
     for call in suite.calls:
         plan = call.frames[0]
         with av.open(str(suite.path / suite.videos[plan.video].file)) as container:
@@ -389,7 +408,7 @@ def test_imported_release_builds_calls(tmp_path):
     from evaluator.records import VideoMeta
     metas = {v: VideoMeta(v, 2.0 if v.endswith("question-only") else 500.0, 25.0,
                           50 if v.endswith("question-only") else 12500) for v in data.video_files}
-    calls = vm.build_calls(data.questions, metas, FrameBudgets())
+    calls = vm.build_calls(data.questions, metas, default_budgets())
     assert len(calls) == 12
     assert all(c.frames[0].times[-1] == 499.96 for c in calls if c.kind != "question-only")
     assert "'24/7'" not in "".join(c.prompt for c in calls)

@@ -15,7 +15,7 @@ from evaluator.judges.base import CORRECT, INCORRECT, UNPARSEABLE, Judgement
 from evaluator.judges.normalized import NormalizedMatchJudge
 from evaluator.records import Prediction, Responses, ScoringContext, VideoMeta
 from evaluator.suite import build_suite, load_answers
-from space_config.settings import FrameBudgets
+from evaluator.reference import default_budgets
 
 WRONG = "Zzyzx"  # an answer no gold in these tests matches
 ABSTAIN = "I don't know"
@@ -334,7 +334,7 @@ def test_demo_paper_size():
 def test_baselines_are_not_perfect(tmp_path):
     from evaluator.baselines import predictions
 
-    suite = build_suite(tmp_path, "demo", "t", [vsqa.demo(SECRET)], FrameBudgets(), SECRET, write_videos=False)
+    suite = build_suite(tmp_path, "demo", "t", [vsqa.demo(SECRET)], default_budgets(), SECRET, write_videos=False)
     data = vsqa.demo(SECRET)
     for name in ("first-option", "random"):
         result = score(data, predictions(name, suite.calls))
@@ -345,12 +345,12 @@ def test_baselines_are_not_perfect(tmp_path):
 
 def test_calls_and_hidden_calls(tmp_path):
     data = vsqa.demo(SECRET)
-    suite = build_suite(tmp_path, "demo", "t", [data], FrameBudgets(), SECRET, write_videos=False)
+    suite = build_suite(tmp_path, "demo", "t", [data], default_budgets(), SECRET, write_videos=False)
     key = load_answers(tmp_path, suite)
     assert [c.id for c in suite.calls] == [vsqa.call_id(q.id) for q in data.questions]
     call = suite.calls[0]
     assert call.answer_format == "short" and len(call.frames[0].times) == min(
-        FrameBudgets().videosimpleqa, suite.videos[call.frames[0].video].frame_count)
+        default_budgets()["videosimpleqa"], suite.videos[call.frames[0].video].frame_count)
     assert data.questions[0].question in call.prompt and '"confidence_score"' in call.prompt
     hidden = {c.id: c for c in key.hidden_calls}
     assert len(hidden) == sum(q.hops for q in data.questions)
@@ -363,7 +363,7 @@ def test_calls_and_hidden_calls(tmp_path):
 
 def test_no_answer_or_sub_question_in_public_files(tmp_path):
     data = vsqa.demo(SECRET)
-    build_suite(tmp_path, "demo", "t", [data], FrameBudgets(), SECRET, write_videos=False)
+    build_suite(tmp_path, "demo", "t", [data], default_budgets(), SECRET, write_videos=False)
     public = "\n".join(p.read_text() for p in (tmp_path / "suite").rglob("*.json*"))
     for a in data.answers:
         assert json.dumps(a.answer)[1:-1] not in public  # the gold, as JSON would write it
@@ -442,8 +442,8 @@ def test_import_empty_multi_hop_item_is_excluded_from_scoring(tmp_path):
     data = vsqa.import_release(official_fixture(tmp_path), SECRET)
     # The fixture's videos are fake (the suite builder would probe them): plain metadata instead.
     videos = {v: VideoMeta(v, 4.0, 8.0, 32) for v in data.video_files}
-    calls = vsqa.build_calls(data.questions, videos, FrameBudgets())
-    hidden = vsqa.hidden_calls(data.questions, data.answers, videos, FrameBudgets())
+    calls = vsqa.build_calls(data.questions, videos, default_budgets())
+    hidden = vsqa.hidden_calls(data.questions, data.answers, videos, default_budgets())
     q, _ = in_release_order(data)
     assert sorted(c.id for c in calls) == sorted(vsqa.call_id(x.id) for x in q[:3])
     assert vsqa.hop_call_id(q[3].id, 3) in {c.id for c in hidden}

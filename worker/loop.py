@@ -57,9 +57,8 @@ class Worker(Evaluating, Publishing):
         self.settings = settings
         self.worker_id = worker_id or default_worker_id()
         self.queue = Queue(stores.requests)
-        self.options = ScoringOptions(causalstep_restart=settings.causalstep_restart,
-                                      causalstep_points=settings.causalstep_points,
-                                      grade_truncated_reasoning=settings.grade_truncated_reasoning)
+        self.options = ScoringOptions.reading(settings.causalstep_reading,
+                                              grade_truncated_reasoning=settings.grade_truncated_reasoning)
         self._judge = None
         self._suites: dict[tuple[str, str], tuple[Suite, AnswerKey]] = {}
         self._stopping = threading.Event()  # serve(): finish the current job, take no more

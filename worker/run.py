@@ -87,7 +87,7 @@ class Evaluating:
                     f"{decodes.get('decodes', '?')} decodes of {decodes.get('videos', '?')} videos")
         job.raw_outputs = raw_outputs.encode(answers.predictions, suite.calls_by_id())  # public calls only
         scores, counts = self._score(job, suite, key, as_responses(answers.predictions), worker_run=True)
-        card = model_card(suite, request, runner.name, answers.settings, self.judge, self.options)
+        card = model_card(suite, request, runner.name, answers.settings, self.judge, self.options, counts)
         job.log.add(f"protocol {card.hash}: " + (f"differs from the suite's reference in {', '.join(card.deviations)}"
                                                   if card.deviations else "the suite's reference protocol"))
         extra = blind.blocks(answers, suite, key, self.judge, self.options, self.settings.bootstrap_samples, job)
@@ -187,6 +187,7 @@ class Evaluating:
         sub = {"id": request.id, "kind": request.kind, "model": request.model, "submitter": request.submitter,
                "run": request.runs + 1, "submitted_at": request.submitted_at.isoformat(), "revision": request.revision,
                "precision": request.precision, "frames": request.frames, "thinking": request.thinking,
+               **({"frame_budgets": dict(request.frame_budgets)} if request.frame_budgets else {}),
                "metadata": dict(request.metadata)}
         if request.predictions_sha256:
             sub["predictions_sha256"] = request.predictions_sha256

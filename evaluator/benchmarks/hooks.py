@@ -17,6 +17,8 @@ leaderboard/views/columns.py look each one up in the registry
     paired_extra(score_alone, questions, metrics) -> [ExtraBucket]
                                                   comparable numbers the scorer does not make per
                                                   bucket (Video-MMMU's Δknowledge; default: none)
+    frame_budget_key(call) -> str                 which frame budget of its protocol.toml a call
+                                                  follows (default: the protocol's only frames key)
     DISPLAY_METRICS: tuple[str, ...]              scalar metric keys its site tab shows, in order
                                                   (default: ("overall",))
     METRIC_LABELS: dict[str, str]                 headers of its own metric keys (default: the

@@ -2,9 +2,10 @@
 
     backend = load_backend("auto", "Qwen/Qwen2.5-VL-7B-Instruct", revision="<sha>")
     replies = backend.generate([GenRequest(prompt, frames, frame_times, as_video=True), ...])
-    backend.settings      # {"model", "revision", "dtype", "max_new_tokens", "greedy", ...} for results
+    backend.settings      # {"model", "revision", "dtype", "max_new_tokens", "sampling", ...} for results
 
-Two backends, one contract (same order in, same order out, greedy decoding), one file each:
+Two backends, one contract (same order in, same order out; greedy unless a request asks for
+a temperature), one file each:
   TransformersBackend  runners/transformers_backend.py: batched generation with left padding,
                        on CPU or one GPU; frames as images, or as one video where the
                        processor takes video (needs torchvision: GPU workers).

@@ -8,30 +8,36 @@ or, with a backend at hand (tests, scripts):
 
     runner = ModelRunner(load_backend("transformers", path), RunnerSettings(batch_calls=16))
 
-One run:
+One run, as each benchmark's reference protocol says (evaluator/reference.py, through
+runners/reference_run.py):
   1. the calls: the suite's public calls plus the answer key's hidden calls (Video
-     SimpleQA sub-questions, worker runs only). With `request.frames` set, every call's
-     frames are re-drawn with that many uniform frames over the same range (a CausalStep
-     call in context: that many per segment), and the prompt's frame count and times
-     follow (protocols.replan). Video-MMMU's question-only call keeps its single frame:
-     the protocol's input is the problem's picture alone;
+     SimpleQA sub-questions, worker runs only). Where the request's frame budgets (its
+     author's, or the paper's count for the model) differ from the suite's, the calls of
+     that budget are re-drawn with that many uniform frames over the same range (a
+     CausalStep call in context: that many per segment), and the prompt's frame count
+     and times follow (protocols.replan);
   2. one FrameStore over all of them: each video decoded once, every frame time any
      call asks for in one pass, dropped once its last call has had them;
-  3. the passes of protocols.plan_passes in the suite's benchmark order, each ordered by
-     video, at most `batch_calls` calls / `batch_frames` frames per backend.generate,
+  3. the passes of protocols.plan_passes in the suite's benchmark order (a benchmark
+     whose protocol asks for several runs: its passes once per run, each sampled with
+     its own seeds), each ordered by video, at most `batch_calls` calls / `batch_frames`
+     frames per backend.generate,
      progress reported after each batch (the callback raises to stop the job; nothing
      here catches it). While the backend answers one batch, a pool of decode workers
      (one per core) gets the frames of the next `decode_ahead` batches ready, so the
      GPU does not wait for PyAV; a decode error reaches the run when its batch is due;
-  4. one Prediction per call (per context label for CausalStep calls in context): the
-     records a prediction file would hold, scored by the worker the same way.
+  4. one Prediction per call (per context label for CausalStep calls in context; a
+     repeated run's carry its `run`): the records a prediction file would hold, scored
+     by the worker the same way.
 
 A call reaches the backend as a GenRequest: its frames (all its plans, in order) with
 their times, marked as a video when there are several, a single image when there is
-one. ExpVid's paper resized every frame to 224x224 for every model; that is applied to
-its frames here (BENCHMARK_SQUARE), after the runner-wide resize policy, and recorded.
+one, and its benchmark's temperature, token budget and seed. Frames are resized to the
+paper's own size where it fixes one (ExpVid 224x224, ExAct 796x448), after the
+runner-wide resize policy, and recorded.
 `run(..., blind=True)`: the "no video" pass, every frame black (same size, count, times,
-prompts; CausalStep's chain follows the blind answers). `runner.cost`: the last run's cost.
+prompts, generation and runs; CausalStep's chain follows the blind answers).
+`runner.cost`: the last run's cost.
 """
 
 from __future__ import annotations
@@ -45,22 +51,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from evaluator import frames as frame_plans
 from evaluator.records import Call, Prediction
-from evaluator.runners import costs, protocols
+from evaluator.runners import costs, protocols, reference_run
 from evaluator.runners.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
 from evaluator.runners.frames import call_times
 
 BLIND_STAGE = "no video"  # progress stages of the blind pass read "no video: expvid"
 BLANK_FRAMES = "black frames, same count, size and times"  # recorded with the blind scores
 
-# Set by a paper, not by the runner: ExpVid resized every frame to 224x224 for every
-# model "to ensure fair comparison" (shared/specs/expvid.md, frames).
-BENCHMARK_SQUARE = {"expvid": 224}
-
-# Defaults while the worker settings have no runner fields (space_config/settings.py).
-DEFAULT_MAX_NEW_TOKENS = 1024  # Video-MMMU's and Video SimpleQA's setting; our prompts allow reasoning
-DEFAULT_MAX_NEW_TOKENS_THINKING = 4096  # a thinking model reasons before it answers
+# A backend's own token budget, for requests that bring none (each benchmark's comes
+# from its protocol.toml, runners/reference_run.py).
+DEFAULT_MAX_NEW_TOKENS = 1024
+DEFAULT_MAX_NEW_TOKENS_THINKING = 4096
 DEFAULT_BATCH_CALLS = {"transformers": 64, "vllm": 1024}  # vLLM batches continuously inside one call
 DEFAULT_BATCH_FRAMES = 8192  # frames held for one generate call (host memory)
 
@@ -71,7 +73,8 @@ class RunnerSettings:
 
     batch_calls: int = 64  # calls per backend.generate
     batch_frames: int | None = DEFAULT_BATCH_FRAMES  # frames per backend.generate; None: no limit
-    benchmark_resize: bool = True  # BENCHMARK_SQUARE: the papers' own frame sizes
+    benchmark_resize: bool = True  # the papers' own frame sizes (each protocol.toml's resolution)
+    max_new_tokens: int | None = None  # the worker operator's cap for every benchmark; None: each protocol's
     # Batches whose frames are decoded while the backend answers an earlier one. Each
     # holds up to `batch_frames` frames in memory; 0: decode a batch just before it is
     # answered, on the runner's own thread (no overlap).
@@ -111,14 +114,21 @@ class ModelRunner:
         """The predictions for every call; `blind`: with every frame blanked (module docstring)."""
         from evaluator.runners.frames import FrameStore
 
-        public, hidden = replan_calls(list(suite.calls), list(hidden_calls), suite.videos, request.frames)
-        passes = protocols.plan_passes(public, hidden, list(suite.manifest.get("benchmarks", {})))
+        public, hidden = calls_asked(suite, request, hidden_calls)
+        names = list(suite.manifest.get("benchmarks", {}))
+        plans = self.generation_plans(names, request)
+        passes = protocols.plan_passes(public, hidden, names)
+        for step in passes:
+            step.runs = plans[step.benchmark].runs if step.benchmark in plans else 1
         store = FrameStore(suite.path, suite.videos, self.resize)
-        store.prefetch([*public, *hidden])  # unknown or file-less videos fail here, before any model time
+        # every call once per walk of its pass (a stepwise chain is walked once per run);
+        # unknown or file-less videos fail here, before any model time
+        store.prefetch([c for step in passes for c in step.calls * (step.runs if step.mode == protocols.STEPWISE
+                                                                      else 1)])
         self.frame_store, self.generations, self.meter = store, 0, costs.Meter(self.backend)
         _reserve_mm_limits(self.backend, [*public, *hidden])
 
-        total, done = len(public) + len(hidden), 0
+        total, done = sum(len(step.calls) * step.runs for step in passes), 0
         report = progress_callback or (lambda done, total, stage: None)
         predictions: list[Prediction] = []
         pool = self._decode_pool()
@@ -132,18 +142,23 @@ class ModelRunner:
                     done += finished
                     report(done, total, stage)
 
-                square = BENCHMARK_SQUARE.get(step.benchmark) if self.options.benchmark_resize else None
                 then = self._first_batch(passes[index + 1]) if index + 1 < len(passes) else []
-                predictions += protocols.run_pass(step, _Asker(self, store, square, pool, then, blind),
+                asker = _Asker(self, store, plans.get(step.benchmark), pool, then, blind)
+                predictions += protocols.run_pass(step, asker,
                                                   self.options.batch_calls,
                                                   on_batch, on_skip=lambda call: _give_back(store, call),
                                                   batch_frames=self.options.batch_frames)
         finally:
             if pool is not None:  # batches decoded ahead of a stop or an error are not waited for
                 pool.shutdown(wait=True, cancel_futures=True)
-        self.settings = self._describe(suite, request, passes, store)
+        self.settings = self._describe(suite, request, passes, store, plans)
         self.cost = self.meter.summary()
         return predictions
+
+    def generation_plans(self, names: list[str], request) -> dict:
+        """How each benchmark's calls are asked (reference_run.Generating), the blind pass alike."""
+        return reference_run.generation_plans(names, bool(getattr(request, "thinking", False)),
+                                              self.options.max_new_tokens, self.options.benchmark_resize)
 
     def _first_batch(self, step: protocols.Pass) -> list[Call]:
         return protocols.first_batch(step, self.options.batch_calls, self.options.batch_frames)
@@ -156,7 +171,7 @@ class ModelRunner:
 
     # -- what is recorded ---------------------------------------------------------------
 
-    def _describe(self, suite=None, request=None, passes=(), store=None) -> dict[str, Any]:
+    def _describe(self, suite=None, request=None, passes=(), store=None, plans=None) -> dict[str, Any]:
         """Flat keys become table columns (runner.<key>); dicts are stored as JSON."""
         backend = dict(getattr(self.backend, "settings", {}) or {})
         settings: dict[str, Any] = {
@@ -164,26 +179,21 @@ class ModelRunner:
             "model": backend.get("model"),
             "revision": backend.get("revision"),
             "dtype": backend.get("dtype"),
-            "max_new_tokens": backend.get("max_new_tokens"),
-            "decoding": "greedy" if backend.get("greedy", True) else "sampling",
+            "max_new_tokens": self.options.max_new_tokens,  # the operator's cap; None: each protocol's
             "enable_thinking": self.thinking,  # what the chat template was told; None: not passed
             "batch_calls": self.options.batch_calls,
             "batch_frames": self.options.batch_frames,
             "resize": self.resize.describe() if self.resize is not None else "native size",
-            "benchmark_resize": ({name: f"square {side}x{side}" for name, side in BENCHMARK_SQUARE.items()}
-                                 if self.options.benchmark_resize else {}),
         }
         if suite is None:
             return settings
-        budgets = dict(suite.manifest.get("frame_budgets", {}))
-        if request.frames:
-            budgets = {name: value if name == "videommmu_question_only" else request.frames
-                       for name, value in budgets.items()}
         return settings | {
-            "frames": request.frames,  # the request's override; None: the suite's budgets
+            "frames": request.frames,  # a request from before frame budgets: one count for every call
             "thinking": bool(request.thinking),
-            "frame_budgets": budgets,
-            "passes": {step.stage: len(step.calls) for step in passes},
+            "frame_budgets": reference_run.frames_asked(suite, request),
+            # per benchmark: temperature, token budget, runs and frame size, as asked
+            "generation": {name: plan.describe() for name, plan in (plans or {}).items()},
+            "passes": {step.stage: len(step.calls) * step.runs for step in passes},
             "generations": self.generations,
             "frame_decoder": store.settings(),
             "decodes": decode_summary(store),
@@ -210,12 +220,12 @@ class _Asker:
     once the pass's batches are all prepared, the workers go on to the videos of the next
     pass's first batch (`then`), so the backend does not wait for them at its start."""
 
-    def __init__(self, runner: ModelRunner, store, square: int | None, pool: ThreadPoolExecutor | None,
-                 then: Sequence[Call] = (), blind: bool = False):
+    def __init__(self, runner: ModelRunner, store, plan: reference_run.Generating | None,
+                 pool: ThreadPoolExecutor | None, then: Sequence[Call] = (), blind: bool = False):
         self.runner = runner
         self.blind = blind  # every frame shown black (the "no video" pass)
         self.store = store
-        self.square = square  # BENCHMARK_SQUARE side for this pass, or None
+        self.plan = plan  # this benchmark's generation and frame size; None: the backend's defaults
         self.pool = pool
         self.ahead = runner.options.decode_ahead if pool is not None else 0
         self.then = list(then)
@@ -241,14 +251,20 @@ class _Asker:
         return lambda: self._generate(queries, {cid: job.result() for cid, job in decoding.items()})
 
     def _frames(self, call: Call) -> list:
-        frames = _resized(self.store.call_frames(call), self.square)
+        frames = _resized(self.store.call_frames(call), self.plan.resize if self.plan else None)
         return blank_frames(frames) if self.blind else frames
 
     def _generate(self, queries: list[protocols.Query], shown: dict[str, list]) -> list[str]:
         from evaluator.runners.backends import GenRequest
 
+        plan = self.plan
+        sampled = plan is not None and plan.temperature > 0
         batch = [GenRequest(prompt=q.prompt, frames=shown[q.call.id], frame_times=call_times(q.call),
-                            as_video=len(shown[q.call.id]) > 1) for q in queries]
+                            as_video=len(shown[q.call.id]) > 1,
+                            temperature=plan.temperature if plan else 0.0,
+                            max_new_tokens=plan.max_new_tokens if plan else None,
+                            seed=reference_run.seed_for(q.call.id, q.run) if sampled else None)
+                 for q in queries]
         self.runner.generations += len(batch)
         return self.runner.meter.generate(self.runner.backend, batch)
 
@@ -267,26 +283,19 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def replan_calls(public: list[Call], hidden: list[Call], videos: dict, count: int | None
-                 ) -> tuple[list[Call], list[Call]]:
-    """The calls as they will be made: re-planned with `count` frames when given."""
-    if not count:
-        return public, hidden
-
-    def redo(call: Call) -> Call:
-        if call.kind == protocols.QUESTION_ONLY:  # the problem's picture alone, by protocol
-            return call
-        return protocols.replan(call, count, videos, frame_plans.plan)
-
-    return [redo(c) for c in public], [redo(c) for c in hidden]
+def calls_asked(suite, request, hidden: Sequence[Call] = ()) -> tuple[list[Call], list[Call]]:
+    """The public and hidden calls as this request asks them: re-planned where its frame
+    budgets differ from the suite's (runners/reference_run.py)."""
+    return reference_run.replan_calls(list(suite.calls), list(hidden), suite.videos,
+                                      reference_run.frames_asked(suite, request), reference_run.suite_budgets(suite))
 
 
-def _resized(pictures: list, square: int | None) -> list:
-    if square is None or not pictures:
+def _resized(pictures: list, policy) -> list:
+    if policy is None or not pictures:
         return pictures
-    from evaluator.video import ResizePolicy, resize_frames
+    from evaluator.video import resize_frames
 
-    return resize_frames(pictures, ResizePolicy(square=square))
+    return resize_frames(pictures, policy)
 
 
 def _give_back(store, call: Call) -> None:
@@ -372,6 +381,7 @@ def runner_for(request, settings) -> ModelRunner:
     runner_settings = RunnerSettings(
         batch_calls=worker.batch_calls or DEFAULT_BATCH_CALLS.get(kind, 64),
         batch_frames=worker.batch_frames,
+        max_new_tokens=worker.max_new_tokens,
     )
     resize = None
     if worker.resize_max_side:
@@ -381,5 +391,5 @@ def runner_for(request, settings) -> ModelRunner:
     return ModelRunner(backend, runner_settings, resize=resize, thinking=told_thinking)
 
 
-__all__ = ["BENCHMARK_SQUARE", "BLANK_FRAMES", "BLIND_STAGE", "ModelRunner", "RunnerSettings", "blank_frames",
-           "decode_summary", "replan_calls", "runner_for"]
+__all__ = ["BLANK_FRAMES", "BLIND_STAGE", "ModelRunner", "RunnerSettings", "blank_frames", "calls_asked",
+           "decode_summary", "runner_for"]

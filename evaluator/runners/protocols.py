@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -51,6 +51,7 @@ class Query:
     call: Call
     prompt: str
     context: str | None = None  # the previous answer's label that filled the placeholder
+    run: int = 1  # which run of the call (a protocol may ask for several)
 
 
 # ask(queries) -> one raw response per query, same order. Queries of one call always
@@ -77,6 +78,7 @@ class Pass:
     stage: str  # shown in progress ("videommmu question-only") and in the runner settings
     mode: str  # INDEPENDENT or STEPWISE
     calls: list[Call] = field(default_factory=list)
+    runs: int = 1  # how often each call is asked (a protocol may ask for several runs)
 
 
 # -- planning -------------------------------------------------------------------------
@@ -193,20 +195,20 @@ def _checked(queries: list[Query], responses: list[str]) -> list[str]:
 # -- executors ------------------------------------------------------------------------
 
 def run_independent(calls: Sequence[Call], ask: Ask, batch_calls: int, on_batch: OnBatch | None = None,
-                    batch_frames: int | None = None) -> list[Prediction]:
-    """One query per call (its prompt as published), in video order."""
+                    batch_frames: int | None = None, runs: int = 1) -> list[Prediction]:
+    """One query per call and run (its prompt as published), in video order."""
     predictions: list[Prediction] = []
-    groups = [[Query(call, call.prompt)] for call in video_order(calls)]
+    groups = [[Query(call, call.prompt, run=r) for r in range(1, runs + 1)] for call in video_order(calls)]
     for batch, queries, responses in _answered(chunks(groups, batch_calls, batch_frames), ask):
         for query, response in zip(queries, responses):
-            predictions.append(Prediction(query.call.id, response))
+            predictions.append(Prediction(query.call.id, response, run=query.run if query.run > 1 else None))
         if on_batch is not None:
-            on_batch(len(batch))
+            on_batch(len(batch) * runs)  # progress counts calls asked: each call once per run
     return predictions
 
 
 def run_stepwise(calls: Sequence[Call], ask: Ask, batch_calls: int, on_batch: OnBatch | None = None,
-                 on_skip: OnSkip | None = None, batch_frames: int | None = None) -> list[Prediction]:
+                 on_skip: OnSkip | None = None, batch_frames: int | None = None, run: int = 1) -> list[Prediction]:
     """CausalStep's chain, round by round (module docstring). Produces the same
     predictions as causalstep.branch_table with the same answers, in another order.
     `on_skip(call)` hears of each in-context call left out because no previous answer
@@ -225,7 +227,7 @@ def run_stepwise(calls: Sequence[Call], ask: Ask, batch_calls: int, on_batch: On
         answered: list[list[Query]] = []
         skipped = 0
         for call in video_order(ready):
-            variants = _variants(call, chosen)
+            variants = [replace(q, run=run) for q in _variants(call, chosen)]
             if variants:
                 answered.append(variants)
             else:
@@ -267,10 +269,16 @@ def _variants(call: Call, chosen: dict[str, list[str]]) -> list[Query]:
 
 def run_pass(step: Pass, ask: Ask, batch_calls: int, on_batch: OnBatch | None = None,
              on_skip: OnSkip | None = None, batch_frames: int | None = None) -> list[Prediction]:
-    """Answer one pass with its executor."""
-    if step.mode == STEPWISE:
-        return run_stepwise(step.calls, ask, batch_calls, on_batch, on_skip, batch_frames)
-    return run_independent(step.calls, ask, batch_calls, on_batch, batch_frames)
+    """Answer one pass with its executor, `step.runs` times; a repeated run's predictions
+    carry its number. Independent calls are asked their runs side by side (one call's
+    queries share its frames); a stepwise chain is walked once per run."""
+    if step.mode != STEPWISE:
+        return run_independent(step.calls, ask, batch_calls, on_batch, batch_frames, runs=step.runs)
+    made = []
+    for run in range(1, step.runs + 1):
+        chain = run_stepwise(step.calls, ask, batch_calls, on_batch, on_skip, batch_frames, run=run)
+        made += chain if run == 1 else [replace(p, run=run) for p in chain]
+    return made
 
 
 # -- frame-count override ----------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""TransformersBackend: batched greedy generation with transformers, on CPU or GPU.
+"""TransformersBackend: batched generation with transformers (greedy, or sampled where a
+request asks for a temperature), on CPU or GPU.
 
 AutoProcessor + AutoModelForImageTextToText (or a text-only AutoModelForCausalLM:
 judges), batched generation with left padding. Frames go in as images, or as one video
@@ -15,7 +16,7 @@ import numpy as np
 
 from evaluator.runners import costs, hub, vllm_inputs as vi  # costs: what each generate measured (last_stats)
 from evaluator.runners.errors import ModelNotFound
-from evaluator.runners.generation import VIDEO_INPUTS, GenRequest
+from evaluator.runners.generation import SAMPLING_NOTE, VIDEO_INPUTS, GenRequest
 
 log = logging.getLogger(__name__)
 
@@ -31,15 +32,17 @@ def _video_processor_kwargs(processor) -> dict[str, Any]:
 
 
 class TransformersBackend:
-    """Batched greedy generation with transformers, on CPU or one GPU (or device="auto":
+    """Batched generation with transformers, on CPU or one GPU (or device="auto":
     accelerate spreads the model over the visible GPUs).
 
     video_input: "auto" sends multi-frame requests marked as_video as one video when the
     processor takes video (torchvision installed), else as images; "video" requires
     video support; "images" always sends frames as images.
-    Requests are sorted by (mode, frames, prompt length) into batches of `batch_size`,
-    padded on the left; replies come back in request order. A batch that runs out of
-    GPU memory is split in halves and retried, down to single requests.
+    Requests are sorted by (mode, sampling, frames, prompt length) into batches of
+    `batch_size` that share a mode and a sampling (temperature and token budget), padded
+    on the left; replies come back in request order. A sampled batch draws from torch's
+    generator seeded with its first request's seed (vLLM seeds each request). A batch
+    that runs out of GPU memory is split in halves and retried, down to single requests.
     """
 
     name = "transformers"
@@ -82,7 +85,7 @@ class TransformersBackend:
             "max_new_tokens": max_new_tokens,
             "video_input": "video" if self.video else ("images" if self.multimodal else "text"),
             **({"video_processor_kwargs": self.video_kwargs} if self.video_kwargs else {}),
-            "greedy": True,
+            "sampling": SAMPLING_NOTE,
             "model_class": type(self.model).__name__,
             "processor_class": type(self.processor).__name__,
         }
@@ -134,15 +137,16 @@ class TransformersBackend:
         modes = [vi.request_mode(r, self.video) for r in requests]
         if not self.multimodal and any(m != vi.TEXT for m in modes):
             raise ValueError(f"{self.model_id} is a text-only model; it cannot take frames")
+        kinds = [(modes[i], r.sampling(self.max_new_tokens)[:2]) for i, r in enumerate(requests)]
         # Similar requests together: less padding, same results (greedy, left padded).
-        order = sorted(range(len(requests)), key=lambda i: (modes[i], len(requests[i].frames),
+        order = sorted(range(len(requests)), key=lambda i: (kinds[i], len(requests[i].frames),
                                                             len(requests[i].prompt)))
         replies, stats = [""] * len(requests), [costs.GenStats()] * len(requests)
         start = 0
         while start < len(order):
-            mode = modes[order[start]]
-            batch = [i for i in order[start:start + self.batch_size] if modes[i] == mode]
-            for i, (reply, measured) in zip(batch, self._generate_batch([requests[i] for i in batch], mode)):
+            kind = kinds[order[start]]
+            batch = [i for i in order[start:start + self.batch_size] if kinds[i] == kind]
+            for i, (reply, measured) in zip(batch, self._generate_batch([requests[i] for i in batch], kind[0])):
                 replies[i], stats[i] = reply, measured
             start += len(batch)
         self.last_stats = stats
@@ -162,15 +166,23 @@ class TransformersBackend:
 
     def _forward(self, requests: list[GenRequest], mode: str) -> list[tuple[str, costs.GenStats]]:
         clock, inputs = costs.StepClock(), self._encode(requests, mode)  # the clock times each decoding step
+        temperature, max_new_tokens, seed = requests[0].sampling(self.max_new_tokens)  # the batch shares them
         with self.torch.inference_mode():
             out = self.model.generate(
-                **inputs, max_new_tokens=self.max_new_tokens, pad_token_id=self.tokenizer.pad_token_id, streamer=clock,
-                # Greedy whatever the checkpoint's generation_config suggests.
-                do_sample=False, num_beams=1, temperature=None, top_p=None, top_k=None, repetition_penalty=None,
+                **inputs, max_new_tokens=max_new_tokens, pad_token_id=self.tokenizer.pad_token_id, streamer=clock,
+                num_beams=1, repetition_penalty=None, **self._decoding(temperature, seed),
             )
         new_tokens = out[:, inputs["input_ids"].shape[1]:]
         texts = [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
         return list(zip(texts, clock.stats(new_tokens, costs.stop_ids(self.model, self.tokenizer))))
+
+    def _decoding(self, temperature: float, seed: int | None) -> dict[str, Any]:
+        """generate() arguments: greedy, or plain temperature sampling (no top-k, no top-p),
+        whatever the checkpoint's generation_config suggests."""
+        if temperature <= 0:
+            return {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        self.torch.manual_seed(seed if seed is not None else 0)
+        return {"do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": 0}
 
     def _encode(self, requests: list[GenRequest], mode: str):
         texts = [self.render(vi.chat_messages(r, mode)) for r in requests]

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from evaluator.runners import costs, hub, vllm_inputs as vi  # costs: what each generate measured (last_stats)
-from evaluator.runners.generation import VIDEO_INPUTS, GenRequest
+from evaluator.runners.generation import SAMPLING_NOTE, VIDEO_INPUTS, GenRequest
 
 
 class VllmBackend:
@@ -70,7 +70,7 @@ class VllmBackend:
             "revision": self.revision,
             "dtype": self._engine_options["dtype"],
             "max_new_tokens": self.max_new_tokens,
-            "greedy": True,
+            "sampling": SAMPLING_NOTE,
             "video_input": "video" if self.video else ("images" if self.multimodal else "text"),
             "tensor_parallel_size": self.tensor_parallel_size,
             "data_parallel_size": self.data_parallel_size,
@@ -93,7 +93,7 @@ class VllmBackend:
             self.settings = self._describe()
         vi.check_mm_limits(requests, self.video, self.limit_mm_per_prompt)
         inputs = vi.build_vllm_inputs(requests, self.render, self.video)
-        replies, self.last_stats = self._engine.generate(inputs, vi.sampling_kwargs(self.max_new_tokens))
+        replies, self.last_stats = self._engine.generate(inputs, vi.request_sampling(requests, self.max_new_tokens))
         if len(replies) != len(requests):
             raise RuntimeError(f"vLLM returned {len(replies)} replies for {len(requests)} requests")
         return [r.strip() for r in replies]
@@ -141,9 +141,10 @@ class _Engine:
         with _memory_errors("starting the vLLM engine"):
             self.llm = vllm.LLM(**kwargs)
 
-    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
+    def generate(self, inputs: list[dict], sampling: list[dict[str, Any]]) -> tuple[list[str], list[costs.GenStats]]:
+        """One reply per input; `sampling`: one SamplingParams argument dict per input."""
         with _memory_errors("generating"):
-            outputs = self.llm.generate(inputs, self.sampling_params(**sampling), use_tqdm=False)
+            outputs = self.llm.generate(inputs, [self.sampling_params(**s) for s in sampling], use_tqdm=False)
         return [o.outputs[0].text for o in outputs], [costs.vllm_stats(o) for o in outputs]
 
 
@@ -230,10 +231,10 @@ class _ReplicaPool:
             self.close()
             raise
 
-    def generate(self, inputs: list[dict], sampling: dict[str, Any]) -> tuple[list[str], list[costs.GenStats]]:
+    def generate(self, inputs: list[dict], sampling: list[dict[str, Any]]) -> tuple[list[str], list[costs.GenStats]]:
         bounds = vi.shard_bounds(len(inputs), len(self.conns))
         for conn, (start, end) in zip(self.conns, bounds):
-            conn.send((inputs[start:end], sampling))
+            conn.send((inputs[start:end], sampling[start:end]))
         answers = [self._receive(conn, rank) for rank, conn in enumerate(self.conns[:len(bounds)])]
         return [t for texts, _ in answers for t in texts], [s for _, stats in answers for s in stats]
 

@@ -169,13 +169,27 @@ def check_mm_limits(requests: Sequence[GenRequest], video: bool, limits: dict[st
             )
 
 
-def sampling_kwargs(max_new_tokens: int) -> dict[str, Any]:
-    """SamplingParams arguments: greedy (temperature 0), at most max_new_tokens tokens.
+def sampling_kwargs(max_new_tokens: int, temperature: float = 0.0, seed: int | None = None) -> dict[str, Any]:
+    """SamplingParams arguments: greedy (temperature 0) or plain temperature sampling
+    (top-k and top-p off) with a seed, at most max_new_tokens tokens.
 
     Given explicitly, so a checkpoint's generation_config (temperature, repetition
-    penalty) never changes what "greedy" means.
+    penalty, top-p) never changes what "greedy" or "temperature t" means.
     """
-    return {"temperature": 0.0, "max_tokens": int(max_new_tokens), "repetition_penalty": 1.0}
+    kwargs: dict[str, Any] = {"temperature": float(temperature), "max_tokens": int(max_new_tokens),
+                              "repetition_penalty": 1.0}
+    if temperature > 0:
+        kwargs.update(top_p=1.0, top_k=-1, seed=seed)
+    return kwargs
+
+
+def request_sampling(requests: list, default_max_new_tokens: int) -> list[dict[str, Any]]:
+    """One SamplingParams argument dict per request (GenRequest.sampling)."""
+    out = []
+    for request in requests:
+        temperature, max_new_tokens, seed = request.sampling(default_max_new_tokens)
+        out.append(sampling_kwargs(max_new_tokens, temperature, seed))
+    return out
 
 
 def engine_kwargs(model: str, revision: str | None, *, tensor_parallel_size: int = 1,

@@ -21,10 +21,12 @@ a row with all five scores ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
 noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
-while its interval overlaps the leader's. Rows are ranked only against rows of the same judge, and only rows that
-share the suite's **reference protocol** are shown and ranked by default: "All protocols" (the Protocol filter)
-shows the others, marked ≠, unranked. The **Protocol card** under the table (or a click on a row) says how a row's
-numbers were produced; the Compare tab tests the difference of two rows directly."""
+while its interval overlaps the leader's. Rows are ranked only against rows of the same judge, and only rows at
+each benchmark's **reference protocol** (its paper's frames, resolution, decoding and runs; frame budgets the
+paper let each model choose count as the protocol) are ranked. Other rows are shown too, never ranked: **≠** in
+their Rank cell and what differs in the Protocol column (**?** when unknown); the Protocol filter can hide them. The **Protocol card** under
+the table (or a click on a row) says how a row's numbers were produced and where our protocol differs from each
+paper's; the Compare tab tests the difference of two rows directly."""
 
 
 class LeaderboardHandlers(BaseHandlers):
@@ -38,7 +40,7 @@ class LeaderboardHandlers(BaseHandlers):
                                 sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()),
                                 protocols=protocols)
         rows = views.filter_rows(self.leaderboard_rows(suite), filters)
-        return views.leaderboard_view(rows, protocol.columns_for(columns, protocols))
+        return views.leaderboard_view(rows, protocol.columns_for(columns, protocols, self.board(suite)))
 
     def leaderboard_rows(self, suite: str) -> pd.DataFrame:
         """views.leaderboard_table of the suite, cached: filters only pick from it."""
@@ -56,7 +58,7 @@ class LeaderboardHandlers(BaseHandlers):
         board = self.board(suite)
         generation = board.attrs["generation"]
         filters = paging.view_filters(search, types, sizes, sources, frames, judges, protocols)
-        wanted = set(protocol.columns_for(columns, protocols))
+        wanted = set(protocol.columns_for(columns, protocols, board))
         chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted)
         filtered: list[pd.DataFrame] = []  # the filtered rows, computed at most once per call, kept by no cache
 

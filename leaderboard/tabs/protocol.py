@@ -23,14 +23,16 @@ if TYPE_CHECKING:
 
 
 def protocol_filter() -> gr.Radio:
-    return gr.Radio(protocol_card.FILTER_CHOICES, value=protocol_card.REFERENCE_ONLY, label="Protocol",
-                    info="Ranked: rows that share the suite's reference protocol", elem_id="filter-protocol")
+    return gr.Radio(protocol_card.FILTER_CHOICES, value=protocol_card.DEFAULT_FILTER, label="Protocol",
+                    info="Ranked: rows at the suite's reference protocol", elem_id="filter-protocol")
 
 
-def columns_for(columns, protocols: str | None) -> tuple[str, ...]:
-    """The chosen columns, plus the Protocol column whenever rows outside the reference may show."""
+def columns_for(columns, protocols: str | None, board: pd.DataFrame | None = None) -> tuple[str, ...]:
+    """The chosen columns, plus the Protocol column whenever rows outside the reference
+    show (`board`: the suite's rows; None: whenever they may)."""
     chosen = tuple(columns or ())
-    if protocols != protocol_card.REFERENCE_ONLY and views.PROTOCOL not in chosen:
+    marked = board is None or bool(board["protocol_status"].isin(protocol_card.MARKED_STATUSES).any())
+    if protocols != protocol_card.REFERENCE_ONLY and marked and views.PROTOCOL not in chosen:
         chosen += (views.PROTOCOL,)
     return chosen
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import gradio as gr
 
+from evaluator import reference
 from evaluator.errors import EvaluatorError
 from evaluator.suite import with_video_files
 from leaderboard import markup, views
@@ -29,6 +30,25 @@ PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its p
    (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
    answer: fill it with your model's own answer and add `"context": "<that answer's label>"`.
 3. Upload the file: it is checked at once, and every problem is listed with its line."""
+
+
+BUDGETS_NOTE = ("**Frame budgets.** Where a paper let each model choose how many frames it sees, you may too, "
+                "within the paper's range. Leave a field blank for the paper's own count where the paper ran your "
+                "model, else its default. Rows within the ranges are ranked together; the card shows each count.")
+
+
+def budget_rules() -> dict:
+    """The frame budgets a model's author may choose (evaluator/reference.py), in order."""
+    return {key: rule for key, rule in reference.frame_rules().items() if rule.budget}
+
+
+def budget_keys() -> list[str]:
+    return list(budget_rules())
+
+
+def budget_label(key: str) -> str:
+    rule = budget_rules().get(key)
+    return rule.name if rule else key
 
 
 def optional_number(text: str | float | None, what: str, integer: bool) -> float | int | None:
@@ -159,15 +179,20 @@ class SubmitHandlers(BaseHandlers):
         return submit_predictions(self.stores, self.settings, who, file, name, suite_id=suite_id, metadata=metadata,
                                   checked_sha256=checked.sha256)
 
-    def submit_model(self, model: str, revision: str, precision: str, frames: str, thinking: bool,
-                     profile: gr.OAuthProfile | None) -> tuple[str, str]:
-        """Queue a Hub model pinned to the commit its revision resolves to."""
+    def submit_model(self, model: str, revision: str, precision: str, thinking: bool,
+                     profile: gr.OAuthProfile | None, *budgets: str | float | None) -> tuple[str, str]:
+        """Queue a Hub model pinned to the commit its revision resolves to. `budgets`: the
+        frame-budget fields, in the order of BUDGET_KEYS (blank: the paper's rule)."""
+        declared = {}
         try:
-            count = optional_number(frames, "Frames", integer=True)
+            for key, value in zip(budget_keys(), budgets):
+                count = optional_number("" if value is None else str(value), budget_label(key), integer=True)
+                if count is not None:
+                    declared[key] = count
         except ValueError as e:
             return status(str(e), ok=False), self.quota(profile)
-        form = {"model": model or "", "revision": revision or "main", "precision": precision, "frames": count,
-                "thinking": bool(thinking)}
+        form = {"model": model or "", "revision": revision or "main", "precision": precision,
+                "frame_budgets": declared, "thinking": bool(thinking)}
         return self._submit(profile, lambda who: submit_model(self.stores, self.settings, who, form, hub=self.hub))
 
     @failsafe()
@@ -235,9 +260,13 @@ def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                     precision = gr.Dropdown(list(settings.model_rules.precisions),
                                             value=settings.model_rules.precisions[0], label="Precision",
                                             elem_id="model-precision")
-                    model_frames = gr.Textbox(label="Frames (optional; default: the suite's budgets)",
-                                              placeholder="e.g. 32", elem_id="model-frames")
                     model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
+                gr.Markdown(BUDGETS_NOTE, elem_id="model-budgets-note")
+                with gr.Row():
+                    model_budgets = [gr.Textbox(label=f"{budget_label(key)}: frames ({rule.range_text()})",
+                                                placeholder=f"blank: {rule.reference} or the paper's count",
+                                                elem_id=f"model-frames-{key}")
+                                     for key, rule in budget_rules().items()]
                 send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
                 # each sub-tab its own status: a file's refusal is not shown under the model form
                 model_result = gr.Markdown(elem_id="submit-model-status", latex_delimiters=[])
@@ -246,6 +275,6 @@ def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
     upload.clear(lambda: "", None, result, api_visibility="private")
     send.click(h.submit_file, [upload, name, params, weights, frames, thinking], [result, quota],
                concurrency_limit=4, api_name="submit_file")
-    send_model.click(h.submit_model, [model, revision, precision, model_frames, model_thinking],
+    send_model.click(h.submit_model, [model, revision, precision, model_thinking, *model_budgets],
                      [model_result, quota], concurrency_limit=4, api_name="submit_model")
     return signed, quota, tab, download

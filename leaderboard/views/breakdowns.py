@@ -58,7 +58,20 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     for column in columns:
         metric = column.split(".", 1)[1]
         _mark_hidden(out, metric_label(metric), trees, (metric,))
+        _mark_noted(out, metric_label(metric), rows, column)
     return out
+
+
+def _mark_noted(frame: pd.DataFrame, label: str, rows: pd.DataFrame, column: str) -> None:
+    """A metric the scorer could not compute says so where its number would be: its
+    `<metric>_note` ("not computed: ...", Video-MMMU's Δknowledge without question-only
+    answers), up to the first parenthesis; the result file has the whole note."""
+    notes = _col(rows, f"{column}_note")
+    values = _numbers(rows[column]).to_numpy()
+    texts = [json.loads(n).split(" (")[0] if isinstance(n, str) and n and np.isnan(v) else None
+             for n, v in zip(notes, values)]
+    if any(texts):
+        frame.attrs.setdefault(DISPLAY, {})[label] = texts
 
 
 # -- hidden buckets ---------------------------------------------------------------------------------------------

@@ -109,6 +109,13 @@ def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
     return pd.Series(out, index=score.index, dtype=object)
 
 
+def rank_marks(board: pd.DataFrame) -> pd.Series:
+    """What the Rank cell shows instead of a blank for a row that is not ranked because it
+    is off the reference protocol ("≠") or its protocol is unknown ("?"); None elsewhere."""
+    marks = {protocol_card.DIFFERS: "≠", protocol_card.UNKNOWN: "?"}
+    return pd.Series([marks.get(s) for s in board["protocol_status"]], index=board.index, dtype=object)
+
+
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     """Every leaderboard column (display names) plus FILTER_KEYS and each score column's
     shown text, in rank order. Built once per table and suite: a reader's filters and
@@ -117,6 +124,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
     has_average = board["average"].notna()
     data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
+    data[_pm_key(RANK)] = rank_marks(board).to_numpy()
     for b in BENCHMARKS:
         data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()
     return pd.DataFrame(data)

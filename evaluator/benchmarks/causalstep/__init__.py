@@ -56,7 +56,7 @@ Algorithm 1, a perfect video scores N(N+1)/2) or k ("prose": 1 + N(N-1)/2), per
 Other choices (spec ambiguities): the context is the single previous question and
 the chosen option's TEXT (Algorithm 1), not the whole chain; ICRA shows S_i only
 (the metric's formal definition); each segment gets the same frame budget
-(FrameBudgets.causalstep_segment), an in-context call twice that, in time order.
+(its protocol.toml: causalstep_segment), an in-context call twice that, in time order.
 
 Metrics: overall = ws_norm = 100 * sum of scores / sum of perfect scores; csr,
 amcl, mcl, rf (every wrong answer, the last question's included), ws (mean score

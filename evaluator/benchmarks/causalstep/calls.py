@@ -34,7 +34,7 @@ def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets
     calls = []
     for q in questions:
         meta = videos[q.video]
-        plans = [frames.plan(meta, budgets.causalstep_segment, s.start, s.end, CURRENT) for s in q.segments]
+        plans = [frames.plan(meta, budgets["causalstep_segment"], s.start, s.end, CURRENT) for s in q.segments]
         for s in q.segments:
             calls.append(_single_call(q, s, plans[s.index - 1], DESC))
             if s.causal is None:

@@ -13,10 +13,10 @@ def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets
     calls = []
     for q in questions:
         meta = videos[q.video]
-        plan = frames.plan(meta, budgets.exact)
+        plan = frames.plan(meta, budgets[NAME])
         prompt = prompts.render(
             NAME, "mcq", duration=meta.duration, frame_count=len(plan.times),
             frame_times=prompts.frame_times_text(plan.times), activity=q.task_name or q.activity,
-            options=prompts.lettered(q.options, LABELS, sep=". "))
+            options=prompts.lettered(q.options, [f"Option {label}" for label in LABELS], sep=": "))
         calls.append(Call(call_id(q.id), NAME, q.id, "mcq", prompt, "choice", [plan], LABELS, q.options))
     return calls

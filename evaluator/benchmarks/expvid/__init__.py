@@ -16,7 +16,7 @@ level 3 pools blanks over both tasks; `overall` is the mean of the levels presen
 """
 
 from evaluator.benchmarks.expvid.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
-from evaluator.benchmarks.expvid.calls import build_calls
+from evaluator.benchmarks.expvid.calls import build_calls, frame_budget_key
 from evaluator.benchmarks.expvid.demo import _FILLERS, demo
 from evaluator.benchmarks.expvid.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.expvid.metrics import jaccard, score
@@ -40,6 +40,6 @@ __all__ = [
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
-    "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "demo", "import_release", "jaccard",
+    "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "frame_budget_key", "demo", "import_release", "jaccard",
     "score", "task_of_file"
 ]

@@ -7,7 +7,15 @@ from __future__ import annotations
 import re
 
 from evaluator import frames, prompts
-from evaluator.benchmarks.expvid.records import ANSWER_FORMAT, NAME, TEMPLATE, UNKNOWN_DISCIPLINE, Question, call_id
+from evaluator.benchmarks.expvid.records import (
+    ANSWER_FORMAT,
+    NAME,
+    TASK_LEVEL,
+    TEMPLATE,
+    UNKNOWN_DISCIPLINE,
+    Question,
+    call_id,
+)
 from evaluator.records import Call, VideoMeta
 
 _NUMBERED_LINE = re.compile(r"^\s*(\d+)[.)]\s+\S", re.M)
@@ -55,9 +63,14 @@ def prompt_for(q: Question) -> str:
     return prompts.render(NAME, TEMPLATE[q.task], question=q.question, options=options, blanks=q.blanks)
 
 
+def frame_budget_key(call: Call) -> str:
+    """Which frame budget of protocol.toml a call's frames follow: its task's level."""
+    return f"expvid_level{TASK_LEVEL[call.kind]}"
+
+
 def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> list[Call]:
     """One call per item, frames uniform over the whole clip, segment or video."""
-    budget = {1: budgets.expvid_level1, 2: budgets.expvid_level2, 3: budgets.expvid_level3}
+    budget = {level: budgets[f"expvid_level{level}"] for level in (1, 2, 3)}
     return [Call(call_id(q.id), NAME, q.id, q.task, prompt_for(q), ANSWER_FORMAT[q.task],
                  [frames.plan(videos[q.video], budget[q.level])], _step_labels(q), q.options)
             for q in questions]

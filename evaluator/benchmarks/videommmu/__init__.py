@@ -41,7 +41,7 @@ from evaluator.benchmarks.videommmu.buckets import (
     paired_bucket_paths,
     paired_extra,
 )
-from evaluator.benchmarks.videommmu.calls import build_calls
+from evaluator.benchmarks.videommmu.calls import build_calls, frame_budget_key
 from evaluator.benchmarks.videommmu.demo import _PHRASES, demo
 from evaluator.benchmarks.videommmu.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videommmu.metrics import score
@@ -68,6 +68,6 @@ __all__ = [
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",
-    "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "import_release", "labels_for",
+    "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "frame_budget_key", "import_release", "labels_for",
     "make_answer", "question_only_call_id", "repair_latex_escapes", "score"
 ]

@@ -42,8 +42,9 @@ def paired_bucket_paths(q: Any, labelled: bool) -> list[Path]:
 
 def paired_extra(score_alone: Callable[[list], dict], questions: list, metrics: dict) -> list[ExtraBucket]:
     """Δknowledge = (right after - right before) / (wrong before), as per-video sums
-    [after - before, 1 - before] over Adaptation items with a question-only call; each
-    item read by scoring it alone (`score_alone([q])` gives its metrics)."""
+    [after - before, 1 - before] over the Adaptation items answered both with and
+    without the video, as the scorer counts them; each item read by scoring it alone
+    (`score_alone([q])` gives its metrics)."""
     if metrics.get("n_right_before") is None:
         return []  # no question-only answers in this submission: no Δknowledge
     rows: dict[str, list[float]] = {}
@@ -51,8 +52,10 @@ def paired_extra(score_alone: Callable[[list], dict], questions: list, metrics: 
         if not q.question_only_video:
             continue
         alone = score_alone([q])
+        if alone["n_right_before"] is None:
+            continue  # not answered both ways: not in Δknowledge
         after = alone["overall"] == 100
-        before = alone["n_right_before"] == 1  # None when this one had no question-only answer: wrong
+        before = alone["n_right_before"] == 1
         row = rows.setdefault(q.video, [0.0, 0.0])
         row[0] += float(after) - float(before)
         row[1] += 1.0 - float(before)

@@ -26,15 +26,20 @@ def _call(cid: str, q: Question, kind: str, template: str, meta: VideoMeta, coun
                 q.options or None)
 
 
+def frame_budget_key(call: Call) -> str:
+    """Which frame budget of protocol.toml a call's frames follow."""
+    return "videommmu_question_only" if call.kind == "question-only" else NAME
+
+
 def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> list[Call]:
     """One call per item over the whole lecture video (its last frame, the Adaptation
     picture, included), plus a question-only call per Adaptation item."""
     calls = []
     for q in questions:
         kind = "mcq" if q.question_type == MCQ else "open"
-        calls.append(_call(call_id(q), q, kind, _template(q), videos[q.video], budgets.videommmu))
+        calls.append(_call(call_id(q), q, kind, _template(q), videos[q.video], budgets["videommmu"]))
         if q.question_only_video:
             template = "question_only_mcq" if q.question_type == MCQ else "question_only_open"
             calls.append(_call(question_only_call_id(q), q, "question-only", template,
-                               videos[q.question_only_video], budgets.videommmu_question_only))
+                               videos[q.question_only_video], budgets["videommmu_question_only"]))
     return calls

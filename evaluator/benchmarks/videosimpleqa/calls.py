@@ -17,7 +17,7 @@ def _call(cid: str, item: str, kind: str, question: str, meta: VideoMeta, plan: 
 
 def _plans(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> dict[str, FramePlan]:
     """One uniform frame plan per video, shared by every call about it."""
-    return {v: frames.plan(videos[v], budgets.videosimpleqa) for v in {q.video for q in questions}}
+    return {v: frames.plan(videos[v], budgets["videosimpleqa"]) for v in {q.video for q in questions}}
 
 
 def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> list[Call]:

@@ -1,0 +1,265 @@
+"""Each benchmark's reference protocol as data in its folder (evaluator/benchmarks/<name>/protocol.toml,
+read by evaluator/reference.py): the CLI prints all five, docs/protocol.md holds the tables it
+prints, every "differs" row shows on every card, and a value changed in one folder changes what
+the runner asks, how the scorer scores and what the card compares, with no code touched."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import ROOT, SECRET, run_cli
+from evaluator import prompts, reference, reference_text
+from evaluator.baselines import predictions as baseline_predictions
+from evaluator.benchmarks import ORDER, causalstep
+from evaluator.errors import EvaluatorError
+from evaluator.judges import get_judge
+from evaluator.predictions import as_responses
+from evaluator.protocol import model_card
+from evaluator.records import Prediction, ScoringOptions
+from evaluator.runners.model import ModelRunner, RunnerSettings
+from evaluator.scoring import score_responses
+from leaderboard import protocol_card
+
+TITLES = {"expvid": "ExpVid", "causalstep": "CausalStep", "exact": "ExAct", "videommmu": "Video-MMMU",
+          "videosimpleqa": "Video SimpleQA"}
+
+
+# -- the five protocols, printed and documented ---------------------------------------------------
+
+def test_the_cli_prints_all_five_protocols_and_one_on_request():
+    every = run_cli("protocol")
+    assert every.returncode == 0, every.stderr
+    for name, title in TITLES.items():
+        assert f"{title} ({name}):" in every.stdout
+    for expected in ("generation: temperature 1.0, up to 1,024 new tokens (4,096 thinking), 3 runs",  # Video SimpleQA
+                     "generation: temperature 0.1, up to 8,192 new tokens, one run",  # ExpVid
+                     "frames videommmu: 10-64, chosen per model (default 32",
+                     "frames expvid_level3: 96-512, chosen per model (default 128",
+                     "resolution: 796x448", "scoring reading: prose"):
+        assert expected in every.stdout, expected
+    one = run_cli("protocol", "--benchmark", "exact")
+    assert one.returncode == 0 and "ExAct (exact):" in one.stdout and "Video-MMMU" not in one.stdout
+    wrong = run_cli("protocol", "--benchmark", "nope")
+    assert wrong.returncode != 0 and "invalid choice: 'nope'" in wrong.stderr
+
+
+def test_docs_protocol_md_holds_exactly_the_printed_tables():
+    page = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    printed = run_cli("protocol", "--markdown").stdout.strip()
+    assert printed == reference_text.markdown_tables(reference.names())
+    assert printed in page, "docs/protocol.md is out of date: paste `python -m evaluator protocol --markdown`"
+    for title in TITLES.values():
+        assert f"### {title}: paper, official code and ours" in printed
+
+
+def test_every_difference_from_a_paper_is_on_every_card_and_says_why():
+    shown = protocol_card.paper_differences(ORDER)
+    differs = [(name, row) for name in ORDER for row in reference.protocol(name).differences()]
+    assert differs  # the judges, at least
+    for name, row in differs:
+        assert row.why and f"{reference.protocol(name).title}, {row.point.lower()}: paper {row.paper}" in shown
+
+
+def test_every_protocol_value_names_its_source():
+    for name in ORDER:
+        proto = reference.protocol(name)
+        sources = [rule.source for rule in proto.frames.values()] + [
+            proto.resolution.source, proto.prompt.source, proto.generation.source, proto.judge.source]
+        assert all(s.strip() for s in sources), name
+
+
+def test_a_malformed_protocol_file_is_refused_with_its_path(tmp_path, monkeypatch):
+    root = folders_with_copy(tmp_path, monkeypatch, "exact")
+    edit(root, "exact", "temperature = 0.0", "temprature = 0.0")
+    with pytest.raises(EvaluatorError, match=r"exact/protocol.toml: not a valid reference protocol"):
+        reference.protocol("exact")
+
+
+# -- one value changed in one folder -------------------------------------------------------------
+
+def folders_with_copy(tmp_path: Path, monkeypatch, name: str) -> Path:
+    """The benchmark folders' data files as the code reads them (prompts.BENCHMARKS_DIR),
+    with `name`'s copied so a test may edit it; the others are the real folders."""
+    root = tmp_path / "benchmarks"
+    root.mkdir()
+    for real in Path(prompts.BENCHMARKS_DIR).iterdir():
+        if (real / reference.PROTOCOL_FILE).exists():
+            if real.name == name:
+                shutil.copytree(real, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+            else:
+                (root / real.name).symlink_to(real)
+    monkeypatch.setattr(prompts, "BENCHMARKS_DIR", root)
+    prompts.templates.cache_clear()
+    return root
+
+
+def edit(root: Path, name: str, old: str, new: str) -> None:
+    path = root / name / reference.PROTOCOL_FILE
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+class Recording:
+    """A backend that answers every request with option A and keeps what it was asked."""
+
+    name = "recording"
+    settings = {"backend": "recording", "model": "m"}
+
+    def __init__(self):
+        self.requests = []
+
+    def generate(self, requests):
+        self.requests += requests
+        return ["A"] * len(requests)
+
+
+def run(suite, key, request=None):
+    backend = Recording()
+    runner = ModelRunner(backend, RunnerSettings(batch_calls=64))
+    request = request or SimpleNamespace(frames=None, frame_budgets={}, thinking=False)
+    made = runner.run(request, suite, key.hidden_calls)
+    return backend, runner, made
+
+
+def card_of(suite, key, runner, made, request=None, options=None):
+    request = request or SimpleNamespace(frames=None, frame_budgets={}, thinking=False)
+    _, counts = score_responses(suite, key, as_responses(made), get_judge("normalized-match"), options,
+                                worker_run=True, bootstrap_samples=10)
+    return model_card(suite, request, runner.name, runner.settings, get_judge("normalized-match"),
+                      options or ScoringOptions(), counts)
+
+
+def test_exacts_generation_changed_in_its_folder_reaches_the_runner_and_the_card(demo_suite, tmp_path,
+                                                                                   monkeypatch):
+    suite, key = demo_suite
+    before_backend, before_runner, before_made = run(suite, key)
+    before = card_of(suite, key, before_runner, before_made)
+    assert before.deviations == []
+
+    root = folders_with_copy(tmp_path, monkeypatch, "exact")
+    edit(root, "exact", "temperature = 0.0\nmax_new_tokens = 1024", "temperature = 0.5\nmax_new_tokens = 64")
+    backend, runner, made = run(suite, key)
+    exact_calls = {c.prompt for c in suite.calls if c.benchmark == "exact"}
+    sent = {(r.temperature, r.max_new_tokens, r.seed is not None) for r in backend.requests if r.prompt in exact_calls}
+    was = {(r.temperature, r.max_new_tokens, r.seed is not None) for r in before_backend.requests
+           if r.prompt in exact_calls}
+    assert was == {(0.0, 1024, False)} and sent == {(0.5, 64, True)}  # the runner's requests follow the file
+    card = card_of(suite, key, runner, made)
+    assert card.generation["benchmarks"]["exact"] == {"temperature": 0.5, "max_new_tokens": 64, "runs": 1}
+    assert card.deviations == []  # the run follows the (new) reference
+    # and the run made under the old file no longer does: the card's reference moved with the file
+    assert card_of(suite, key, before_runner, before_made).deviations == ["generation"]
+
+
+def test_video_simpleqas_runs_changed_in_its_folder_reach_the_runner_scorer_and_card(demo_suite, tmp_path,
+                                                                                     monkeypatch):
+    suite, key = demo_suite
+    root = folders_with_copy(tmp_path, monkeypatch, "videosimpleqa")
+    edit(root, "videosimpleqa", "runs = 3", "runs = 2")
+    backend, runner, made = run(suite, key)
+    simpleqa = [c for c in [*suite.calls, *key.hidden_calls] if c.benchmark == "videosimpleqa"]
+    assert len([r for r in backend.requests if r.temperature == 1.0]) == 2 * len(simpleqa)  # each call twice
+    assert {p.run for p in made if p.id.startswith("videosimpleqa/")} == {None, 2}
+    scores, counts = score_responses(suite, key, as_responses(made), get_judge("normalized-match"),
+                                     worker_run=True, bootstrap_samples=10)
+    assert counts["videosimpleqa"]["runs"] == 2 and len(counts["videosimpleqa"]["overall_per_run"]) == 2
+    card = card_of(suite, key, runner, made)
+    assert card.runs["videosimpleqa"]["runs"] == 2 and card.deviations == []
+    assert card.generation["benchmarks"]["videosimpleqa"]["runs"] == 2
+
+
+def test_causalsteps_reading_changed_in_its_folder_changes_the_score_and_the_card(demo_suite, tmp_path,
+                                                                                  monkeypatch):
+    suite, key = demo_suite
+    answers = as_responses(baseline_predictions("random", suite.calls, seed=3))
+    judge = get_judge("normalized-match")
+
+    def scored():
+        scores, _ = score_responses(suite, key, answers, judge, bootstrap_samples=10)
+        return scores["causalstep"]
+
+    prose = scored()
+    root = folders_with_copy(tmp_path, monkeypatch, "causalstep")
+    edit(root, "causalstep", 'reading = "prose"', 'reading = "algo"')
+    algo = scored()
+    assert (prose["ws"], prose["rf"]) != (algo["ws"], algo["rf"])  # the scorer follows the file
+    assert reference.resolve_options().causalstep_points == "algo" == reference.resolve_options().causalstep_restart
+    # a perfect N-segment video: 1 + N(N-1)/2 under the prose reading, N(N+1)/2 under Algorithm 1
+    assert causalstep.metrics.perfect_score(4, "prose") == 7 and causalstep.metrics.perfect_score(4, "algo") == 10
+
+
+def test_a_frame_default_changed_in_its_folder_changes_the_call_list_and_the_budgets(tmp_path, monkeypatch):
+    from evaluator.benchmarks import videommmu
+    from evaluator.suite import build_suite
+
+    root = folders_with_copy(tmp_path, monkeypatch, "videommmu")
+    edit(root, "videommmu", "default = 32\nmin = 10", "default = 12\nmin = 10")
+    assert reference.default_budgets()["videommmu"] == 12
+    assert reference.budgets_for("acme/new-model")["videommmu"] == {
+        "frames": 12, "why": "the default for a model the paper did not run"}
+    suite = build_suite(tmp_path / "built", "t", "v1", [videommmu.demo(SECRET)], None, SECRET, write_videos=True)
+    lecture = [c for c in suite.calls if c.kind != "question-only"]
+    assert lecture and all(len(c.frames[0].times) == min(12, suite.videos[c.frames[0].video].frame_count)
+                           for c in lecture)
+    assert all(re.search(r"\b12 frames", c.prompt) for c in lecture
+               if suite.videos[c.frames[0].video].frame_count >= 12)
+
+
+def test_a_budget_outside_the_range_is_named_and_a_models_paper_count_is_used():
+    assert reference.budget_errors({"videommmu": 9}) == [
+        "videommmu: 9 frames is outside the paper's range 10-64 (default 32)"]
+    assert "not a frame budget a submission may choose" in reference.budget_errors({"exact": 16})[0]
+    assert reference.budgets_for("lmms-lab/LLaVA-Video-7B-Qwen2")["videommmu"] == {
+        "frames": 64, "why": "the paper's count for this model"}
+    assert reference.budgets_for("meta-llama/llama-3.2-11b-vision-instruct")["videommmu"]["frames"] == 10  # any case
+    assert reference.budgets_for("x/y", {"videosimpleqa": 8})["videosimpleqa"] == {
+        "frames": 8, "why": "declared by the model's author"}
+
+
+def test_a_prediction_files_run_numbers_follow_the_protocol(demo_suite):
+    from evaluator.errors import PredictionFileError
+    from evaluator.predictions import parse_predictions
+
+    suite, _ = demo_suite
+    calls = suite.calls_by_id()
+    simple = next(c for c in suite.calls if c.benchmark == "videosimpleqa")
+    exact = next(c for c in suite.calls if c.benchmark == "exact")
+    lines = [f'{{"id": "{simple.id}", "response": "x"}}', f'{{"id": "{simple.id}", "response": "y", "run": 3}}']
+    parsed = parse_predictions("\n".join(lines).encode(), calls)
+    assert parsed.by_id[simple.id].response == "x" and parsed.runs[3].by_id[simple.id] == Prediction(
+        simple.id, "y", run=3)
+    bad = [f'{{"id": "{simple.id}", "response": "x", "run": 4}}', f'{{"id": "{exact.id}", "response": "1", "run": 2}}',
+           f'{{"id": "{simple.id}", "response": "x", "run": "2"}}']
+    with pytest.raises(PredictionFileError) as refused:
+        parse_predictions("\n".join(bad).encode(), calls)
+    text = str(refused.value)
+    assert "videosimpleqa has runs 1 to 3, not 4" in text and "exact has only run 1" in text
+    assert "'run' must be a whole number, not str" in text
+
+
+def test_a_videommmu_file_without_question_only_answers_gets_not_computed_with_the_reason(demo_suite, tmp_path):
+    """Scored from a real file through score_file, published in a table, shown on the site."""
+    from evaluator.predictions import write_predictions
+    from evaluator.scoring import score_file
+    from leaderboard import aggregate, views
+
+    suite, key = demo_suite
+    made = [p for p in baseline_predictions("first-option", suite.calls) if not p.id.endswith("/question-only")]
+    path = tmp_path / "no-before.jsonl"
+    write_predictions(path, made)
+    result = score_file(suite, key, path, get_judge("normalized-match"), ScoringOptions(), 10**7,
+                        submission={"id": "nb", "model": "No Before", "submitter": "u"}, bootstrap_samples=10)
+    scores = result.scores["videommmu"]
+    assert scores["delta_knowledge"] is None and scores["adaptation"] is not None
+    assert scores["delta_knowledge_note"].startswith("not computed: the submission has no question-only answers")
+    assert result.counts["videommmu"]["delta_knowledge_pairs"] == 0
+
+    board = views.prepare(views.select_suite(aggregate.build_table([result]), suite.id))
+    shown = views.shown_text(views.benchmark_view(board, "videommmu"))
+    assert list(shown["Δknowledge"]) == ["not computed: the submission has no question-only answers"]
