@@ -115,13 +115,10 @@ def reducer(name: str) -> Callable[[np.ndarray], np.ndarray]:
     """A reducer by name; "runs:<k>:<name>" is the mean of <name> over k runs whose
     columns stand side by side (evaluator/runs.py: a benchmark's score over its runs)."""
     if name.startswith("runs:"):
-        _, k, base = name.split(":", 2)
-        runs, one = int(k), reducer(base)
+        from evaluator.runs import mean_over_runs
 
-        def mean_of_runs(sums: np.ndarray) -> np.ndarray:
-            width = sums.shape[1] // runs
-            return np.mean([one(sums[:, r * width:(r + 1) * width]) for r in range(runs)], axis=0)
-        return mean_of_runs
+        _, k, base = name.split(":", 2)
+        return mean_over_runs(reducer(base), int(k))
     try:
         return REDUCERS[name]
     except KeyError:

@@ -204,12 +204,32 @@ def parse_predictions(data: bytes, calls: Mapping[str, Call], name: str = "predi
                     kept.append(pred)
         if len(problems) >= MAX_PROBLEMS:
             raise PredictionFileError(name, problems, truncated=True)
+    problems += _run_problems(kept, calls)
     if problems:
         raise PredictionFileError(name, problems)
     if not kept:
         raise PredictionFileError(name, [Problem(0, "the file holds no predictions: expected one JSON object "
                                                     "per line")])
     return as_responses(kept)
+
+
+def _run_problems(kept: list[Prediction], calls: Mapping[str, Call]) -> list[Problem]:
+    """A repeated run must answer, benchmark by benchmark, the very calls run 1 answers: a
+    run answering a few would score the rest as unanswered and pull the mean down."""
+    answered: dict[int, dict[str, set]] = {}
+    for p in kept:
+        answered.setdefault(p.run or 1, {}).setdefault(calls[p.id].benchmark, set()).add((p.id, p.context))
+    first = answered.get(1, {})
+    problems = []
+    for run, per_benchmark in sorted(answered.items()):
+        for benchmark, given in sorted(per_benchmark.items()):
+            wanted = first.get(benchmark, set())
+            if run > 1 and given != wanted:
+                problems.append(Problem(0, f"run {run} answers {len(given)} {benchmark} calls and run 1 answers "
+                                           f"{len(wanted)} ({len(given - wanted)} not in run 1, "
+                                           f"{len(wanted - given)} missing): a repeated run answers the same "
+                                           f"calls as run 1"))
+    return problems
 
 
 def read_predictions(path: Path, calls: Mapping[str, Call], max_bytes: int) -> Responses:

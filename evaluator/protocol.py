@@ -159,9 +159,16 @@ def _common(suite, calls: list[Call], judge, options: ScoringOptions) -> dict[st
     }
 
 
-def file_card(suite, judge, options: ScoringOptions, submission: dict) -> ProtocolCard:
+def _runs(counts: dict | None) -> dict[str, dict[str, Any]]:
+    """Each repeated benchmark's runs, their overalls and spread (scoring's counts)."""
+    return {name: {k: c[k] for k in ("runs", "overall_per_run", "sd", "range") if k in c}
+            for name, c in (counts or {}).items() if c.get("runs")}
+
+
+def file_card(suite, judge, options: ScoringOptions, submission: dict, counts: dict | None = None) -> ProtocolCard:
     """The card of answers the server did not produce: a prediction file (runner fields
-    as declared, unverified), or a built-in baseline (our code, which looks at no frame)."""
+    as declared, unverified), or a built-in baseline (our code, which looks at no frame);
+    `counts` (scoring's): the runs the file gave."""
     baseline = submission.get("kind") == "baseline"
     meta = dict(submission.get("metadata") or {})
     declared = {k: str(meta[k]) for k in ("frames", "thinking") if meta.get(k) not in (None, "")}
@@ -171,6 +178,7 @@ def file_card(suite, judge, options: ScoringOptions, submission: dict) -> Protoc
         frames=dict(suite.manifest.get("frame_budgets", {})),
         frame_sampling=UNIFORM_SAMPLING + (" (the call list the submitter was given)" if not baseline else ""),
         declared=declared,
+        runs=_runs(counts),
         **_common(suite, suite.calls, judge, options),
     )
     return finish(card, suite)
@@ -178,14 +186,15 @@ def file_card(suite, judge, options: ScoringOptions, submission: dict) -> Protoc
 
 def budget_notes(suite, request) -> dict[str, dict[str, Any]]:
     """The choosable frame budgets of a model-id run: frames, why, and the paper's range."""
-    from evaluator.runners.reference_run import frames_asked
+    from evaluator.runners.reference_run import frames_asked, request_budgets
 
     asked = frames_asked(suite, request)
-    notes = dict(getattr(request, "frame_budget_notes", None) or {})
+    chosen = request_budgets(suite, request)
+    legacy = getattr(request, "frames", None)
     rules = reference.frame_rules(_benchmarks(suite))
     return {key: {"frames": asked.get(key, rule.reference), "range": rule.range_text(),
-                  "why": notes.get(key) or ("the paper's default" if asked.get(key) == rule.reference
-                                            else "chosen for this run")}
+                  "why": "one count for every call (frames)" if legacy else
+                  chosen.get(key, {}).get("why", "the paper's default")}
             for key, rule in rules.items() if rule.budget}
 
 
@@ -221,8 +230,7 @@ def model_card(suite, request, runner_name: str, settings: dict, judge, options:
         generation={"thinking": bool(settings.get("thinking")), "enable_thinking": settings.get("enable_thinking"),
                     "benchmarks": {name: {k: g.get(k) for k in ("temperature", "max_new_tokens", "runs")}
                                    for name, g in generation.items()}},
-        runs={name: {k: c[k] for k in ("runs", "overall_per_run", "sd", "range") if k in c}
-              for name, c in (counts or {}).items() if c.get("runs")},
+        runs=_runs(counts),
         **_common(suite, asked, judge, options),
     )
     return finish(card, suite)

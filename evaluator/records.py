@@ -209,8 +209,10 @@ class ScoringOptions:
     """Protocol choices that change scores; recorded in every result.
 
     CausalStep's restart and points rules are one reading of its paper ("prose" or
-    "algo", both fields alike); None: the reading its protocol.toml names, filled in by
-    evaluator.reference.resolve_options before anything is scored or recorded."""
+    "algo", both fields alike; one given sets both); None: the reading its protocol.toml
+    names, filled in by evaluator.reference.resolve_options before anything is scored or
+    recorded. Settings and the CLI offer readings only; a mixed pair, built in code to
+    test one rule at a time, is neither reading, and its cards differ in "scoring"."""
 
     causalstep_restart: str | None = None
     causalstep_points: str | None = None

@@ -66,9 +66,14 @@ class FrameRule(_Strict):
     def _one_kind(self) -> FrameRule:
         if (self.count is None) == (self.default is None):
             raise ValueError("give either `count` (fixed) or `default` with `min` and `max` (a budget)")
+        if self.count is not None and (self.min is not None or self.max is not None or self.paper_models):
+            raise ValueError(f"{self.key}: a fixed `count` takes no `min`, `max` or `paper_models`")
         if self.default is not None and not (self.min is not None and self.max is not None
                                              and 1 <= self.min <= self.default <= self.max):
-            raise ValueError("a budget needs 1 <= min <= default <= max")
+            raise ValueError(f"{self.key}: a budget needs 1 <= min <= default <= max")
+        outside = {m: n for m, n in self.paper_models.items() if not self.allows(n)}
+        if outside:
+            raise ValueError(f"{self.key}: paper_models outside {self.min}-{self.max}: {outside}")
         return self
 
     @property
@@ -225,10 +230,10 @@ def _read(path: str, stamp: int) -> BenchmarkProtocol:
 
 
 def names() -> list[str]:
-    """Benchmarks with a protocol, in the registry's order."""
+    """Every registered benchmark, in the registry's order (each must have a protocol.toml)."""
     from evaluator import benchmarks
 
-    return [name for name in benchmarks.ORDER if protocol_path(name).is_file()]
+    return list(benchmarks.ORDER)
 
 
 def frame_rules(benchmark_names: list[str] | None = None) -> dict[str, FrameRule]:
@@ -306,16 +311,10 @@ def resolve_options(options: ScoringOptions | None = None) -> ScoringOptions:
     """The options with every choice left open (None) taken from the protocols: what is
     scored, recorded in results and compared on cards."""
     options = options or ScoringOptions()
-    reading = scoring_choice("causalstep", "reading", "prose")
-    return replace(options, causalstep_restart=options.causalstep_restart or reading,
-                   causalstep_points=options.causalstep_points or reading)
-
-
-def reading_of(options: ScoringOptions) -> str:
-    """"prose", "algo", or "mixed" (restart and points from different readings)."""
-    return options.causalstep_restart if options.causalstep_restart == options.causalstep_points else "mixed"
-
+    reading = options.causalstep_restart or options.causalstep_points or scoring_choice("causalstep", "reading",
+                                                                                        "prose")
+    return replace(options, causalstep_restart=reading, causalstep_points=reading)
 
 __all__ = ["BenchmarkProtocol", "CompareRow", "FrameRule", "Generation", "Judge", "Prompt", "Resolution",
            "budget_errors", "budget_key", "budgets_for", "default_budgets", "frame_rules", "names", "protocol",
-           "protocol_path", "reading_of", "resolve_options", "scoring_choice"]
+           "protocol_path", "resolve_options", "scoring_choice"]

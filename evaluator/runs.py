@@ -6,9 +6,12 @@
 
 The paper repeats each experiment and does not say how it combines the repeats; we
 take the mean of the runs' scores, metric by metric (breakdowns too), rounded half-up
-to 2 decimals, and keep each run's overall so its spread can be shown. The interval
-resamples videos once for all runs: each video's statistics of every run side by side
-(`video_stats` blocks), the headline the mean of each run's own headline.
+to 2 decimals, and keep each run's overall so its spread can be shown. Counts among the
+metrics (`n_...`, `..._n`: items per hop, answers with a confidence) are the first run's,
+never averaged into fractions.
+The interval resamples videos once for all runs: each video's statistics of every run
+side by side (`video_stats` blocks), the headline the mean of each run's own headline.
+`counts` are the first run's, with every run's under `per_run`.
 """
 
 from __future__ import annotations
@@ -22,25 +25,33 @@ import numpy as np
 from evaluator.records import BenchmarkScore, round_half_up
 
 
-def _mean(values: list[Any]) -> Any:
-    """The mean of one metric over runs: numbers averaged (equal ones kept as they are,
-    so item counts stay whole), dicts key by key, anything else kept when equal."""
+def _is_count(key: str | None) -> bool:
+    return key is not None and (key.startswith("n_") or key.endswith("_n"))
+
+
+def _mean(values: list[Any], key: str | None = None) -> Any:
+    """One metric over runs: numbers averaged (equal ones kept as they are; counts: the
+    first run's), dicts key by key, anything else kept when equal."""
     first = values[0]
-    if all(v == first for v in values) and not isinstance(first, dict):
+    if (all(v == first for v in values) or _is_count(key)) and not isinstance(first, dict):
         return first
     if all(isinstance(v, dict) for v in values):
         keys = list(dict.fromkeys(k for v in values for k in v))
-        return {k: _mean([v.get(k) for v in values]) for k in keys}
+        counting = _is_count(key)  # {"2": 3, ...} under n_by_hop: counts too
+        return {k: _mean([v.get(k) for v in values], key if counting else str(k)) for k in keys}
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if len(numbers) != len(values):
         return None  # a metric some run could not compute (None) has no mean
     return round_half_up(sum(Fraction(repr(float(v))) for v in numbers) / len(numbers))
 
 
-def _blocks_mean(overall_from, width: int, runs: int):
+def mean_over_runs(headline, runs: int):
+    """A headline of column sums (B, k) -> (B,) for `runs` runs whose columns stand side by
+    side: the mean of `headline` over each run's block. The bootstrap interval and the
+    paired statistics (evaluator/paired.py, reducer "runs:<k>:<name>") both use it."""
     def overall(sums: np.ndarray) -> np.ndarray:
-        parts = [overall_from(sums[..., r * width:(r + 1) * width]) for r in range(runs)]
-        return np.mean(np.stack(parts), axis=0)
+        width = sums.shape[-1] // runs
+        return np.mean(np.stack([headline(sums[..., r * width:(r + 1) * width]) for r in range(runs)]), axis=0)
     return overall
 
 
@@ -52,17 +63,14 @@ def combine(scores: list[BenchmarkScore]) -> BenchmarkScore:
     shapes = {s.video_stats.shape for s in scores}
     if len(shapes) != 1:
         raise ValueError(f"runs of one benchmark have per-video statistics of different shapes: {sorted(shapes)}")
-    width = first.video_stats.shape[1] if first.video_stats.ndim == 2 else 1
-    counts: dict[str, Any] = {}
-    for s in scores:
-        for key, value in s.counts.items():
-            counts[key] = counts.get(key, 0) + value if isinstance(value, (int, float)) else value
+    counts = dict(first.counts) | {"per_run": [dict(s.counts) for s in scores]}
     overalls = [s.metrics.get("overall") for s in scores]
     details = dict(first.details) | {"runs": len(scores), "overall_per_run": overalls}
-    return BenchmarkScore(metrics=_mean([s.metrics for s in scores]), counts=counts,
+    metrics = {k: _mean([s.metrics.get(k) for s in scores], k) for k in first.metrics}
+    return BenchmarkScore(metrics=metrics, counts=counts,
                           video_stats=np.concatenate([s.video_stats.reshape(len(s.video_stats), -1)
                                                       for s in scores], axis=1),
-                          overall_from=_blocks_mean(first.overall_from, width, len(scores)), details=details)
+                          overall_from=mean_over_runs(first.overall_from, len(scores)), details=details)
 
 
 def spread(score: BenchmarkScore) -> dict[str, Any] | None:
@@ -78,4 +86,4 @@ def spread(score: BenchmarkScore) -> dict[str, Any] | None:
     return out
 
 
-__all__ = ["combine", "spread"]
+__all__ = ["combine", "mean_over_runs", "spread"]

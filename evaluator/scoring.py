@@ -93,11 +93,11 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
             metrics["overall_ci95"] = bootstrap.interval(result.video_stats, result.overall_from,
                                                          samples=bootstrap_samples, seed=seed)
             scores[name] = metrics
-            # counts cover every run: calls made, answered, unreadable... (`runs`: how many)
-            counts[name] = {"calls": calls_per_benchmark[name] * len(mine),
-                            "answered": sum(answered[i][name] for i in mine), "attempted": True,
-                            **result.counts, "no_final_answer": sum(cut_off[i][name] for i in mine),
-                            **(spread(result) or {})}
+            # the first run's counts; with repeated runs, `runs`, each run's overall and counts
+            counts[name] = {"calls": calls_per_benchmark[name], "answered": answered[0][name], "attempted": True,
+                            **result.counts, "no_final_answer": cut_off[0][name], **(spread(result) or {})}
+            if len(mine) > 1:
+                counts[name]["answered_per_run"] = [answered[i][name] for i in mine]
         if on_benchmark is not None:
             on_benchmark(name, counts[name])
     return scores, counts
@@ -137,7 +137,7 @@ def make_result(suite: Suite, scores: dict, counts: dict, judge, options: Scorin
         judge={"id": judge.judge_id, "kind": judge.kind},
         runner=runner or {"name": "predictions-file"},
         options=asdict(resolve_options(options)),
-        protocol=protocol or file_card(suite, judge, options, submission),
+        protocol=protocol or file_card(suite, judge, options, submission, counts),
         code_version=CODE_VERSION,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         scores=scores,

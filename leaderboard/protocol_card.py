@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
 from leaderboard import markup
 
 REFERENCE, DECLARED, DIFFERS, UNKNOWN, PAPER = "reference", "declared", "differs", "unknown", "paper"
@@ -44,10 +45,19 @@ MARKED_STATUSES = (DIFFERS, UNKNOWN)  # rows the Protocol column is there for
 STATUS, HASH, DEVIATIONS, CARD = "protocol_status", "protocol_hash", "protocol_deviations", "protocol_card"
 
 
+OLDER = "an older protocol"  # the deviation of a card compared with an earlier reference
+
+
+def _older(card) -> bool:
+    """A card written under an earlier reference protocol (an older card schema): what it
+    was compared with is not today's reference, so it is not compared (a rerun is)."""
+    return card.schema_version < PROTOCOL_SCHEMA_VERSION
+
+
 def status_of(card) -> str:
     if card is None:
         return UNKNOWN
-    if card.deviations:
+    if card.deviations or _older(card):
         return DIFFERS
     return REFERENCE if card.verified else DECLARED
 
@@ -58,7 +68,8 @@ def row_columns(result) -> dict[str, Any]:
     card = result.protocol
     if card is None:
         return {STATUS: UNKNOWN, HASH: None, DEVIATIONS: None, CARD: None}
-    return {STATUS: status_of(card), HASH: card.hash, DEVIATIONS: ", ".join(card.deviations) or None,
+    deviations = [OLDER] if _older(card) else card.deviations
+    return {STATUS: status_of(card), HASH: card.hash, DEVIATIONS: ", ".join(deviations) or None,
             CARD: card.model_dump_json()}
 
 
@@ -130,7 +141,11 @@ def card_markdown(row: dict | pd.Series) -> str:
                        "it a card.")
     card = json.loads(raw)
     verified, source = bool(card.get("verified")), str(card.get("source"))
-    if status == DIFFERS:
+    if status == DIFFERS and int(card.get("schema_version") or 1) < PROTOCOL_SCHEMA_VERSION:
+        verdict = ("**≠ Scored under an older reference protocol** (before each benchmark's paper protocol was "
+                   "followed: frame budgets, decoding and runs as the papers ran them). Not comparable with "
+                   "today's rows, so shown, marked ≠, and not ranked; a rerun brings it up to date.")
+    elif status == DIFFERS:
         verdict = (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
                    "Shown, marked ≠, and not ranked.")
     elif status == DECLARED:

@@ -284,7 +284,11 @@ def submit_model(stores: Stores, settings: Settings, identity: Identity | Any, f
     who = _identity(identity)
     parsed = ModelForm.parse(form)  # unknown keys, a forged "submitter" included, are dropped here
     suite_id = resolve_suite_id(stores, settings)
-    budgets = frame_budgets(stores, suite_id, parsed.model, parsed.frame_budgets)  # before any Hub call
+    if parsed.frames is not None and parsed.frame_budgets:
+        raise Refused("validation", "Give frame budgets or one frame count for every call (`frames`, outside "
+                                    "every paper's protocol), not both.")
+    # before any Hub call; one count for every call replaces the budgets
+    budgets = {} if parsed.frames is not None else frame_budgets(stores, suite_id, parsed.model, parsed.frame_budgets)
     model = validate_model(parsed, settings.model_rules, hub or HubClient(token=settings.hf_token))
 
     request = Request(id=new_id(), kind="model", submitter=who.username, suite_id=suite_id, model=model.model,

@@ -167,7 +167,7 @@ def test_settings_are_recorded(loaded, tiny_dirs):
     settings = loaded["qwen25vl"].settings
     assert settings == {
         "backend": "transformers", "model": str(tiny_dirs["qwen25vl"]), "revision": None, "dtype": "float32",
-        "device": "cpu", "batch_size": 3, "max_new_tokens": 5,
+        "device": "cpu", "batch_size": 3, "default_max_new_tokens": 5,
         "video_input": "video" if HAS_TORCHVISION else "images",
         **({"video_processor_kwargs": {"cap_pixels_per_frame": True}} if HAS_TORCHVISION else {}),
         "sampling": SAMPLING_NOTE, "model_class": "Qwen2_5_VLForConditionalGeneration",

@@ -62,7 +62,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
         "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
         "evaluator.raw_outputs",  # a model run's answers file: records only
-        "evaluator.reference",  # each benchmark's reference protocol (its protocol.toml)
+        "evaluator.reference", "evaluator.reference_text",  # each benchmark's protocol.toml, and as text
         # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
         "evaluator.backends", "evaluator.backends.*",
         "evaluator.runners.backends", "evaluator.runners.vllm_inputs",

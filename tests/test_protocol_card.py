@@ -84,7 +84,7 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     assert card.code_version == CODE_VERSION and card.schema_version == 2
     assert card.frames["exact"] == 2 and card.frames["videommmu_question_only"] == 1  # the override, per budget
     assert "re-planned: 2 uniform frames" in card.frame_sampling
-    assert card.frame_budgets["videommmu"] == {"frames": 2, "range": "10-64", "why": "chosen for this run"}
+    assert card.frame_budgets["videommmu"] == {"frames": 2, "range": "10-64", "why": "one count for every call (frames)"}
     assert set(card.frame_times_sha256) == set(card.prompts_sha256) == benchmarks
     assert set(card.prompt_templates) == {f"{b}.{t}" for b in benchmarks for t in prompts.templates(b)}
     assert card.resolution == "native size; exact: 796x448; expvid: 224x224"
@@ -109,7 +109,7 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     shown = protocol_card.card_markdown(row.to_dict() | {"id": request.id})
     for value in (card.decoder, transformers.__version__, "float32", card.hash, "normalized-match@2",
                   "Differs from the suite's reference protocol in: frames, prompts, generation",
-                  "videommmu: 2 (10-64; chosen for this run)", "videosimpleqa: 3 runs, overall per run",
+                  "videommmu: 2 (10-64; one count for every call (frames))", "videosimpleqa: 3 runs, overall per run",
                   "Where our reference protocol differs from the papers'", "Video SimpleQA, judge: paper o3"):
         assert value in shown
     log = stores.private.read(f"logs/{request.id}.log").data.decode()
@@ -186,7 +186,7 @@ def results(demo_suite):
         "declared16": _result(suite, key, {"id": "f16", "kind": "predictions", "model": "Sixteen Frames",
                                            "metadata": {"frames": "16"}}),
         "algo": _result(suite, key, {"id": "algo", "kind": "predictions", "model": "Other Restart"},
-                        options=ScoringOptions(causalstep_restart="algo")),
+                        options=ScoringOptions(causalstep_restart="algo", causalstep_points="prose")),
         "reading": _result(suite, key, {"id": "reading", "kind": "predictions", "model": "Algorithm Reading"},
                            options=ScoringOptions.reading("algo")),
         "legacy": Result.model_validate(legacy_json),

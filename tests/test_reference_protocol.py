@@ -263,3 +263,104 @@ def test_a_videommmu_file_without_question_only_answers_gets_not_computed_with_t
     board = views.prepare(views.select_suite(aggregate.build_table([result]), suite.id))
     shown = views.shown_text(views.benchmark_view(board, "videommmu"))
     assert list(shown["Δknowledge"]) == ["not computed: the submission has no question-only answers"]
+
+
+def test_a_run_with_its_own_frame_budgets_is_labelled_so_in_the_frames_filter(demo_suite):
+    from evaluator.scoring import make_result
+    from leaderboard import aggregate, views
+
+    suite, key = demo_suite
+    judge = get_judge("normalized-match")
+    scores, counts = score_responses(suite, key, as_responses(baseline_predictions("first-option", suite.calls)),
+                                     judge, bootstrap_samples=10)
+
+    def result(row_id: str, budgets: dict):
+        return make_result(suite, scores, counts, judge, ScoringOptions(), {"id": row_id, "model": row_id,
+                                                                            "kind": "model", "submitter": "u"},
+                           runner={"name": "transformers", "frame_budgets": budgets})
+
+    own = result("own", reference.default_budgets() | {"videommmu": 64})
+    plain = result("plain", reference.default_budgets())
+    board = views.prepare(views.select_suite(aggregate.build_table([own, plain]), suite.id))
+    labels = dict(zip(board["id"], board["frames_label"]))
+    assert labels == {"own": views.MODEL_BUDGET_FRAMES, "plain": views.SUITE_DEFAULT_FRAMES}
+    assert views.frame_choices(board) == [views.SUITE_DEFAULT_FRAMES, views.MODEL_BUDGET_FRAMES]
+
+
+def test_a_files_repeated_run_must_answer_the_calls_of_run_1_and_shows_on_its_card(demo_suite, tmp_path):
+    from evaluator.errors import PredictionFileError
+    from evaluator.predictions import parse_predictions, write_predictions
+    from evaluator.scoring import score_file
+
+    suite, key = demo_suite
+    first = baseline_predictions("first-option", suite.calls)
+    simple = [p for p in first if p.id.startswith("videosimpleqa/")]
+    partial = [*first, *(Prediction(p.id, p.response, run=2) for p in simple[:3])]
+    with pytest.raises(PredictionFileError) as refused:
+        parse_predictions("\n".join(_lines(partial)).encode(), suite.calls_by_id())
+    assert f"run 2 answers 3 videosimpleqa calls and run 1 answers {len(simple)}" in str(refused.value)
+
+    path = tmp_path / "three-runs.jsonl"
+    write_predictions(path, [*first, *(Prediction(p.id, p.response, run=r) for r in (2, 3) for p in simple)])
+    result = score_file(suite, key, path, get_judge("normalized-match"), ScoringOptions(), 10**7,
+                        submission={"id": "f3", "model": "Three Runs", "submitter": "u"}, bootstrap_samples=10)
+    assert result.protocol.runs["videosimpleqa"]["runs"] == 3 and result.protocol.deviations == []
+
+
+def _lines(predictions) -> list[str]:
+    import json
+
+    return [json.dumps({"id": p.id, "response": p.response, **({"run": p.run} if p.run else {})})
+            for p in predictions]
+
+
+def test_results_scored_under_the_older_reference_are_marked_and_baselines_rescored(demo_suite, tmp_path):
+    import json
+
+    from leaderboard import aggregate
+    from submissions.stores import Stores
+    from worker.suites import baseline_id, ensure_baselines, first_start
+
+    stores = Stores.local(tmp_path / "home")
+    suite_id = first_start(stores)
+    name = baseline_id("random", suite_id)
+    old = json.loads(stores.results.read(f"{name}.json").data)
+    old["protocol"]["schema_version"] = 1  # as written before the papers' protocols were followed
+    stores.results.write(f"{name}.json", json.dumps(old).encode())
+    table = aggregate.rebuild(stores.results).set_index("id")
+    assert table.loc[name, "protocol_status"] == protocol_card.DIFFERS
+    assert table.loc[name, "protocol_deviations"] == protocol_card.OLDER
+    assert "Scored under an older reference protocol" in protocol_card.card_markdown(
+        table.loc[name].to_dict() | {"id": name})
+    assert ensure_baselines(stores, suite_id) == ["random"]  # scored again under today's protocol
+    row = aggregate.load_table(stores.results).set_index("id").loc[name]
+    assert row["protocol_status"] == protocol_card.REFERENCE
+
+
+def test_a_request_from_before_budgets_runs_with_the_papers_count_for_its_model(demo_suite):
+    from evaluator.runners.reference_run import frames_asked
+
+    suite, _ = demo_suite
+    old = SimpleNamespace(model="meta-llama/Llama-3.2-11B-Vision-Instruct", frames=None, frame_budgets={})
+    assert frames_asked(suite, old)["videommmu"] == 10  # §4.1's count for this model
+    legacy = SimpleNamespace(model="x/y", frames=6, frame_budgets={"videommmu": 40})
+    asked = frames_asked(suite, legacy)  # one count for every call wins: it is outside every protocol
+    assert asked["videommmu"] == 6 == asked["exact"] and asked["videommmu_question_only"] == 1
+
+
+@pytest.mark.parametrize("frames, problem", [
+    ('count = 32\nmin = 2', "a fixed `count` takes no `min`"),
+    ('default = 32\nmin = 40\nmax = 64', "a budget needs 1 <= min <= default <= max"),
+])
+def test_a_frame_rule_that_cannot_be_is_refused(tmp_path, monkeypatch, frames, problem):
+    root = folders_with_copy(tmp_path, monkeypatch, "exact")
+    edit(root, "exact", "count = 32", frames)
+    with pytest.raises(EvaluatorError, match=re.escape(problem)):
+        reference.protocol("exact")
+
+
+def test_a_papers_model_count_outside_its_own_range_is_refused(tmp_path, monkeypatch):
+    root = folders_with_copy(tmp_path, monkeypatch, "videommmu")
+    edit(root, "videommmu", '"rhymes-ai/Aria" = 64', '"rhymes-ai/Aria" = 640')
+    with pytest.raises(EvaluatorError, match=r"paper_models outside 10-64: \{'rhymes-ai/Aria': 640\}"):
+        reference.protocol("videommmu")

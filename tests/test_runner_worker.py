@@ -107,7 +107,9 @@ def test_model_request_is_run_scored_and_published(deployment, tiny_vlm):
     assert result.scores["videosimpleqa"]["subqa"]  # the hidden sub-questions were asked and scored
     runner = result.runner
     assert runner["name"] == "transformers" and runner["model"] == str(path) and runner["frames"] == 2
-    assert runner["dtype"] == "float32" and runner["max_new_tokens"] == 3 and runner["decoding"] == "greedy"
+    assert runner["dtype"] == "float32" and runner["max_new_tokens"] == 3  # the operator's cap (settings())
+    assert runner["generation"]["exact"] == {"temperature": 0.0, "max_new_tokens": 3, "runs": 1,
+                                             "resolution": "796x448"}
     assert runner["decodes"]["max_decodes_per_video"] == 1
     assert runner["passes"]["videosimpleqa with sub-questions"] > result.counts["videosimpleqa"]["calls"]
     assert result.blind_scores is None and "blind_pass" not in runner  # LEADERBOARD_BLIND_PASS is off

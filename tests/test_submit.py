@@ -201,6 +201,18 @@ def test_the_oauth_profile_can_be_passed_directly(stores, settings, hub):
 
 # -- model submissions ------------------------------------------------------------------------------
 
+def test_frame_budgets_are_checked_before_the_hub_is_asked(stores, settings, hub):
+    with pytest.raises(Refused, match=r"videommmu: 70 frames is outside the paper's range 10-64"):
+        submit_model(stores, settings, ALICE, {"model": "acme/vid-7b", "frame_budgets": {"videommmu": 70}}, hub)
+    with pytest.raises(Refused, match=r"not both"):
+        submit_model(stores, settings, ALICE, {"model": "acme/vid-7b", "frames": 8,
+                                               "frame_budgets": {"videommmu": 20}}, hub)
+    assert hub.calls == [] and stored_requests(stores) == []
+    request = submit_model(stores, settings, ALICE, {"model": "acme/vid-7b", "frame_budgets": {"videommmu": 20}},
+                           hub)
+    assert request.frame_budgets["videommmu"] == 20 and request.frames is None
+
+
 def test_model_submission_is_queued_pending_pinned_to_the_commit(stores, settings, hub, suite_id):
     form = {"model": "acme/vid-7b", "revision": "v1.0", "precision": "float16", "frames": 64, "thinking": True,
             "metadata": {"model_type": "instruct"}}

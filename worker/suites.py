@@ -3,6 +3,7 @@ and the embedded default's first start (demo suite and built-in baselines)."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from evaluator.judges import get_judge
 from evaluator.paired import paired_path
 from evaluator.paired import record as paired_record
 from evaluator.predictions import as_responses
+from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
 from evaluator.records import ScoringOptions
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite
@@ -51,8 +53,7 @@ def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalize
     """Score the built-in baselines on a suite once, as verified rows of the table, with
     their per-video statistics for comparisons in the private store (also added to a
     store whose baselines were scored before comparisons existed)."""
-    missing = [name for name in BASELINES if stores.results.read(baseline_id(name, suite_id) + ".json") is None
-               or stores.private.read(paired_path(baseline_id(name, suite_id))) is None]
+    missing = [name for name in BASELINES if _stale(stores, baseline_id(name, suite_id))]
     if not missing:
         return []
     suite = load_suite(stores.suite.local_folder(suite_id))
@@ -71,6 +72,16 @@ def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalize
                              message=f"Per-video statistics of {stats.submission_id} (private)")
         aggregate.publish(stores.results, result)
     return missing
+
+
+def _stale(stores: Stores, result_id: str) -> bool:
+    """A baseline to score (again): none yet, none of its comparison statistics, or scored
+    under an earlier reference protocol (its card's schema is older than today's)."""
+    found = stores.results.read(result_id + ".json")
+    if found is None or stores.private.read(paired_path(result_id)) is None:
+        return True
+    card = json.loads(found.data).get("protocol") or {}
+    return int(card.get("schema_version") or 0) < PROTOCOL_SCHEMA_VERSION
 
 
 def baseline_id(name: str, suite_id: str) -> str:

@@ -7,8 +7,9 @@ are generated (temperature, token budget, runs).
     plans = generation_plans(names, thinking, max_new_tokens=None)   # benchmark -> Generating
     # a benchmark run k times asks each call k times (protocols.Pass.runs)
 
-Sampling (a temperature above 0) is seeded per call and run (`seed_for`), so a rerun on
-the same backend draws the same way and the runs of one call draw differently.
+Sampling (a temperature above 0) is seeded per call and run (`seed_for`): vLLM seeds each
+request, the transformers backend each batch with its first request's seed; a rerun with
+the same settings draws the same way, and the runs of one call draw differently.
 """
 
 from __future__ import annotations
@@ -41,14 +42,16 @@ class Generating:
 def generation_plans(names: Sequence[str], thinking: bool, max_new_tokens: int | None = None,
                      paper_sizes: bool = True) -> dict[str, Generating]:
     """Each benchmark's Generating. `max_new_tokens`: the worker operator's cap for every
-    benchmark (recorded, and off-protocol where it differs); `paper_sizes`: resize frames
-    to each paper's own size (off: frames as decoded, for tests)."""
+    benchmark (a budget above it is lowered to it; recorded, and off-protocol where it
+    lowers one); `paper_sizes`: resize frames to each paper's own size (off: frames as
+    decoded, for tests)."""
     out = {}
     for name in names:
         proto = reference.protocol(name)
         wanted = proto.generation.settings(thinking)
         out[name] = Generating(temperature=wanted["temperature"],
-                               max_new_tokens=max_new_tokens or wanted["max_new_tokens"], runs=wanted["runs"],
+                               max_new_tokens=min(max_new_tokens or wanted["max_new_tokens"],
+                                                  wanted["max_new_tokens"]), runs=wanted["runs"],
                                resize=proto.resolution.policy() if paper_sizes else None,
                                size=proto.resolution.text() if paper_sizes else "native size")
     return out
@@ -66,18 +69,30 @@ def suite_budgets(suite) -> dict[str, int]:
     return {k: int(v) for k, v in (suite.manifest.get("frame_budgets") or reference.default_budgets()).items()}
 
 
+def request_budgets(suite, request) -> dict[str, dict[str, Any]]:
+    """The request's choosable frame budgets, {key: {"frames", "why"}}: as resolved when it
+    was submitted (the author's, else the paper's count for the model, else the default),
+    or, for a request from before budgets, resolved now the same way."""
+    names = list(suite.manifest.get("benchmarks", {})) or None
+    given = dict(getattr(request, "frame_budgets", None) or {})
+    if not given:
+        return reference.budgets_for(getattr(request, "model", None), {}, names)
+    notes = dict(getattr(request, "frame_budget_notes", None) or {})
+    return {k: {"frames": int(n), "why": notes.get(k, "chosen for this run")} for k, n in given.items()}
+
+
 def frames_asked(suite, request) -> dict[str, int]:
     """Frames per call by budget key as this request runs: the suite's, with the request's
-    frame budgets (declared by its author, or the paper's count for the model) over them.
-    A request from before budgets (`frames`: one count for every call) re-plans every key
-    but one-frame ones (Video-MMMU's question-only picture)."""
+    frame budgets over them (request_budgets). A request with `frames` (one count for
+    every call, outside every paper's protocol) re-plans every key but one-frame ones
+    (Video-MMMU's question-only picture) with it instead."""
     asked = suite_budgets(suite)
     legacy = getattr(request, "frames", None)
     if legacy:
-        asked = {k: v if v == 1 else int(legacy) for k, v in asked.items()}
-    for key, n in (getattr(request, "frame_budgets", None) or {}).items():
+        return {k: v if v == 1 else int(legacy) for k, v in asked.items()}
+    for key, chosen in request_budgets(suite, request).items():
         if key in asked:
-            asked[key] = int(n)
+            asked[key] = chosen["frames"]
     return asked
 
 
@@ -97,4 +112,5 @@ def replan_calls(public: list[Call], hidden: list[Call], videos: dict, asked: di
     return [redo(c) for c in public], [redo(c) for c in hidden]
 
 
-__all__ = ["Generating", "frames_asked", "generation_plans", "replan_calls", "seed_for", "suite_budgets"]
+__all__ = ["Generating", "frames_asked", "generation_plans", "replan_calls", "request_budgets", "seed_for",
+           "suite_budgets"]

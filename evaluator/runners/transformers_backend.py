@@ -82,7 +82,7 @@ class TransformersBackend:
             "dtype": str(self.dtype).removeprefix("torch."),
             "device": self.device,
             "batch_size": batch_size,
-            "max_new_tokens": max_new_tokens,
+            "default_max_new_tokens": max_new_tokens,  # for requests that bring no budget of their own
             "video_input": "video" if self.video else ("images" if self.multimodal else "text"),
             **({"video_processor_kwargs": self.video_kwargs} if self.video_kwargs else {}),
             "sampling": SAMPLING_NOTE,

@@ -69,7 +69,7 @@ class VllmBackend:
             "model": self.model_id,
             "revision": self.revision,
             "dtype": self._engine_options["dtype"],
-            "max_new_tokens": self.max_new_tokens,
+            "default_max_new_tokens": self.max_new_tokens,  # for requests that bring no budget of their own
             "sampling": SAMPLING_NOTE,
             "video_input": "video" if self.video else ("images" if self.multimodal else "text"),
             "tensor_parallel_size": self.tensor_parallel_size,

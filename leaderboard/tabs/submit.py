@@ -179,13 +179,15 @@ class SubmitHandlers(BaseHandlers):
         return submit_predictions(self.stores, self.settings, who, file, name, suite_id=suite_id, metadata=metadata,
                                   checked_sha256=checked.sha256)
 
+    budget_form_keys: tuple[str, ...] = ()  # the frame-budget fields the form was built with, in order
+
     def submit_model(self, model: str, revision: str, precision: str, thinking: bool,
                      profile: gr.OAuthProfile | None, *budgets: str | float | None) -> tuple[str, str]:
         """Queue a Hub model pinned to the commit its revision resolves to. `budgets`: the
-        frame-budget fields, in the order of BUDGET_KEYS (blank: the paper's rule)."""
+        frame-budget fields, in the order the form shows them (blank: the paper's rule)."""
         declared = {}
         try:
-            for key, value in zip(budget_keys(), budgets):
+            for key, value in zip(self.budget_form_keys or tuple(budget_keys()), budgets):
                 count = optional_number("" if value is None else str(value), budget_label(key), integer=True)
                 if count is not None:
                     declared[key] = count
@@ -262,6 +264,7 @@ def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                                             elem_id="model-precision")
                     model_thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="model-thinking")
                 gr.Markdown(BUDGETS_NOTE, elem_id="model-budgets-note")
+                h.budget_form_keys = tuple(budget_rules())  # the handler reads the fields in this order
                 with gr.Row():
                     model_budgets = [gr.Textbox(label=f"{budget_label(key)}: frames ({rule.range_text()})",
                                                 placeholder=f"blank: {rule.reference} or the paper's count",

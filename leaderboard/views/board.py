@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
 from leaderboard import protocol_card
 from leaderboard.bands import rank_bands
 from leaderboard.views.columns import (
-    BASELINE, BENCHMARKS, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES, VERIFIED, _col, _flags,
-    _numbers, _text,
+    BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
+    VERIFIED, _col, _flags, _numbers, _text,
 )
 
 
@@ -61,10 +63,23 @@ def frames_used(frame: pd.DataFrame) -> pd.Series:
     return _numbers(_col(frame, "frames")).fillna(_numbers(_col(frame, "meta.frames")))
 
 
+def _own_budgets(frame: pd.DataFrame) -> np.ndarray:
+    """Rows of model runs whose frame budgets (runner.frame_budgets) differ from the protocols' defaults."""
+    from evaluator.reference import default_budgets
+
+    defaults = default_budgets()
+
+    def own(text: object) -> bool:
+        budgets = json.loads(text) if isinstance(text, str) and text.startswith("{") else {}
+        return any(defaults.get(k, v) != v for k, v in budgets.items())
+    return np.array([own(t) for t in _col(frame, "runner.frame_budgets")], dtype=bool)
+
+
 def frames_label(frame: pd.DataFrame, frames: pd.Series) -> pd.Series:
-    """What the frames filter offers: "32", or SUITE_DEFAULT_FRAMES / UNSTATED_FRAMES."""
+    """What the frames filter offers: "32", or SUITE_DEFAULT_FRAMES / MODEL_BUDGET_FRAMES / UNSTATED_FRAMES."""
     reported = (_col(frame, "source").astype("string") == "reported").fillna(False).to_numpy(bool)
-    missing = np.where(reported, UNSTATED_FRAMES, SUITE_DEFAULT_FRAMES)
+    missing = np.where(reported, UNSTATED_FRAMES, np.where(_own_budgets(frame), MODEL_BUDGET_FRAMES,
+                                                           SUITE_DEFAULT_FRAMES))
     text = frames.map(lambda v: f"{v:g}", na_action="ignore").astype(object)
     return text.where(frames.notna(), pd.Series(missing, index=frame.index, dtype=object))
 

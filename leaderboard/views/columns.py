@@ -27,6 +27,7 @@ TYPES = ("open", "closed", "baseline", "human", "random", "unspecified")
 SIZES = ("<10B", "10-40B", ">40B", "unknown")
 SUITE_DEFAULT_FRAMES = "suite default"  # a verified run that used the suite's per-benchmark budgets
 UNSTATED_FRAMES = "not stated"  # a paper row without a frame count
+MODEL_BUDGET_FRAMES = "model's budgets"  # a verified run with its own frame budgets (within the papers' ranges)
 
 # -- leaderboard columns (display names) --------------------------------------------------------------
 RANK, MODEL, SOURCE, AVERAGE = "Rank", "Model", "Source", "Average"

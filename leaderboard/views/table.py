@@ -11,7 +11,8 @@ import pandas as pd
 from leaderboard import protocol_card, run_columns
 from leaderboard.views.board import ci_text, source_text, _half_widths, _mean_half_width
 from leaderboard.views.columns import (
-    ALWAYS_SHOWN, AVERAGE, BAND, BENCHMARKS, DATE, DEFAULT_COLUMNS, FRAMES, JUDGE, LEVELS, MODEL, OPTIONAL_COLUMNS,
+    ALWAYS_SHOWN, AVERAGE, BAND, BENCHMARKS, DATE, DEFAULT_COLUMNS, FRAMES, JUDGE, LEVELS, MODEL, MODEL_BUDGET_FRAMES,
+    OPTIONAL_COLUMNS,
     PAPER, PARAMS, PRECISION, PROTOCOL, RANK, REVISION, RUNNER, SOURCE, SUBMISSION, SUBMITTER, SUITE_DEFAULT_FRAMES,
     THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, _col, _numbers, _text,
 )
@@ -66,8 +67,9 @@ def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:
 def frame_choices(board: pd.DataFrame) -> list[str]:
     """Frame counts present, numerically, then the special labels."""
     present = set(board["frames_label"])
-    numbers = sorted((v for v in present if v not in (SUITE_DEFAULT_FRAMES, UNSTATED_FRAMES)), key=float)
-    return numbers + [v for v in (SUITE_DEFAULT_FRAMES, UNSTATED_FRAMES) if v in present]
+    labels = (SUITE_DEFAULT_FRAMES, MODEL_BUDGET_FRAMES, UNSTATED_FRAMES)
+    numbers = sorted((v for v in present if v not in labels), key=float)
+    return numbers + [v for v in labels if v in present]
 
 
 def judge_choices(board: pd.DataFrame) -> list[str]:
