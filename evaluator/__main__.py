@@ -6,6 +6,7 @@
     template     write the call list a submitter must answer
     baseline     write a built-in baseline's prediction file (random, first-option)
     score        score a prediction file against a suite's hidden answers
+    protocol     print each benchmark's reference protocol (its paper's, as we run it)
     queue        maintainers: list, show, requeue, rerun, cancel, prioritise submissions
     create-repos maintainers: create the five Hub dataset repos of a new deployment
 """

@@ -278,7 +278,8 @@ def budget_errors(declared: dict[str, int], benchmark_names: list[str] | None = 
             choosable = ", ".join(k for k, r in rules.items() if r.budget) or "none"
             out.append(f"'{key}' is not a frame budget a submission may choose (those are: {choosable})")
         elif not rule.allows(n):
-            out.append(f"{key}: {n} frames is outside the paper's range {rule.range_text()} (default {rule.reference})")
+            out.append(f"{rule.name}: {n} frame{'s' if n != 1 else ''} is outside the paper's range "
+                       f"{rule.range_text()} (default {rule.reference})")
     return out
 
 

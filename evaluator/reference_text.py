@@ -15,7 +15,8 @@ TABLES_END = "<!-- end of protocol tables -->"
 def frames_text(rule: FrameRule) -> str:
     if not rule.budget:
         return f"{rule.count} per call"
-    models = f"; the paper's own count for {len(rule.paper_models)} models it ran" if rule.paper_models else ""
+    models = (f"; {len(rule.paper_models)} models the paper ran get its count for them" if rule.paper_models
+              else "")
     return f"{rule.min}-{rule.max}, chosen per model (default {rule.default}{models})"
 
 
@@ -48,15 +49,26 @@ def text(name: str) -> str:
               f"   [{p.prompt.source}]",
               f"  generation: {generation_text(p)}   [{p.generation.source}]",
               f"  judge: {judge_text(p)}   [{p.judge.source}]"]
-    lines += [f"  scoring {key}: {value}" for key, value in p.scoring.items() if not isinstance(value, dict)]
-    for key, value in p.scoring.items():
-        if isinstance(value, dict):
-            lines += [f"  scoring {key} {choice}: " + "; ".join(f"{k} {v}" for k, v in rules.items())
-                      for choice, rules in value.items()]
+    lines += scoring_lines(p)
     differs = p.differences()
     lines.append(f"  differences from the paper: {len(differs)}" if differs else "  differences from the paper: none")
     lines += [f"    - {row.point}: paper {row.paper}; ours {row.ours}. Why: {row.why}" for row in differs]
     return "\n".join(lines)
+
+
+def scoring_lines(p: BenchmarkProtocol) -> list[str]:
+    """Scoring choices; for CausalStep, the reading in use by default and what each reads."""
+    lines = []
+    readings = p.scoring.get("readings") or {}
+    for key, value in p.scoring.items():
+        if key == "reading":
+            lines.append(f"  scoring: the {value} reading by default (LEADERBOARD_CAUSALSTEP_READING chooses)")
+        elif not isinstance(value, dict):
+            lines.append(f"  scoring, {key.replace('_', ' ')}: {value}")
+    for name, rules in readings.items():
+        lines.append(f"    {name} reading: " + "; ".join(f"{v}" for k, v in rules.items() if k != "source")
+                     + f"   [{rules.get('source', '')}]")
+    return lines
 
 
 def _cell(value: str) -> str:

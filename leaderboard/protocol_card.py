@@ -132,8 +132,9 @@ def card_markdown(row: dict | pd.Series) -> str:
     head = f"### Protocol card: {markup.escape(model)}\n"
     if status == PAPER:
         return head + ("**Paper's own protocol.** This number is printed in the benchmark's paper and was produced "
-                       "with that paper's frames, prompts and judge, not by our worker; it has no card and is never "
-                       "ranked.")
+                       "with that paper's frames, prompts and judge, not by our worker, so nothing more about how it "
+                       "was run is recorded here; it is never ranked. docs/protocol.md (About) gives each paper's "
+                       "protocol and where ours differs.")
     raw = row.get(CARD)
     if status == UNKNOWN or not isinstance(raw, str) or not raw:
         return head + ("**Protocol unknown.** This result was written before results carried a protocol card: how it "
@@ -157,28 +158,30 @@ def card_markdown(row: dict | pd.Series) -> str:
         verdict = "**✓ The suite's reference protocol**, run by our worker."
     judge = card.get("judge") or {}
     generation = card.get("generation")
+    given = "frames per call (the call list given)" if source == "prediction-file" else "frames per call"
     pairs = {
         "source": f"{source} ({'verified' if verified else 'declared, not verified'})",
         "suite": _code(card.get("suite_id")),
-        "code version": _code(card.get("code_version")),
-        "frames per call": _code(card.get("frames")),
+        given: _code(card.get("frames")),
         "frame budgets": _budgets(card.get("frame_budgets")),
-        "repeated runs": _runs(card.get("runs")),
         "frame sampling": str(card.get("frame_sampling", "")).replace("|", "/"),
-        "frame times hash": _code(card.get("frame_times_sha256")),
-        "prompts hash": _code(card.get("prompts_sha256")),
-        "prompt template hashes": _code(card.get("prompt_templates")),
         "resolution": _stated(card.get("resolution"), source),
-        "decoder": _stated(card.get("decoder"), source),
-        "backend": _stated(" ".join(str(v) for v in (card.get("backend"), card.get("backend_version")) if v) or None,
-                           source),
-        "dtype": _stated(card.get("dtype"), source),
         "generation": _stated(generation, source),
+        "repeated runs": _runs(card.get("runs"), source),
         "judge": f"{_code(judge.get('id'))} ({judge.get('kind')}, pinned revision {_code(judge.get('revision'))})",
         "scoring options": _code(card.get("scoring")),
         # the submitter's own words: escaped, never inside a code span (which shows references as typed)
         "declared by the submitter": ", ".join(f"{markup.escape(k)} = {markup.escape(v)}"
                                                for k, v in sorted((card.get("declared") or {}).items())) or "nothing",
+        "decoder": _stated(card.get("decoder"), source),
+        "backend": _stated(" ".join(str(v) for v in (card.get("backend"), card.get("backend_version")) if v) or None,
+                           source),
+        "dtype": _stated(card.get("dtype"), source),
+        "code version": _code(card.get("code_version")),
+        # fingerprints last: what a reader compares between two cards, not reads
+        "frame times hash": _code(card.get("frame_times_sha256")),
+        "prompts hash": _code(card.get("prompts_sha256")),
+        "prompt template hashes": _code(card.get("prompt_templates")),
         "protocol hash": _code(card.get("hash")),
         "card schema": _code(card.get("schema_version")),
     }
@@ -194,10 +197,11 @@ def _budgets(budgets: dict | None) -> str:
                      for k, v in sorted(budgets.items()))
 
 
-def _runs(runs: dict | None) -> str:
+def _runs(runs: dict | None, source: str = "") -> str:
     """Each repeated benchmark's runs, their overalls and spread."""
     if not runs:
-        return "one run of every benchmark"
+        return ("one run (a built-in baseline draws nothing at random: more runs would repeat it)"
+                if source == "baseline" else "one run of every benchmark")
     return "; ".join(f"{name}: {r.get('runs')} runs, overall per run {_code(r.get('overall_per_run'))}"
                      + (f", sd {r['sd']:.2f}" if isinstance(r.get("sd"), (int, float)) else "")
                      for name, r in sorted(runs.items()))
@@ -214,8 +218,8 @@ def paper_differences(benchmarks: list[str]) -> str:
             proto = reference.protocol(name)
         except Exception:  # noqa: BLE001 - a benchmark without a protocol file: nothing to list
             continue
-        lines += [f"- {proto.title}, {row.point.lower()}: paper {row.paper}; ours {row.ours}. "
-                  f"{row.why[:1].upper()}{row.why[1:]}." for row in proto.differences()]
+        lines += [f"- {proto.title}, {row.point.lower()}: paper {row.paper}; ours {row.ours}. *Why:* {row.why}."
+                  for row in proto.differences()]
     return "\n".join(lines) if len(lines) > 1 else ""
 
 

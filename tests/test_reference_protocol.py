@@ -40,7 +40,7 @@ def test_the_cli_prints_all_five_protocols_and_one_on_request():
                      "generation: temperature 0.1, up to 8,192 new tokens, one run",  # ExpVid
                      "frames videommmu: 10-64, chosen per model (default 32",
                      "frames expvid_level3: 96-512, chosen per model (default 128",
-                     "resolution: 796x448", "scoring reading: prose"):
+                     "resolution: 796x448", "scoring: the prose reading by default"):
         assert expected in every.stdout, expected
     one = run_cli("protocol", "--benchmark", "exact")
     assert one.returncode == 0 and "ExAct (exact):" in one.stdout and "Video-MMMU" not in one.stdout
@@ -63,6 +63,7 @@ def test_every_difference_from_a_paper_is_on_every_card_and_says_why():
     assert differs  # the judges, at least
     for name, row in differs:
         assert row.why and f"{reference.protocol(name).title}, {row.point.lower()}: paper {row.paper}" in shown
+        assert f"*Why:* {row.why}." in shown
 
 
 def test_every_protocol_value_names_its_source():
@@ -213,7 +214,7 @@ def test_a_frame_default_changed_in_its_folder_changes_the_call_list_and_the_bud
 
 def test_a_budget_outside_the_range_is_named_and_a_models_paper_count_is_used():
     assert reference.budget_errors({"videommmu": 9}) == [
-        "videommmu: 9 frames is outside the paper's range 10-64 (default 32)"]
+        "Video-MMMU lectures: 9 frames is outside the paper's range 10-64 (default 32)"]
     assert "not a frame budget a submission may choose" in reference.budget_errors({"exact": 16})[0]
     assert reference.budgets_for("lmms-lab/LLaVA-Video-7B-Qwen2")["videommmu"] == {
         "frames": 64, "why": "the paper's count for this model"}

@@ -202,7 +202,7 @@ def test_the_oauth_profile_can_be_passed_directly(stores, settings, hub):
 # -- model submissions ------------------------------------------------------------------------------
 
 def test_frame_budgets_are_checked_before_the_hub_is_asked(stores, settings, hub):
-    with pytest.raises(Refused, match=r"videommmu: 70 frames is outside the paper's range 10-64"):
+    with pytest.raises(Refused, match=r"Video-MMMU lectures: 70 frames is outside the paper's range 10-64"):
         submit_model(stores, settings, ALICE, {"model": "acme/vid-7b", "frame_budgets": {"videommmu": 70}}, hub)
     with pytest.raises(Refused, match=r"not both"):
         submit_model(stores, settings, ALICE, {"model": "acme/vid-7b", "frames": 8,

@@ -219,7 +219,7 @@ def test_a_hub_model_is_queued_pinned_to_its_commit(handlers, stores):
 def test_a_frame_budget_outside_the_papers_range_is_refused_with_the_range(handlers, stores):
     before = len(Queue(stores.requests).all())
     message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, *budget_fields(videosimpleqa=64))
-    assert message.startswith("❌") and "videosimpleqa: 64 frames is outside the paper's range 2-32" in message
+    assert message.startswith("❌") and "Video SimpleQA: 64 frames is outside the paper's range 2-32" in message
     typo, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, *budget_fields(videommmu="lots"))
     assert typo.startswith("❌") and "Video-MMMU lectures" in typo and "whole number" in typo
     assert len(Queue(stores.requests).all()) == before  # nothing queued, no quota spent

@@ -19,9 +19,9 @@ runners/reference_run.py):
   2. one FrameStore over all of them: each video decoded once, every frame time any
      call asks for in one pass, dropped once its last call has had them;
   3. the passes of protocols.plan_passes in the suite's benchmark order (a benchmark
-     whose protocol asks for several runs: its passes once per run, each sampled with
-     its own seeds), each ordered by video, at most `batch_calls` calls / `batch_frames`
-     frames per backend.generate,
+     whose protocol asks for several runs: each call asked that many times side by side,
+     each with its own seed; a stepwise chain walked once per run), each ordered by
+     video, at most `batch_calls` calls / `batch_frames` frames per backend.generate,
      progress reported after each batch (the callback raises to stop the job; nothing
      here catches it). While the backend answers one batch, a pool of decode workers
      (one per core) gets the frames of the next `decode_ahead` batches ready, so the

@@ -42,7 +42,10 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        # status and progress never wrap (My submissions: columns 3-4; Running: column 6)
        "#my-submissions [role=gridcell][aria-colindex='3'] span, "
        "#my-submissions [role=gridcell][aria-colindex='4'] span, "
-       "#queue-running [role=gridcell][aria-colindex='6'] span { white-space: nowrap; }")
+       "#queue-running [role=gridcell][aria-colindex='6'] span { white-space: nowrap; }\n"
+       # the About tab's protocol tables: words wrap whole, the point column keeps its words
+       "#about-protocol table td, #about-protocol table th { word-break: normal; overflow-wrap: normal; }\n"
+       "#about-protocol table td:first-child { min-width: 9em; }")
 
 
 # -- who is signed in --------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def protocol_filter() -> gr.Radio:
     return gr.Radio(protocol_card.FILTER_CHOICES, value=protocol_card.DEFAULT_FILTER, label="Protocol",
-                    info="Ranked: rows at the suite's reference protocol", elem_id="filter-protocol")
+                    info="Off-protocol rows are never ranked", elem_id="filter-protocol")
 
 
 def columns_for(columns, protocols: str | None, board: pd.DataFrame | None = None) -> tuple[str, ...]:
