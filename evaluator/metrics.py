@@ -20,7 +20,9 @@ class Tally:
     """Counts of calls that scored as wrong without being wrong answers.
 
     `missing`: no prediction for a call the scorer needed. `unparseable`: a response
-    the extractor could not read. Both score as wrong (fixed denominators, as the
+    the extractor could not read. `judge_unparseable`: a judge reply that could not be
+    read; `judge_unscored`: the judge gave no verdict (the offline matcher could not
+    decide, or the judge failed). All score as not correct (fixed denominators, as the
     papers define) and are reported apart so a submitter can see why.
     """
 
@@ -28,6 +30,7 @@ class Tally:
     missing: int = 0
     unparseable: int = 0
     judge_unparseable: int = 0
+    judge_unscored: int = 0
     extra: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, int]:
@@ -36,6 +39,7 @@ class Tally:
             "missing": self.missing,
             "unparseable": self.unparseable,
             "judge_unparseable": self.judge_unparseable,
+            "judge_unscored": self.judge_unscored,
         }
         out.update(self.extra)
         return out

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.judges import (
-    CORRECT, INCORRECT, LABELS, NOT_ATTEMPTED, UNPARSEABLE,
+    CORRECT, INCORRECT, LABELS, NOT_ATTEMPTED, UNPARSEABLE, UNSCORED,
     CachedJudge, Judgement, JudgementCache, JudgeRequest, LLMJudge, NormalizedMatchJudge,
     UnknownJudgeError, fill_prompt, get_judge, load_prompt, parse_label, summarize,
 )
@@ -65,7 +65,7 @@ NORMALIZED_CASES = [
     (S, "Paris", "not Paris", I),
     (S, "Paris", "Paris or Lyon", I),
     (S, "Paris", "Lyon", I),
-    (S, "Paris", "Paris is the capital of France, where the river Seine runs through", I),
+    (S, "Paris", "Paris is the capital of France, where the river Seine runs through", C),  # detail is fine
     (S, "vitamin A", "vitamin C", I),
     (S, "11 September", "11 November", I),
     (B, "phosphate-buffered saline", "Phosphate buffered saline (PBS)", C),
@@ -88,12 +88,12 @@ NORMALIZED_CASES = [
 def test_normalized_match_cases(task, gold, prediction, expected):
     judge = NormalizedMatchJudge()
     [judgement] = judge.judge([JudgeRequest(task, "question?", gold, prediction)])
-    assert judgement == Judgement(expected, "normalized-match@2", None)
+    assert judgement == Judgement(expected, "normalized-match@3", None)
 
 
 def test_normalized_match_identity_and_order():
     judge = NormalizedMatchJudge()
-    assert (judge.judge_id, judge.kind) == ("normalized-match@2", "normalized-match")
+    assert (judge.judge_id, judge.kind) == ("normalized-match@3", "normalized-match")
     reqs = [JudgeRequest(S, "q", "Paris", "Lyon"), JudgeRequest(S, "q", "Paris", "Paris"),
             JudgeRequest(B, "q", "x", "")]
     assert [j.label for j in judge.judge(reqs)] == [INCORRECT, CORRECT, INCORRECT]
@@ -189,7 +189,8 @@ def test_llm_judge_known_output_is_parsed(tiny_models):
     assert all(j.raw.split() == ["B", "B", "B"] for j in judgements)
     # "B" is grade B for simpleqa, but not a yes/no: the blank replies are UNPARSEABLE, kept and counted.
     assert [j.label for j in judgements] == [INCORRECT, INCORRECT, UNPARSEABLE, UNPARSEABLE, INCORRECT]
-    assert summarize(judgements) == {CORRECT: 0, INCORRECT: 3, NOT_ATTEMPTED: 0, UNPARSEABLE: 2, "total": 5}
+    assert summarize(judgements) == {CORRECT: 0, INCORRECT: 3, NOT_ATTEMPTED: 0, UNPARSEABLE: 2, UNSCORED: 0,
+                                     "total": 5}
 
 
 def test_llm_judge_reassembles_results_in_request_order():
@@ -331,5 +332,5 @@ def test_get_judge_known_names():
 
 def test_summarize_counts_every_label():
     js = [Judgement(CORRECT, "x"), Judgement(UNPARSEABLE, "x", "??"), Judgement(CORRECT, "x")]
-    assert summarize(js) == {CORRECT: 2, INCORRECT: 0, NOT_ATTEMPTED: 0, UNPARSEABLE: 1, "total": 3}
+    assert summarize(js) == {CORRECT: 2, INCORRECT: 0, NOT_ATTEMPTED: 0, UNPARSEABLE: 1, UNSCORED: 0, "total": 3}
     assert summarize([]) == {**{label: 0 for label in LABELS}, "total": 0}

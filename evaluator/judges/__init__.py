@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Callable, Iterable
 
 from evaluator.judges.base import (
-    CORRECT, INCORRECT, LABELS, NOT_ATTEMPTED, SCHEMA_VERSION, UNPARSEABLE,
+    CORRECT, INCORRECT, LABELS, NOT_ATTEMPTED, SCHEMA_VERSION, UNPARSEABLE, UNSCORED,
     Judge, Judgement, JudgeRequest,
 )
 from evaluator.judges.cache import CachedJudge, JudgementCache
@@ -49,7 +49,7 @@ def summarize(judgements: Iterable[Judgement]) -> dict[str, int]:
 
 
 __all__ = [
-    "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "UNPARSEABLE", "LABELS", "SCHEMA_VERSION",
+    "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "UNPARSEABLE", "UNSCORED", "LABELS", "SCHEMA_VERSION",
     "Judge", "Judgement", "JudgeRequest", "NormalizedMatchJudge", "LLMJudge",
     "CachedJudge", "JudgementCache", "UnknownJudgeError", "JUDGES", "get_judge", "summarize",
     "fill_prompt", "load_prompt", "parse_label",

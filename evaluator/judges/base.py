@@ -21,7 +21,8 @@ CORRECT = "CORRECT"
 INCORRECT = "INCORRECT"
 NOT_ATTEMPTED = "NOT_ATTEMPTED"  # simpleqa only: no answer, a refusal, or a vague bound
 UNPARSEABLE = "UNPARSEABLE"  # the judge's own output could not be read; counted, never dropped
-LABELS = (CORRECT, INCORRECT, NOT_ATTEMPTED, UNPARSEABLE)
+UNSCORED = "UNSCORED"  # the judge abstained or failed (no verdict): counted apart from wrong
+LABELS = (CORRECT, INCORRECT, NOT_ATTEMPTED, UNPARSEABLE, UNSCORED)
 
 TASKS = ("blank", "simpleqa")
 
@@ -47,7 +48,7 @@ class Judgement:
     """The verdict on one request.
 
     `label` is one of LABELS. `judge_id` names the judge and its version, e.g.
-    "normalized-match@2" or "llm:microsoft/Phi-3-mini-4k-instruct@<revision>".
+    "normalized-match@3" or "llm:microsoft/Phi-3-mini-4k-instruct@<revision>".
     `raw` keeps an LLM judge's text output (None for rule-based judges).
     """
 

@@ -9,7 +9,7 @@ import numpy as np
 from evaluator.benchmarks.expvid.answers import _read_steps, read_verification
 from evaluator.benchmarks.expvid.blanks import extract_blanks
 from evaluator.benchmarks.expvid.records import TASKS, Answer, Question, call_id
-from evaluator.judges.base import CORRECT, UNPARSEABLE, JudgeRequest
+from evaluator.judges.base import CORRECT, UNPARSEABLE, UNSCORED, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number
 from evaluator.records import BenchmarkScore, Prediction, Responses, ScoringContext, pct, round_half_up
 
@@ -90,6 +90,7 @@ def score(questions: list[Question], answers: list[Answer], responses: Responses
     for i, judgement in zip(owner, ctx.judge.judge(requests) if requests else []):
         credit[i] += judgement.label == CORRECT
         tally.judge_unparseable += int(judgement.label == UNPARSEABLE)
+        tally.judge_unscored += int(judgement.label == UNSCORED)
     return _summarise(questions, credit, weight, tally)
 
 

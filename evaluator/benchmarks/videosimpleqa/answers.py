@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from evaluator.answers.common import _parse_obj, _prep
-from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED
+from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED, UNSCORED
 from evaluator.metrics import Tally
 from evaluator.records import Prediction
 
@@ -155,8 +155,12 @@ def _read(pred: Prediction | None, tally: Tally) -> tuple[str | None, float | No
 
 
 def _judged(label: str, tally: Tally) -> str:
-    """A judge label as a grade: anything unreadable counts as INCORRECT, and is counted."""
+    """A judge label as a grade: no verdict (UNSCORED) or an unreadable one counts as
+    INCORRECT, and is counted apart (never silently wrong)."""
     if label in (CORRECT, INCORRECT, NOT_ATTEMPTED):
         return label
-    tally.judge_unparseable += 1
+    if label == UNSCORED:
+        tally.judge_unscored += 1
+    else:
+        tally.judge_unparseable += 1
     return INCORRECT

@@ -1,0 +1,215 @@
+"""How a short answer is worded, for the offline matcher (evaluator/judges/normalized.py):
+its normal form, and whether it refuses, hedges, asks back or stays vague.
+
+    normal("Mt. Fuji")              # "mount fuji": accents, case, punctuation, articles, abbreviations
+    stance("Probably Prague")       # "hedge"; also "refusal", "question", or None
+    vague_bound("more than 300 m")  # ("more", text after the bound) for a number's bound
+    initials("United Nations")      # "un", for acronyms
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from evaluator.judges.quantities import _roman, fold
+
+_ARTICLES = frozenset({"a", "an", "the"})
+_ABBREVIATIONS = {"mt": "mount", "st": "saint", "ste": "sainte", "ft": "fort", "&": "and", "bce": "bc", "ce": "ad",
+                  "jr": "junior", "sr": "senior", "dr": "doctor", "vs": "versus"}
+_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "μ": "mu", "ω": "omega",
+          "Δ": "delta", "λ": "lambda", "σ": "sigma", "τ": "tau"}
+
+
+def strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    """The answer's words: folded, Greek letters spelled out, accents and case dropped,
+    punctuation and hyphens as spaces, common abbreviations written out ("Mt." -> mount)."""
+    text = "".join(_GREEK.get(c, c) for c in fold(text))
+    text = re.sub(r"\b[IVXLC]{2,}\b", lambda m: str(_roman(m[0]) or m[0]), text)  # "Super Bowl XLVIII" is 48
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000: one number
+    text = re.sub(r"(?<=\d)\.(?=\d)", "point", text)  # 1.5 stays apart from 15
+    text = re.sub(r"(?<![\w.])-(?=\d)", "minus", text)  # -70 stays apart from 70
+    text = strip_accents(text).casefold().replace("&", " and ")
+    text = re.sub(r"['\u2018\u2019`]", "", text)
+    return [_ABBREVIATIONS.get(w, w) for w in re.sub(r"[^\w]+|_", " ", text).split()]
+
+
+def normal(text: str) -> str:
+    """The answer's words without articles (a final "a" kept: "vitamin a")."""
+    tokens = words(text)
+    last = len(tokens) - 1
+    return " ".join(t for i, t in enumerate(tokens) if i == last or t not in _ARTICLES)
+
+
+def singular(word: str) -> str:
+    """A plural's singular, roughly: "frameworks" -> framework, "cristae" -> crista,
+    "chiasmata" -> chiasma, "species" stays."""
+    if len(word) > 5 and word.endswith("ata"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith("ae"):
+        return word[:-1]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+_SPELLINGS = ((r"(?<=[a-z])is(e|ed|er|ers|es|ing|ation|ations)\b", r"iz\1"), (r"(?<=[a-z])our\b", "or"),
+              (r"(?<=[a-z])tre\b", "ter"), (r"sulph", "sulf"), (r"aluminium", "aluminum"), (r"(?<=[a-z])ae", "e"),
+              (r"(?<=[a-z])oe", "e"))
+
+
+def loose(text: str) -> str:
+    """normal() with every word singular, British spellings American ("plasticiser",
+    "colour", "sulphate"), and spaces dropped: "metal-organic frameworks" and "Metal
+    organic framework" meet."""
+    joined = " ".join(singular(w) for w in normal(text).split())
+    for pattern, repl in _SPELLINGS:
+        joined = re.sub(pattern, repl, joined)
+    return joined.replace(" ", "")
+
+
+_STOP = frozenset("of and for the in on at to de du la le von van der".split())
+
+
+def initials(text: str) -> str:
+    """The first letters of the words that carry meaning: "United Nations Educational,
+    Scientific and Cultural Organization" -> "unesco"."""
+    return "".join(w[0] for w in words(text) if w not in _STOP)
+
+
+def abbreviates(short: str, phrase: str) -> bool:
+    """`short` ("GAPDH", "siRNA", "EtBr") can be read off `phrase` ("glyceraldehyde-3-phosphate
+    dehydrogenase"): its letters, in order, begin each of the phrase's words and otherwise
+    come from inside the word they follow; one word may be passed over."""
+    letters = re.sub(r"[^a-z]", "", strip_accents(short).lower())
+    parts = [x for x in re.split(r"[^a-z]+", strip_accents(phrase).lower()) if x and x not in _STOP]
+    if len(letters) < 2 or len(parts) < 2:
+        return False
+    return _read_off(letters, parts, skips=1)
+
+
+def _read_off(letters: str, parts: list[str], skips: int) -> bool:
+    if not letters:
+        return not parts or (len(parts) <= skips)
+    if not parts:
+        return False
+    word, rest = parts[0], parts[1:]
+    if letters[0] == word[0]:
+        # take the first letter, then any further letters of the acronym found in order in the word
+        for used in range(len(letters), 0, -1):
+            if _in_order(letters[1:used], word[1:]) and _read_off(letters[used:], rest, skips):
+                return True
+    return skips > 0 and _read_off(letters, rest, skips - 1)
+
+
+def _in_order(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(c in it for c in needle)
+
+
+def is_acronym(text: str) -> bool:
+    """Written as an acronym: 2-7 letters, mostly capitals, no spaces ("UN", "FDR", "qPCR")."""
+    t = text.strip().replace(".", "")  # "L.A." is LA
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9]{1,6}", t)) and sum(c.isupper() for c in t) >= 2
+
+
+def looks_coded(text: str) -> bool:
+    """A code, formula or brand rather than plain words: digits or inner capitals
+    ("NaOH", "MK-801", "CHIR99021", "qPCR", "Eliquis" is not)."""
+    return any(re.search(r"\d|[a-z][A-Z]|^[A-Z]{2,}", w) for w in fold(text).split())
+
+
+# -- stance ------------------------------------------------------------------------------
+
+_REFUSAL = re.compile(
+    r"\b(?:(?:i|we) (?:do not|dont|cannot|cant|can not|am unable to|am not able to|could not|couldnt|"
+    r"have no|dont have|do not have|wont|would rather not|am not sure|am uncertain|dont recognize)\b|im (?:not sure|"
+    r"uncertain|unable|not able|sorry)\b|"
+    r"not (?:enough|sufficient) information|insufficient information|no information|no idea|not visible|"
+    r"not (?:shown|provided|mentioned|specified|legible|readable|possible to (?:tell|determine|say))|"
+    r"cannot be determined|cant be determined|(?:cannot|cant) (?:tell|determine|identify|say|answer|see)|"
+    r"unable to|impossible to (?:tell|determine|say)|unknown|not sure|unsure|uncertain|unclear|"
+    r"need more (?:frames|information|context)|as an ai|sorry|n a|no answer|unanswerable|not answerable|"
+    r"cannot be answered)\b")
+_PLACEHOLDER = re.compile(r"^(?:\W*|n ?a|none|null|nan|tbd|unknown|answer|your answer here|\[?answer\]?|"
+                          r"pass|skip|\.\.\.|-+|\?+)$")
+_HEDGE = re.compile(
+    r"\b(?:possibly|probably|perhaps|maybe|might|could be|could have|may be|seems|seem to|appears? to be|"
+    r"likely|presumably|i think|i believe|i guess|id guess|my (?:best )?guess|best guess|guessing|"
+    r"not (?:fully|completely|entirely|100) (?:sure|certain)|im not certain|not certain|if i had to|"
+    r"cant be (?:sure|certain)|cannot be (?:sure|certain)|or maybe|if im not mistaken|if i remember (?:correctly|"
+    r"right)|id say|i would say|i suspect|my hunch)\b")
+_QUESTION = re.compile(r"^(?:which|what|who|where|when|could you|can you|do you|is it|are you|please|need)\b")
+
+
+def stance(text: str) -> str | None:
+    """"refusal" (no answer: "I can't tell", "Not enough information", a placeholder),
+    "question" (asks back), "hedge" ("possibly X", "I think X, not sure", "X?"), or None.
+    A refusal that still names something is a hedge ("Not sure, possibly Kilimanjaro")."""
+    plain = " ".join(words(text))
+    if _PLACEHOLDER.match(plain) or _PLACEHOLDER.match(text.strip()):
+        return "refusal"
+    if any(s.strip().endswith("?") and _QUESTION.match(" ".join(words(s))) for s in re.split(r"(?<=[.?!])\s+", text)):
+        return "question"
+    hedged = bool(_HEDGE.search(plain)) or bool(re.search(r"^\W*\w[^?]{0,40}\?", text.strip()))
+    if _REFUSAL.search(plain):
+        # a disclaimer beside a named candidate is a guess ("Melbourne? Not sure."), else a refusal
+        return "hedge" if hedged or _candidate(text) else "refusal"
+    return "hedge" if hedged else None
+
+
+_OPENING = frozenset("i im i'm i've sorry not the this that these it its it's unable cannot can't hmm as based "
+                     "there no unfortunately while although however my without from in ai".split())
+
+
+def _candidate(text: str) -> bool:
+    """The text names something: a number, or a capitalised word that is not a sentence's
+    usual opening ("I", "Sorry", "The")."""
+    if re.search(r"\d", text):
+        return True
+    return any(word.lower().strip(".,;:!?'\"") not in _OPENING
+               for word in re.findall(r"\b[A-Z][\w'’-]*", fold(text)))
+
+# -- vagueness -------------------------------------------------------------------------
+
+_MORE = r"more than|over|above|greater than|at least|after|upwards of|in excess of|exceeding|nearly|almost"
+_LESS = r"less than|under|below|fewer than|at most|before|up to|no more than"
+_BOUND = re.compile(rf"\b(?P<kind>{_MORE}|{_LESS}|between)\b(?! sea level| zero| christ| par\b)", re.I)
+_VAGUE_AMOUNT = re.compile(r"\b(?:hundreds|thousands|millions|billions|dozens|tens of|several|a few|many|"
+                           r"some|sometime|somewhere|centur(?:y|ies)|decades?|era|age|ages|period|recently|"
+                           r"\d0s|early|late|mid|middle ages)\b", re.I)
+_APPROX = re.compile(r"\b(?:around|about|approximately|approx|roughly|circa|ca|some|estimated|nearly|almost)\b|"
+                     r"[~\u2248]", re.I)
+
+
+def vague_bound(text: str) -> tuple[str, str] | None:
+    """("more"|"less"|"between", the text after the bound) when the answer's first number
+    is given as a bound ("over 100 m", "between 20 and 30"; not "1886, after 17 years")."""
+    folded = fold(text)
+    m = _BOUND.search(folded)
+    if not m or re.search(r"\d", folded[:m.start()]):
+        return None
+    word = m["kind"].lower()
+    kind = "between" if word == "between" else "more" if re.fullmatch(_MORE, word) else "less"
+    return kind, folded[m.end():]
+
+
+def vague(text: str) -> bool:
+    """An amount or time given loosely ("hundreds", "in the late 19th century", "1990s")."""
+    return bool(_VAGUE_AMOUNT.search(fold(text)))
+
+
+def approximate(text: str) -> bool:
+    return bool(_APPROX.search(fold(text)))
+
+
+__all__ = ["abbreviates", "approximate", "initials", "is_acronym", "looks_coded", "loose", "normal", "singular", "stance",
+           "strip_accents", "vague", "vague_bound", "words"]
