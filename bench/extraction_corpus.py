@@ -1,9 +1,20 @@
-"""Multiple-choice answer extraction over the committed corpus
-(tests/data/extraction_corpus/*.jsonl, about 1,200 generated responses per benchmark,
-plus "heldout": 525 responses hand-written by a tester who had not seen the extractor,
-the honest figure of the lot).
+"""Multiple-choice answer extraction over the committed corpora, each written by a
+tester who had not seen the reader when it was written:
 
-Prints per benchmark, measured in this run:
+  v1       tests/data/extraction_corpus/: about 1,200 generated responses per
+           benchmark, plus "heldout" (525 hand-written)
+  v2       tests/data/extraction_corpus_v2/: 1,848 responses over four benchmarks, in
+           the shapes the first corpora missed (numeric labels, step numbers for
+           options, checklists, eliminations, cut-off reasoning, other languages)
+  holdout  tests/data/extraction_corpus_holdout/: 1,217 responses by another tester
+  final    tests/data/extraction_corpus_final/: 1,252 responses by a third tester
+  fresh    tests/data/extraction_corpus_fresh/: the newest, by a fourth tester
+
+Each was measured once, untouched, before the reader was changed for it (those figures
+are in docs/protocol.md); all but the newest were tuned against afterwards, so they are
+tests now, and only the newest measures.
+
+Prints per corpus and benchmark, measured in this run:
   responses, correct, wrong (must be 0), unscored rate   for extract_choice
   baseline wrong / unscored                               for a naive reader: the last
                                                           capital letter (or digit) that is a label
@@ -11,7 +22,9 @@ Prints per benchmark, measured in this run:
 
 A response labelled "no answer" that is read as a label counts as wrong.
 
-Usage: python bench/extraction_corpus.py [--repeats 5]
+Goals: 0 wrong options everywhere; at most 2% unscored on v2 and holdout.
+
+Usage: python bench/extraction_corpus.py [--repeats 5] [--corpus v1|v2|holdout]
 """
 
 from __future__ import annotations
@@ -28,8 +41,15 @@ sys.path.insert(0, str(ROOT))
 
 from evaluator.answers import extract_choice  # noqa: E402
 
-CORPUS = ROOT / "tests" / "data" / "extraction_corpus"
-BENCHMARKS = ("exact", "videommmu", "expvid", "causalstep", "heldout")
+DATA = ROOT / "tests" / "data"
+CORPORA = {
+    "v1": (DATA / "extraction_corpus", ("exact", "videommmu", "expvid", "causalstep", "heldout")),
+    "v2": (DATA / "extraction_corpus_v2", ("exact", "videommmu", "expvid", "causalstep")),
+    "holdout": (DATA / "extraction_corpus_holdout", ("exact", "videommmu", "expvid", "causalstep")),
+    "final": (DATA / "extraction_corpus_final", ("exact", "videommmu", "expvid", "causalstep")),
+    "fresh": (DATA / "extraction_corpus_fresh", ("exact", "videommmu", "expvid", "causalstep")),
+}
+MAX_UNSCORED = {"v2": 0.02, "holdout": 0.02, "final": 0.02, "fresh": 0.02}
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])")
 
 
@@ -69,22 +89,32 @@ def best_time(rows: list[dict], reader, repeats: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--corpus", choices=sorted(CORPORA), action="append", help="only these corpora (default: all)")
     args = ap.parse_args()
-    print(f"{'benchmark':<11} {'responses':>9} {'correct':>7} {'wrong':>5} {'unscored':>8} "
+    print(f"{'corpus':<8} {'benchmark':<11} {'responses':>9} {'correct':>7} {'wrong':>5} {'unscored':>8} "
           f"{'base wrong':>10} {'base unscored':>13} {'us/resp':>7} {'time ratio':>10}")
     failed = False
-    for bench in BENCHMARKS:
-        with open(CORPUS / f"{bench}.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
-        correct, wrong, unscored = tally(rows, extract_choice)
-        _, base_wrong, base_unscored = tally(rows, naive_choice)
-        ours = best_time(rows, extract_choice, args.repeats)
-        base = best_time(rows, naive_choice, args.repeats)
-        n = len(rows)
-        print(f"{bench:<11} {n:>9} {correct:>7} {wrong:>5} {unscored / n:>8.1%} "
-              f"{base_wrong:>10} {base_unscored / n:>13.1%} {1e6 * ours / n:>7.1f} {ours / base:>9.1f}x")
-        failed = failed or wrong > 0
-    print("wrong options must be 0" + (": FAILED" if failed else ": ok"))
+    for corpus in args.corpus or [c for c, (folder, _) in CORPORA.items() if folder.exists()]:
+        folder, benchmarks = CORPORA[corpus]
+        total = [0, 0, 0]
+        for bench in benchmarks:
+            with open(folder / f"{bench}.jsonl", encoding="utf-8") as f:
+                rows = [json.loads(line) for line in f if line.strip()]
+            correct, wrong, unscored = tally(rows, extract_choice)
+            _, base_wrong, base_unscored = tally(rows, naive_choice)
+            ours = best_time(rows, extract_choice, args.repeats)
+            base = best_time(rows, naive_choice, args.repeats)
+            n = len(rows)
+            total = [total[0] + n, total[1] + wrong, total[2] + unscored]
+            print(f"{corpus:<8} {bench:<11} {n:>9} {correct:>7} {wrong:>5} {unscored / n:>8.1%} "
+                  f"{base_wrong:>10} {base_unscored / n:>13.1%} {1e6 * ours / n:>7.1f} {ours / base:>9.1f}x")
+        n, wrong, unscored = total
+        bound = MAX_UNSCORED.get(corpus)
+        met = wrong == 0 and (bound is None or unscored / n <= bound)
+        goal = "0 wrong" + (f", unscored <= {bound:.0%}" if bound is not None else "")
+        print(f"{corpus:<8} {'all':<11} {n:>9} {'':>7} {wrong:>5} {unscored / n:>8.1%}   goal {goal}: "
+              f"{'met' if met else 'NOT met'}")
+        failed = failed or not met
     return 1 if failed else 0
 
 

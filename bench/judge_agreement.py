@@ -18,7 +18,18 @@ abstaining on at most 25%, and at most 1% of wrong answers graded CORRECT.
 
     python bench/judge_agreement.py                                 # the offline matcher
     python bench/judge_agreement.py --judge llm:microsoft/Phi-3-mini-4k-instruct
+    LEADERBOARD_JUDGE_BASE_URL=https://api.openai.com/v1 LEADERBOARD_JUDGE_API_KEY=... \
+        python bench/judge_agreement.py --judge openai:gpt-4o-2024-08-06     # a hosted judge
+    HF_TOKEN=... python bench/judge_agreement.py --judge hf:Qwen/Qwen2.5-72B-Instruct:together
     python bench/judge_agreement.py --json FILE                     # also write the figures
+    python bench/judge_agreement.py --labels DIR --record           # publish them (About tab)
+
+Labelled sets, each written by a tester who never saw the matcher: judge_labels (the
+first, tuned against), judge_labels_holdout, judge_labels_final and judge_labels_final2
+(each measured once untouched, then tuned against: their first figures are in
+docs/judges.md), and judge_labels_fresh (the newest, not tuned against). `--record` writes the figures into
+docs/judge_agreement.json under the judge's name and the set's folder, which the site's
+About tab shows for the judges a suite uses.
 """
 
 from __future__ import annotations
@@ -36,8 +47,10 @@ sys.path.insert(0, str(ROOT))
 from evaluator.benchmarks.videosimpleqa.answers import extract_short_answer  # noqa: E402
 from evaluator.judges import get_judge  # noqa: E402
 from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED, UNSCORED, JudgeRequest  # noqa: E402
+from space_config import get_settings  # noqa: E402
 
 LABELS = ROOT / "tests" / "data" / "judge_labels"
+RECORD = ROOT / "docs" / "judge_agreement.json"
 GOALS = {"kappa": 0.8, "abstain": 0.25, "wrong_as_correct": 0.01}
 
 
@@ -122,8 +135,9 @@ def main() -> int:
     ap.add_argument("--judge", default="normalized-match", help="a judge name (evaluator.judges.get_judge)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     ap.add_argument("--labels", type=Path, default=LABELS, help="the labelled sets' folder")
+    ap.add_argument("--record", action="store_true", help=f"write the figures into {RECORD.relative_to(ROOT)}")
     args = ap.parse_args()
-    judge = get_judge(args.judge)
+    judge = get_judge(args.judge, **get_settings().judges.options(args.judge))  # a remote judge's endpoint and key
     out, met = {}, True
     for name in ("videosimpleqa", "expvid_blanks"):
         items = load(name, args.labels)
@@ -133,7 +147,21 @@ def main() -> int:
         out[name] = {"judge": judge.judge_id, **ours, "baseline_kappa": base["kappa"]}
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
+    if args.record:
+        record(args.judge, judge.judge_id, args.labels.name, out)
     return 0 if met or args.judge != "normalized-match" else 1
+
+
+def record(name: str, judge_id: str, labels: str, figures: dict) -> None:
+    """Keep `figures` in docs/judge_agreement.json: judge name -> labelled set -> benchmark."""
+    recorded = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
+    entry = recorded.setdefault(name, {"judge_id": judge_id, "sets": {}})
+    if entry.get("judge_id") != judge_id:  # a new version of the judge: its old figures no longer hold
+        entry.update({"judge_id": judge_id, "sets": {}})
+    keep = ("items", "accuracy", "abstain", "kappa", "wrong_as_correct", "baseline_kappa")
+    entry["sets"][labels] = {bench: {k: round(v, 4) if isinstance(v, float) else v for k, v in f.items() if k in keep}
+                             for bench, f in figures.items()}
+    RECORD.write_text(json.dumps(recorded, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -104,7 +104,7 @@ def _cmd_baseline(args) -> None:
 
 
 def _cmd_score(args) -> None:
-    from evaluator.judges import get_judge
+    from evaluator.judges import get_judge, judges_from
     from evaluator.records import ScoringOptions
     from evaluator.scoring import score_file
     from evaluator.suite import load_answers, load_suite
@@ -113,11 +113,15 @@ def _cmd_score(args) -> None:
     settings = get_settings()
     suite = load_suite(args.suite)
     key = load_answers(args.answers, suite)
-    judge = get_judge(args.judge or settings.judge)
-    if judge.kind == "llm":  # model judgements are slow and must be reproducible: cache them
-        from evaluator.judges import CachedJudge, JudgementCache
+    cache = args.judge_cache or settings.judge_cache  # model judgements are slow and must be reproducible
+    if args.judge:
+        judge = get_judge(args.judge, **settings.judges.options(args.judge))
+        if judge.kind == "llm":
+            from evaluator.judges import CachedJudge, JudgementCache
 
-        judge = CachedJudge(judge, JudgementCache(args.judge_cache or settings.judge_cache))
+            judge = CachedJudge(judge, JudgementCache(cache))
+    else:
+        judge = judges_from(settings, cache)  # LEADERBOARD_JUDGE, LEADERBOARD_JUDGE_<BENCHMARK>
     options = ScoringOptions.reading(args.causalstep_reading or settings.causalstep_reading,
                                      grade_truncated_reasoning=settings.grade_truncated_reasoning)
     result = score_file(suite, key, Path(args.predictions), judge, options, settings.max_prediction_bytes,
@@ -195,7 +199,9 @@ def _add_prediction_commands(sub) -> None:
     s.add_argument("--answers", required=True, type=Path, help="the suite's answer-key folder")
     s.add_argument("--predictions", required=True, type=Path, help="JSON Lines, one record per call")
     s.add_argument("--out", required=True, type=Path, help="where to write the result JSON")
-    s.add_argument("--judge", help="normalized-match (default) or llm:<model id or path>")
+    s.add_argument("--judge", help="one judge for every judged benchmark: normalized-match, llm:<model id or path>, "
+                                   "openai:<model> (LEADERBOARD_JUDGE_BASE_URL, _API_KEY) or hf:<model>[:<provider>] "
+                                   "(default: LEADERBOARD_JUDGE and LEADERBOARD_JUDGE_<BENCHMARK>)")
     s.add_argument("--judge-cache", type=Path, help="sqlite file caching LLM judgements "
                    "(default: $LEADERBOARD_HOME/private/judge-cache.sqlite)")
     s.add_argument("--causalstep-reading", choices=["prose", "algo"],

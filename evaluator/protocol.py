@@ -78,7 +78,7 @@ class ProtocolCard(BaseModel):
     # thinking, enable_thinking, and per benchmark {"temperature", "max_new_tokens", "runs"}
     generation: dict[str, Any] | None = None
     runs: dict[str, dict[str, Any]] = Field(default_factory=dict)  # repeated runs: each run's overall, spread
-    judge: dict[str, str | None]  # id, kind, revision
+    judge: dict[str, Any]  # id, kind, revision; by_benchmark where each judged benchmark has its own
     scoring: dict[str, Any]  # ScoringOptions
     declared: dict[str, str] = Field(default_factory=dict)  # stated by the submitter, not verified
     hash: str = ""  # over HASH_FIELDS
@@ -112,7 +112,7 @@ def template_hashes(benchmarks: list[str], judge_kind: str | None) -> dict[str, 
     """A hash of every prompt template of these benchmarks, and of the judge's grading
     prompts when the judge is an LLM (the deterministic matcher has none)."""
     out = {f"{name}.{key}": _sha(text) for name in benchmarks for key, text in sorted(prompts.templates(name).items())}
-    if judge_kind == "llm":
+    if judge_kind in ("llm", "mixed"):
         from evaluator.judges.base import TASKS
         from evaluator.judges.llm import load_prompt
 
@@ -120,11 +120,17 @@ def template_hashes(benchmarks: list[str], judge_kind: str | None) -> dict[str, 
     return out
 
 
-def judge_fields(judge) -> dict[str, str | None]:
-    """id, kind and the pinned revision (the part after '@': a commit for an LLM judge,
-    the rule version for the matcher)."""
-    judge_id = judge.judge_id
-    return {"id": judge_id, "kind": judge.kind, "revision": judge_id.rsplit("@", 1)[1] if "@" in judge_id else None}
+def judge_fields(judge) -> dict[str, Any]:
+    """id, kind and the pinned revision (the part after '@': a commit for a local LLM
+    judge, the rule version for the matcher; a hosted model's name carries its version),
+    and for a JudgeSet each judged benchmark's own."""
+    def one(j) -> dict[str, Any]:
+        judge_id = j.judge_id
+        return {"id": judge_id, "kind": j.kind, "revision": judge_id.rsplit("@", 1)[1] if "@" in judge_id else None}
+    out = one(judge)
+    if hasattr(judge, "judges"):
+        out["by_benchmark"] = {name: one(j) for name, j in sorted(judge.judges().items())}
+    return out
 
 
 def _package_version(name: str) -> str | None:

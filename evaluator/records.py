@@ -236,6 +236,8 @@ class ScoringOptions:
 class ScoringContext:
     """What a benchmark scorer gets besides the data: the judge and protocol options."""
 
-    judge: Any  # evaluator.judges.base.Judge
+    judge: Any  # evaluator.judges.base.Judge (this benchmark's, where each has its own)
     options: ScoringOptions = field(default_factory=ScoringOptions)
     worker_run: bool = False  # hidden calls (sub-questions) are answered only in worker runs
+    # video id -> image data URLs a judge that sees frames is given (evaluator/judge_frames.py); None: text only
+    judge_frames: Callable[[str], tuple[str, ...]] | None = None

@@ -29,7 +29,7 @@ class Result(BaseModel):
     schema_version: int = RESULT_SCHEMA_VERSION
     submission: dict[str, Any]  # id, kind, model + revision sha or file_sha256, submitter
     suite_id: str
-    judge: dict[str, str]  # id and kind ("normalized-match" or "llm")
+    judge: dict[str, Any]  # id and kind ("normalized-match", "llm" or "mixed"); by_benchmark where each has its own
     runner: dict[str, Any] = Field(default_factory=dict)  # name and settings: frames, resolution, decoding
     options: dict[str, Any] = Field(default_factory=dict)  # protocol choices (CausalStep variants)
     # How the numbers were produced (evaluator/protocol.py); None in results written before cards.
@@ -42,6 +42,8 @@ class Result(BaseModel):
     blind_scores: dict[str, dict[str, Any]] | None = None
     blind_counts: dict[str, dict[str, Any]] | None = None
     cost: dict[str, Any] | None = None  # model-ID runs: what the run cost (costs.summarize); None: not measured
+    # remote LLM judges: requests, retries, failures, tokens and cost per judged benchmark; None: none counted
+    judge_usage: dict[str, Any] | None = None
     # Set on public copies only (leaderboard/disclosure.py): breakdown buckets with fewer
     # items carry no score there. None: every score is present (the private staged copy).
     min_bucket_items: int | None = None

@@ -22,6 +22,8 @@ from typing import Any, Callable
 
 from evaluator import CODE_VERSION, benchmarks, bootstrap
 from evaluator.answers import read_cut_off_reasoning, reasoning_cut_off
+from evaluator.judges.judge_set import describe as describe_judge
+from evaluator.judges.judge_set import for_benchmark
 from evaluator.predictions import read_predictions
 from evaluator.protocol import ProtocolCard, file_card
 from evaluator.records import BenchmarkScore, Prediction, Responses, ScoringContext, ScoringOptions
@@ -65,15 +67,18 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
                     options: ScoringOptions | None = None, worker_run: bool = False,
                     bootstrap_samples: int = 1000, seed: int = 0,
                     on_benchmark: Callable[[str, dict], None] | None = None,
-                    paired: dict | None = None) -> tuple[dict, dict]:
-    """(scores, counts) for every attempted benchmark of the suite.
+                    paired: dict | None = None, judge_frames=None) -> tuple[dict, dict]:
+    """(scores, counts) for every attempted benchmark of the suite. `judge`: one judge, or
+    a JudgeSet (each judged benchmark its own); `judge_frames`: video id -> frames a judge
+    that sees them is shown (evaluator/judge_frames.py).
 
     `paired`, when given, receives each attempted benchmark's per-video statistics for
     comparisons (evaluator.paired; private: they must never be published).
 
     `on_benchmark(name, counts)` is called after each benchmark (the worker records
     progress there, and may raise to stop the job)."""
-    ctx = ScoringContext(judge=judge, options=resolve_options(options), worker_run=worker_run)
+    ctx = ScoringContext(judge=judge, options=resolve_options(options), worker_run=worker_run,
+                         judge_frames=judge_frames)
     bench_of = benchmark_of_calls(suite, key)
     runs = [responses, *responses.runs.values()]  # a benchmark scores every run it was answered in
     answered = [answered_per_benchmark(bench_of, r) for r in runs]
@@ -88,7 +93,8 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
             counts[name] = {"calls": calls_per_benchmark[name], "answered": 0, "attempted": False}
         else:
             mine = [i for i, a in enumerate(answered) if a[name]]
-            result = _scored(name, suite, key, [runs[i] for i in mine], ctx, paired)
+            mine_ctx = replace(ctx, judge=for_benchmark(judge, name))
+            result = _scored(name, suite, key, [runs[i] for i in mine], mine_ctx, paired)
             metrics = dict(result.metrics)
             metrics["overall_ci95"] = bootstrap.interval(result.video_stats, result.overall_from,
                                                          samples=bootstrap_samples, seed=seed)
@@ -134,7 +140,7 @@ def make_result(suite: Suite, scores: dict, counts: dict, judge, options: Scorin
     return Result(
         submission=submission,
         suite_id=suite.id,
-        judge={"id": judge.judge_id, "kind": judge.kind},
+        judge=describe_judge(judge),
         runner=runner or {"name": "predictions-file"},
         options=asdict(resolve_options(options)),
         protocol=protocol or file_card(suite, judge, options, submission, counts),

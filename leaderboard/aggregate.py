@@ -27,6 +27,7 @@ Columns (benchmark names as in evaluator.benchmarks):
     blind.<bench>.overall and blind.average (the "no video" pass, when one ran),
     cost.gpu_seconds_per_call (mean), cost.ttft_s and cost.tokens_per_s (medians),
     cost.device (model-ID runs: what the run cost, on which hardware),
+    cost.judge_tokens and cost.judge_usd (what remote LLM judges cost to grade the row),
     scores_json (the whole `scores` dict as JSON).
 """
 
@@ -119,6 +120,7 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
             row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
     row.update(_blind_columns(result.blind_scores))
     row.update(_cost_columns(result.cost))
+    row.update(_judge_cost_columns(result.judge_usage))
     row.update(protocol_card.row_columns(result))  # the card, its status and hash (leaderboard/protocol_card.py)
     row["scores_json"] = json.dumps(result.scores, sort_keys=True)
     return row
@@ -143,6 +145,17 @@ def _cost_columns(cost: dict[str, Any] | None) -> dict[str, Any]:
             "cost.ttft_s": (cost.get("ttft_s") or {}).get("median"),
             "cost.tokens_per_s": (cost.get("tokens_per_s") or {}).get("median"),
             "cost.device": cost.get("device")}
+
+
+def _judge_cost_columns(usage: dict[str, Any] | None) -> dict[str, Any]:
+    """What the remote LLM judges cost to grade this row, over the judged benchmarks:
+    tokens sent and received, and US dollars where prices were given (else None)."""
+    if not usage:
+        return {}
+    tokens = sum(int(u.get("prompt_tokens") or 0) + int(u.get("completion_tokens") or 0) for u in usage.values())
+    costs = [u.get("cost_usd") for u in usage.values()]
+    return {"cost.judge_tokens": tokens,
+            "cost.judge_usd": None if all(c is None for c in costs) else sum(c or 0.0 for c in costs)}
 
 
 def _frame(table: pa.Table) -> pd.DataFrame:

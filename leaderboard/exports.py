@@ -119,6 +119,9 @@ def _is_score_column(column: str, benchmarks: set[str]) -> bool:
     return column == "scores_json" or column.split(".", 1)[0] in benchmarks
 
 
+_COUNT_COLUMNS = (("calls", "n_calls"), ("answered", "n_answered"), ("judge_unscored", "judge_unscored"))
+
+
 class _Records:
     """One suite's rows as JSON records. Each record is encoded once; a row's scores go in
     as the table's own `scores_json` text (already JSON: no decoding, no re-encoding)
@@ -130,10 +133,14 @@ class _Records:
         self.metas = table.select([c for c in columns if not _is_score_column(c, benchmarks)]).to_pylist()
         ids = table[table_format.ID].to_pylist()
         texts = table["scores_json"].to_pylist() if "scores_json" in columns else [None] * len(ids)
-        tally = {name: (table[f"{name}.n_calls"].to_pylist(), table[f"{name}.n_answered"].to_pylist())
+        # the counts a row's columns keep: calls, answered and (judged benchmarks) judge_unscored
+        tally = {name: {key: table[f"{name}.{column}"].to_pylist() for key, column in _COUNT_COLUMNS
+                        if f"{name}.{column}" in columns}
                  for name in sorted(benchmarks) if f"{name}.n_calls" in columns and f"{name}.n_answered" in columns}
-        self.counts = [{name: {"calls": calls[i], "answered": answered[i]} for name, (calls, answered) in tally.items()
-                        if calls[i] is not None or answered[i] is not None} for i in range(len(ids))]
+        self.counts = [{name: {key: values[i] for key, values in kept.items()
+                               if key in ("calls", "answered") or values[i] is not None}
+                        for name, kept in tally.items()
+                        if kept["calls"][i] is not None or kept["answered"][i] is not None} for i in range(len(ids))]
         self.fixed: dict[int, dict] = {}  # row position -> its scores, suppressed here
         self.encoded: list[bytes] = []
         for i, text in enumerate(texts):

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evaluator.judges import JUDGED
 from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
 from leaderboard import markup
 
@@ -142,20 +143,7 @@ def card_markdown(row: dict | pd.Series) -> str:
                        "it a card.")
     card = json.loads(raw)
     verified, source = bool(card.get("verified")), str(card.get("source"))
-    if status == DIFFERS and int(card.get("schema_version") or 1) < PROTOCOL_SCHEMA_VERSION:
-        verdict = ("**≠ Scored under an older reference protocol** (before each benchmark's paper protocol was "
-                   "followed: frame budgets, decoding and runs as the papers ran them). Not comparable with "
-                   "today's rows, so shown, marked ≠, and not ranked; a rerun brings it up to date.")
-    elif status == DIFFERS:
-        verdict = (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
-                   "Shown, marked ≠, and not ranked.")
-    elif status == DECLARED:
-        verdict = ("**Reference protocol (declared, not verified).** The call list, judge and scoring are the "
-                   "suite's reference; the runner fields are what the submitter declared, which we cannot check.")
-    elif source == "baseline":
-        verdict = "**✓ The suite's reference protocol**: a built-in baseline, our own code answering the call list."
-    else:
-        verdict = "**✓ The suite's reference protocol**, run by our worker."
+    verdict = _verdict(status, card, source)
     judge = card.get("judge") or {}
     generation = card.get("generation")
     given = "frames per call (the call list given)" if source == "prediction-file" else "frames per call"
@@ -168,7 +156,7 @@ def card_markdown(row: dict | pd.Series) -> str:
         "resolution": _stated(card.get("resolution"), source),
         "generation": _stated(generation, source),
         "repeated runs": _runs(card.get("runs"), source),
-        "judge": f"{_code(judge.get('id'))} ({judge.get('kind')}, pinned revision {_code(judge.get('revision'))})",
+        "judge": _judge_text(judge) + _no_verdicts(row),
         "scoring options": _code(card.get("scoring")),
         # the submitter's own words: escaped, never inside a code span (which shows references as typed)
         "declared by the submitter": ", ".join(f"{markup.escape(k)} = {markup.escape(v)}"
@@ -187,6 +175,48 @@ def card_markdown(row: dict | pd.Series) -> str:
     }
     benchmarks = sorted(card.get("frame_times_sha256") or {})
     return "\n".join([head, verdict, "", *_fields(pairs), "", paper_differences(benchmarks)])
+
+
+def _verdict(status: str, card: dict, source: str) -> str:
+    """The card's first line: where the row stands against the reference protocol."""
+    if status == DIFFERS and int(card.get("schema_version") or 1) < PROTOCOL_SCHEMA_VERSION:
+        return ("**≠ Scored under an older reference protocol** (before each benchmark's paper protocol was "
+                "followed: frame budgets, decoding and runs as the papers ran them). Not comparable with "
+                "today's rows, so shown, marked ≠, and not ranked; a rerun brings it up to date.")
+    if status == DIFFERS:
+        return (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
+                "Shown, marked ≠, and not ranked.")
+    if status == DECLARED:
+        return ("**Reference protocol (declared, not verified).** The call list, judge and scoring are the "
+                "suite's reference; the runner fields are what the submitter declared, which we cannot check.")
+    if source == "baseline":
+        return "**✓ The suite's reference protocol**: a built-in baseline, our own code answering the call list."
+    return "**✓ The suite's reference protocol**, run by our worker."
+
+
+MATCHER_NOTE = "string matching: not comparable with the paper's judge (docs/judges.md)"
+
+
+def _judge_text(judge: dict) -> str:
+    """The judge of each judged benchmark; the offline matcher says it is not the paper's judge."""
+    def one(j: dict) -> str:
+        note = f"; {MATCHER_NOTE}" if j.get("kind") == "normalized-match" else ""
+        return f"{_code(j.get('id'))} ({j.get('kind')}, pinned revision {_code(j.get('revision'))}{note})"
+    by = judge.get("by_benchmark") or {}
+    if not by:
+        return one(judge)
+    return "; ".join(f"{markup.escape(name)}: {one(j)}" for name, j in sorted(by.items()))
+
+
+def _no_verdicts(row: dict) -> str:
+    """"; no verdict on 12 videosimpleqa answers (scored as not correct)": where the judge
+    abstained or failed, counted apart so a reader sees how much of the score it left out."""
+    found = {name: row.get(f"{name}.judge_unscored") for name in JUDGED}
+    given = {name: int(n) for name, n in found.items() if isinstance(n, (int, float)) and n == n and n > 0}
+    if not given:
+        return ""
+    return "; no verdict on " + ", ".join(f"{n} {name}" for name, n in sorted(given.items())) + \
+        " answers (scored as not correct; docs/judges.md)"
 
 
 def _budgets(budgets: dict | None) -> str:

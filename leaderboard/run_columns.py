@@ -14,10 +14,13 @@ import pandas as pd
 from evaluator.benchmarks import BENCHMARKS, ORDER
 
 GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE = "GPU-s / call", "TTFT (s)", "Tokens/s", "GPU"
-COST_COLUMNS = (GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE)
+# What a remote LLM judge cost to grade the row (any row it graded, prediction files too).
+JUDGE_TOKENS, JUDGE_USD = "Judge tokens", "Judge $"
+COST_COLUMNS = (GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE, JUDGE_TOKENS, JUDGE_USD)
 # label -> (table column, decimals): rounded for reading, still numbers for sorting
 COST_SOURCES = {GPU_SECONDS: ("cost.gpu_seconds_per_call", 3), TTFT: ("cost.ttft_s", 3),
-                TOKENS_PER_S: ("cost.tokens_per_s", 1)}
+                TOKENS_PER_S: ("cost.tokens_per_s", 1), JUDGE_TOKENS: ("cost.judge_tokens", 0),
+                JUDGE_USD: ("cost.judge_usd", 4)}
 
 
 def no_video_label(column: str) -> str:

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from evaluator.benchmarks import ORDER
+from evaluator.judges import JUDGED
 
 TABLE_PATH = "leaderboard.parquet"
 ID = "id"  # the key column: the submission id
@@ -49,6 +50,8 @@ def _benchmark_columns(name: str, metrics: dict[str, Any], counts: dict[str, Any
             out[f"{name}.{metric}"] = json.dumps(value, sort_keys=True)
     out[f"{name}.n_calls"] = counts.get("calls")
     out[f"{name}.n_answered"] = counts.get("answered")
+    if name in JUDGED:  # answers the judge gave no verdict on (scored as not correct); the card shows them
+        out[f"{name}.judge_unscored"] = counts.get("judge_unscored")
     return out
 
 

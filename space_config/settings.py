@@ -67,6 +67,35 @@ class WorkerSettings:
     blind_pass: bool = field(default_factory=lambda: _env("LEADERBOARD_BLIND_PASS", "0") == "1")
 
 
+@dataclass(frozen=True)
+class JudgeSettings:
+    """The judges of the judged benchmarks (ExpVid level 3, Video SimpleQA): each may have
+    its own (LEADERBOARD_JUDGE_EXPVID, LEADERBOARD_JUDGE_VIDEOSIMPLEQA; else LEADERBOARD_JUDGE),
+    and how a remote LLM judge is reached and paid for."""
+
+    by_benchmark: dict[str, str] = field(default_factory=dict)
+    base_url: str | None = None  # an OpenAI-compatible endpoint ("openai:<model>" judges)
+    api_key: str | None = None  # its key (a secret); "hf:" judges use HF_TOKEN
+    hf_token: str | None = None
+    concurrency: int = 8  # requests in flight
+    retries: int = 4  # tries after the first (5xx, timeouts, 429 after its Retry-After)
+    timeout: float = 60.0  # seconds a request may take
+    price_in: float = 0.0  # USD per million prompt tokens (0: not counted)
+    price_out: float = 0.0  # USD per million completion tokens
+    frames: int = 0  # Video SimpleQA frames shown to a remote judge (the paper's grader sees them); 0: text only
+
+    def options(self, name: str) -> dict:
+        """get_judge options for the judge named `name`."""
+        if name.startswith("openai:"):
+            key = self.api_key
+        elif name.startswith("hf:"):
+            key = self.hf_token
+        else:
+            return {}
+        return {"base_url": self.base_url, "api_key": key, "concurrency": self.concurrency, "retries": self.retries,
+                "timeout": self.timeout, "price_in": self.price_in, "price_out": self.price_out}
+
+
 # Hugging Face Jobs flavors by model size (worker/dispatch.py): "<up to N billion>:<flavor>"
 # pairs, smallest first. N counts bfloat16/float16 weights; a float32 request counts double.
 # The last flavor also takes any larger model (the site refuses models over LEADERBOARD_MAX_PARAMS_B).
@@ -109,9 +138,12 @@ def parse_flavors(text: str, name: str = "LEADERBOARD_JOBS_FLAVORS") -> tuple[tu
 # Settings the dispatcher passes on to the worker in each job (its environment), when set
 # here: the job's worker must score, time out and publish exactly as a local worker would.
 # HF_TOKEN goes as a secret instead; LEADERBOARD_JOBS_* and this machine's paths stay behind.
+SECRET_SETTINGS = ("LEADERBOARD_JUDGE_API_KEY",)  # passed to a job as secrets, never as plain variables
+
+
 def forwarded_environment() -> dict[str, str]:
     skip = ("LEADERBOARD_JOBS_", "LEADERBOARD_HOME", "LEADERBOARD_JUDGE_CACHE", "LEADERBOARD_DEV_USER",
-            "LEADERBOARD_EMBEDDED_WORKER")
+            "LEADERBOARD_EMBEDDED_WORKER", *SECRET_SETTINGS)
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith("LEADERBOARD_") and not k.startswith(skip)}
 
 
@@ -154,7 +186,7 @@ def _csv(value: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Settings:
     home: Path
-    judge: str
+    judge: str  # the default judge of every judged benchmark (JudgeSettings.by_benchmark over it)
     # CausalStep's reading of its paper ("prose" or "algo": restart and points both from
     # the prose, or both from Algorithm 1); None: the one its protocol.toml names.
     causalstep_reading: str | None
@@ -177,6 +209,7 @@ class Settings:
     model_rules: ModelRules = field(default_factory=ModelRules)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     jobs: JobsSettings = field(default_factory=JobsSettings)
+    judges: JudgeSettings = field(default_factory=JudgeSettings)
 
 
 @lru_cache(maxsize=1)
@@ -199,6 +232,7 @@ def get_settings() -> Settings:
         jobs=_read_jobs(),
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),
+        judges=_read_judges(),
         causalstep_reading=_reading(),
         grade_truncated_reasoning=_env("LEADERBOARD_GRADE_TRUNCATED_REASONING", "0") == "1",
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
@@ -249,6 +283,22 @@ def _read_worker(store: str) -> WorkerSettings:
         tensor_parallel_size=int(_env("LEADERBOARD_TENSOR_PARALLEL", "1")),
         data_parallel_size=int(_env("LEADERBOARD_DATA_PARALLEL", "1")),
         resize_max_side=_int_or_none(_env("LEADERBOARD_RESIZE_MAX_SIDE", "")),
+    )
+
+
+def _read_judges() -> JudgeSettings:
+    return JudgeSettings(
+        by_benchmark={name: os.environ[f"LEADERBOARD_JUDGE_{name.upper()}"] for name in ("expvid", "videosimpleqa")
+                      if os.environ.get(f"LEADERBOARD_JUDGE_{name.upper()}")},
+        base_url=os.environ.get("LEADERBOARD_JUDGE_BASE_URL") or None,
+        api_key=os.environ.get("LEADERBOARD_JUDGE_API_KEY") or None,
+        hf_token=os.environ.get("HF_TOKEN") or None,
+        concurrency=max(1, _non_negative_int("LEADERBOARD_JUDGE_CONCURRENCY", "8")),
+        retries=_non_negative_int("LEADERBOARD_JUDGE_RETRIES", "4"),
+        timeout=float(_env("LEADERBOARD_JUDGE_TIMEOUT", "60")),
+        price_in=float(_env("LEADERBOARD_JUDGE_PRICE_IN", "0")),
+        price_out=float(_env("LEADERBOARD_JUDGE_PRICE_OUT", "0")),
+        frames=_non_negative_int("LEADERBOARD_JUDGE_FRAMES", "0"),
     )
 
 

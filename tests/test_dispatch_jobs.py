@@ -80,8 +80,9 @@ def test_a_request_runs_end_to_end_as_a_job(hub, tmp_path):
     standin, stores, suite, env = hub
     request = submit(stores, suite, tmp_path)
     before = commits(standin, "requests")
+    key = {"LEADERBOARD_JUDGE_API_KEY": "sk-judge-secret"}  # a remote judge's key travels as a secret too
     run = subprocess.run([sys.executable, "-m", "evaluator.worker", "--dispatch", "hf-jobs", "--once",
-                          "--worker-id", "disp"], cwd=ROOT, env={**os.environ, **env}, capture_output=True,
+                          "--worker-id", "disp"], cwd=ROOT, env={**os.environ, **env, **key}, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
 
@@ -94,8 +95,9 @@ def test_a_request_runs_end_to_end_as_a_job(hub, tmp_path):
     # the job: the worker image, the request under the dispatcher's claim, no GPU for a file
     assert job.spec["spaceId"] == "org/leaderboard-worker" and job.spec["flavor"] == "cpu-upgrade"
     assert job.spec["command"] == job_command(request.id, done.worker_id)
-    assert job.spec["secrets"] == {"HF_TOKEN": standin.token}
+    assert job.spec["secrets"] == {"HF_TOKEN": standin.token, **key}
     assert "HF_TOKEN" not in job.spec["environment"] and standin.token not in str(job.spec["environment"])
+    assert "sk-judge-secret" not in str(job.spec["environment"])
     assert job.spec["environment"]["LEADERBOARD_HUB_OWNER"] == OWNER
     assert job.spec["environment"]["LEADERBOARD_BOOTSTRAP_SAMPLES"] == "20"  # the worker's settings, forwarded
     assert "LEADERBOARD_JOBS_IMAGE" not in job.spec["environment"]

@@ -731,6 +731,10 @@ SHORT_ANSWER_CASES = [
     ('Answer: {"answer": "Rome"}', ("Rome", None)),
     ('{"answer": "Ulm", "confidence_score": " 45 "}', ("Ulm", 45.0)),
     ('{"answer": "Ulm", "confidence_score": 45.0}', ("Ulm", 45.0)),
+    # replies the fourth labelled set found (tests/data/judge_labels_final2/)
+    ("**Answer:** I'm not able to tell from the clip.\n\n**Confidence:** 0%", ("I'm not able to tell from the clip.", 0.0)),
+    ('{answer: "I have no idea.", confidence_score: 0}', ("I have no idea.", 0.0)),  # keys unquoted
+    ('```json\n{"answer": "203 km/h" "confidence_score": 81}\n```', ("203 km/h", 81.0)),  # a comma missing
 ]
 
 
@@ -1102,4 +1106,132 @@ HELDOUT_FINDING_CASES = [
 
 @pytest.mark.parametrize("response,labels,options,expected", HELDOUT_FINDING_CASES)
 def test_choice_heldout_findings(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected
+
+
+# Shapes the second corpus found (tests/data/extraction_corpus_v2/), one per rule.
+STEPS6 = [str(i) for i in range(1, 7)]  # ExpVid completeness options as released: "A: 1 B: 2 ..."
+STEP_TEXT = ["Step 2: Thaw the reagents", "Step 4: Mix", "Step 7: Add template", "Step 9: Spin down"]
+BIG_O = ["O(n)", "O(n log n)", "O(n²)", "O(1)"]
+DIGITS5 = ["1", "2", "3", "4", "5"]
+SECOND_CORPUS_CASES = [
+    ("\\boxed{3}", LETTERS5 + ["F"], STEPS6, "C"),  # a step number for its option
+    ("Answer: Step 4", LETTERS5 + ["F"], STEPS6, "D"),
+    ("\\boxed{Step 9}", ["A", "B", "C", "D"], STEP_TEXT, "D"),
+    ("\\boxed{8}", ["A", "B", "C", "D"], STEP_TEXT, None),  # no option is step 8
+    ("\\boxed{3}", ["A", "B", "C", "D"], ["3 mL", "5 mL", "2 mL", "4 mL"], None),  # values, not step numbers
+    ("Final answer: O(n log² n)", ["A", "B", "C", "D"], BIG_O, None),  # "O(n)" is not inside it
+    ("so the recurrence is T(n) = T(n-1) + O(n).\n\nO(n²)", ["A", "B", "C", "D"], BIG_O, "C"),
+    ("The acceleration is 4.0 m/s^2.", ["A", "B", "C"], ["2.0 m/s^2", "4.0 m/s^2", "14.0 m/s^2"], "B"),
+    ("The result is e/2.", ["A", "B", "C"], ["e", "2", "e/4"], None),
+    ("The tubes were filled to equal volumes.", ["A", "B"],
+     ["Because the lid would not close.", "Because the tubes were filled to equal volumes."], "B"),
+    ("Final: 2", DIGITS5, None, "2"),
+    ("Statement (1-5): 3", DIGITS5, None, "3"),
+    ("Two.", DIGITS5, None, "2"),
+    ("Two.", ["A", "B", "C"], None, None),  # a number word is no letter
+    ("The 4th one.", LETTERS5, None, "D"),
+    ("2️⃣", DIGITS5, None, "2"),
+    ("应该是选项5。", DIGITS5, None, "5"),
+    ("我选择第一个。", DIGITS5, None, "1"),
+    ("C'est la deuxième option.", DIGITS5, None, "2"),
+    ("La opción 5.", DIGITS5, None, "5"),
+    ("1 is the answer", DIGITS5, None, "1"),
+    ("4 is the right one.", DIGITS5, None, "4"),
+    ("Between D and I, I fits better.", list("ABCDEFGHIJ"), None, "I"),
+    ("G is the most likely answer, although C is also plausible.", list("ABCDEFGH"), None, "G"),
+    ("Most likely D; E can't be ruled out entirely.", LETTERS5, None, "D"),
+    ("Eliminating 1, 3, 4 and 5 leaves 2.", DIGITS5, None, "2"),
+    ("The coach's feedback is option 4.", DIGITS5, None, "4"),
+    ("I would not choose B.", LETTERS5, None, None),
+    ("It isn't E or D.", LETTERS5, None, None),
+    ("Would B be right?", LETTERS5, None, None),
+    ("B. Sorry, I meant D.", LETTERS5, None, "D"),
+    ("I'll say E. Hmm, on reflection E doesn't hold up. Changing my answer to A.", LETTERS5, None, "A"),
+    ("(C) Adiabatic is steeper, so no. Option B has no basis. That gives A. So I'll go with A.", LETTERS5, None, "A"),
+    ("100% would need T = 0, so (I) is impossible.\n\nC", list("ABCDEFGHI"), None, "C"),
+    ("❌ A: the battery\n✅ B: the phone was wet\n❌ C: the screws", ["A", "B", "C"], None, "B"),
+    ("A. the gym was closing → no\nB. the barbell needed plates → yes\nC. the phone rang → no", ["A", "B", "C"], None,
+     "B"),
+    ("Let me verify each option:\n1 - no\n2 - incorrect\n3 - correct", ["1", "2", "3"], None, "3"),
+    # cut off: in the middle of a sentence, or while walking through the options
+    ("E can be ruled out. This matches option C (25), which means", LETTERS5, None, None),
+    ("The slide lists the definitions used here. Option F has no basis. That gives e, which is option B. "
+     "On the other hand, in the third frame", list("ABCDEF"), None, None),
+    ("Now the options:\nA. Because it rained. — doesn't match\nB. Because the soil was tested.", ["A", "B", "C"],
+     ["Because it rained.", "Because the soil was tested.", "Because of wind."], None),
+    ("(D) The man opens the car door and gets in", LETTERS5, None, "D"),  # an option may end on "in"
+]
+
+
+@pytest.mark.parametrize("response,labels,options,expected", SECOND_CORPUS_CASES)
+def test_choice_second_corpus_shapes(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected
+
+
+# Shapes the third corpus found (tests/data/extraction_corpus_holdout/).
+THIRD_CORPUS_CASES = [
+    ('As for option (G), "The scale stopped working" - there is no sign of that. Option C is the one supported.\n\nC',
+     list("ABCDEFGH"), ["Because the lid was open.", "Because it rained.", "Because of the timer.", "d", "e", "f",
+                        "The scale stopped working.", "h"], "C"),  # "right before this" is no verdict
+    ("I can rule out B.", ["A", "B", "C", "D"], None, None),
+    ("It rules out A, B and D, leaving C.", ["A", "B", "C", "D"], None, "C"),
+    ("Option three.", ["A", "B", "C", "D", "E"], ["Step 2: a", "Step 3: b", "Step 5: c", "Step 6: d", "Step 7: e"], "C"),
+    ("La sexta opción.", list("ABCDEFGH"), None, "F"),
+    ("Reply: 5", DIGITS5, None, "5"),
+    ("2 or 5? Looking again at the last frames, 5.", DIGITS5, None, "5"),
+    ("The first statement is the coach's feedback.", DIGITS5, None, "1"),
+    ("Feedback 3", DIGITS5, None, "3"),
+    ('{"option_number": 3, "reason": "the ball drops"}', DIGITS5, None, "3"),
+    ("教练给出的反馈是选项3。", DIGITS5, None, "3"),
+    ("The missing step is step 4.", ["A", "B", "C"], ["Step 2: Add", "Step 4: Mix", "Step 5: Fill"], "B"),
+    ("Answer: C or maybe G", list("ABCDEFGH"), None, None),
+    ("so I = 2πσ R⁴/4. Substituting σ gives", list("ABCDEFGHIJ"), None, None),
+    ("A droplet was left hanging on the tip after dispensing.", ["A", "B"],
+     ["A droplet was left hanging on the tip after dispensing in the previous segment.", "The tip was dirty."], "A"),
+]
+
+
+@pytest.mark.parametrize("response,labels,options,expected", THIRD_CORPUS_CASES)
+def test_choice_third_corpus_shapes(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected
+
+
+# Shapes the fourth corpus found (tests/data/extraction_corpus_final/).
+FOURTH_CORPUS_CASES = [
+    ("B\n\nReasoning:\nC: irrelevant to this step.\nH: not supported by the video.", list("ABCDEFGH"), None, "B"),
+    ("- E: this is the actual purpose.\n- F: doesn't explain the action.\n\n→ E", list("ABCDEFGH"), None, "E"),
+    ("Only one option is consistent with this.\n\nSo it must be A.", list("ABCD"), None, "A"),
+    ("That leaves H as the best fit.", list("ABCDEFGH"), None, "H"),
+    ("Putting this together, G is the one that fits.", list("ABCDEFGH"), None, "G"),
+    ("Having gone through all of them.\n\nMy pick is A.", list("ABCD"), None, "A"),
+    ("Possibly C or B; if I have to pick one, B.", list("ABCD"), None, "B"),
+    ("3 is tempting, but 2 matches the video better.", DIGITS5, None, "2"),
+    ("4 is what the coach actually says.", DIGITS5, None, "4"),
+    ("Answer: F (Because the egg is cold.)", list("ABCDEF"), ["Because the egg is cold.", "b", "c", "d", "e", "f"], None),
+    ("C. Elastic", list("ABCDE"), ["Perfectly elastic", "Perfectly inelastic", "Unit elastic", "Elastic", "Inelastic"],
+     None),  # the label says C, the text is D's
+    ("| C | Because of the shell. | wrong |\n| D | Because of the flat surface. | correct |", list("ABCD"), None, "D"),
+    ("[ ] A. Petri dish\n[x] B. tube\n[ ] C. flask", list("ABC"), None, "B"),
+    ("D'après la vidéo, c'est ce qui explique l'action. Je choisis donc l'option H.", list("ABCDEFGH"), None, "H"),
+    ("Most likely: F. Next: C. Least likely: G.", list("ABCDEFGH"), None, "F"),
+    ("The correct answer is option 8.", list("ABCDEFGH"), None, "H"),
+    ("The answer is E. The answer is E. The answer is", list("ABCDE"), None, "E"),  # cut off after its answer
+    ("B, C and D don't match the video. By elimination: A.", list("ABCD"), None, "A"),
+    ("* Observation: the coach counts.\n* Conclusion: 3", DIGITS5, None, "3"),
+    ("Q: Which operation comes next?\nA: D", list("ABCD"), None, "D"),
+    ("A. B. C. D.", list("ABCD"), None, None),
+    ("I can rule out B and C.", list("ABCD"), None, None),
+    ("教练给出的反馈是第 1 条。", DIGITS5, None, "1"),
+    ("実施されていないのはステップ1です。", list("ABCDE"), STEPS6[:5], "A"),
+    ("动画ではコーチが指摘しているので、2 が正解です。", DIGITS5, None, "2"),
+    ("37 °C — the water bath display reads 37.0.", list("ABCD"), ["25 °C", "37 °C", "56 °C", "4 °C"], "B"),
+    ("Step 1 (Flame the loop) ✗\nStep 2 (Dip the loop) ✓\nStep 3 (Streak the plate) ✓", list("ABC"), STEPS6[:3], None),
+    ("Let me go through the options.\n\nA. Pasteur pipette: not seen.\nC. Graduated cylinder: no.\nD. Micropipette: this is",
+     list("ABCD"), ["Pasteur pipette", "Serological pipette", "Graduated cylinder", "Micropipette"], None),
+]
+
+
+@pytest.mark.parametrize("response,labels,options,expected", FOURTH_CORPUS_CASES)
+def test_choice_fourth_corpus_shapes(response, labels, options, expected):
     assert extract_choice(response, labels, options) == expected

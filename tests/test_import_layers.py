@@ -73,6 +73,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("scoring", [
         "evaluator.runners", "evaluator.runners.*",
         "evaluator.scoring", "evaluator.paired", "evaluator.protocol", "evaluator.result", "evaluator.runs",
+        "evaluator.judge_frames",
         "evaluator.baselines", "evaluator.demo",
     ]),
     ("stores", [

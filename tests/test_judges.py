@@ -81,6 +81,44 @@ NORMALIZED_CASES = [
     (S, "Paris", "   \n", N),
     (B, "Paris", "I don't know", I),
     (B, "Paris", "", I),
+    # found by the third labelled set (tests/data/judge_labels_final/)
+    (S, "Cello", "A string instrument", N),  # a kind of thing, not which
+    (S, "Seine", "A river in Paris", N),
+    (S, "5", "Multiple storeys", N),
+    (S, "10,935 m", "Nearly 11,000 m", N),  # approximate, not the gold's figure
+    (S, "1911", "Early 1900s", N),
+    (S, "4", "I'm not sure; the video doesn't say.", N),
+    (S, "Hilary Hahn", "Unknown violinist", N),
+    (S, "Queen", "Queen + Adam Lambert", I),  # the gold and another name
+    (S, "Santa María", "Santa Maria della Salute", I),  # part of a longer name
+    (S, "8 minutes 20 seconds", "8 minutes", I),
+    (S, "64.4 m", "211 ft 5 in", C),  # one amount in two units
+    (S, "1,435 mm", "4 ft 8½ in", C),
+    (S, "1911", "MCMXI", C),
+    (S, "2.5", "two and a half", C),
+    (S, "250 g", "A quarter of a kilogram", C),
+    (S, "8.5 km", "8,5 km", C),  # a decimal comma
+    (S, "8 April 2024", "04/08/2024", C),  # day and month in either order
+    (S, "8 April 2024", "04/09/2024", I),
+    (S, "Inca", "The Incas", C),
+    (S, "Airbus", "Airbus SE", C),
+    (S, "Andromeda Galaxy", "Andromeda", C),  # the kind of thing left off
+    (S, "Ford Motor Company", "Ford", C),
+    (B, "quenched", "quenching", C),  # another ending of one stem
+    (B, "phenolphthalein", "phenolphtalein", C),  # a letter dropped inside a long word
+    (B, "10×", "x10", C),
+    # found by the fourth labelled set (tests/data/judge_labels_final2/)
+    (S, "26 April 1986", "25 or 26 April 1986", I),  # two days offered
+    (S, "88", "88 keys (52 white and 36 black)", C),  # amounts in brackets are detail
+    (S, "553.3 m", "1,815 ft", C),  # a conversion rounds to its own unit
+    (S, "Granada", "Granada, Andalusia, Spain", UNSCORED),  # the gold placed, or another Granada
+    (S, "Saint Petersburg", "St. Petersburg, Florida", UNSCORED),
+    (S, "snow leopard", "Panthera uncia", UNSCORED),  # a scientific name: only knowledge says
+    (S, "828 m", "Very tall.", N),
+    (S, "Titan", "One of Saturn's moons.", N),
+    (S, "Johann Strauss I", "Insufficient information.", N),
+    (B, "10 °C/min", "10 °C/s", I),  # a rate's time unit counts
+    (B, "µmol/L", "mmol/L", I),
 ]
 
 

@@ -94,7 +94,9 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     assert card.generation["benchmarks"]["videosimpleqa"] == {"temperature": 1.0, "max_new_tokens": 3, "runs": 3}
     assert card.generation["benchmarks"]["exact"] == {"temperature": 0.0, "max_new_tokens": 3, "runs": 1}
     assert card.runs["videosimpleqa"]["runs"] == 3 and len(card.runs["videosimpleqa"]["overall_per_run"]) == 3
-    assert card.judge == {"id": "normalized-match@3", "kind": "normalized-match", "revision": "2"}
+    matcher = {"id": "normalized-match@3", "kind": "normalized-match", "revision": "3"}
+    assert card.judge == {**matcher,
+                          "by_benchmark": {"expvid": matcher, "videosimpleqa": matcher}}
     assert card.scoring == dataclasses.asdict(ScoringOptions.reading("prose"))  # CausalStep's protocol reading
 
     # 2 frames a call instead of the suite's budgets (which also rewrites the prompts' frame

@@ -430,3 +430,13 @@ def test_the_about_tab_states_the_bucket_minimum_and_why(stores, settings, sourc
     assert "one answer was right" in texts["about-buckets"]
     protocol = texts["about-protocol"]
     assert "LEADERBOARD_MIN_BUCKET_ITEMS" in protocol and "use every item" in protocol
+
+
+def test_the_about_tab_shows_the_judges_and_the_judges_page(stores, settings, source):
+    judges = dataclasses.replace(settings.judges, by_benchmark={"videosimpleqa": "hf:Qwen/Qwen2.5-72B-Instruct"})
+    demo = build_ui(stores, dataclasses.replace(settings, judges=judges), source)
+    texts = {block.elem_id: block.value for block in demo.blocks.values() if isinstance(block, gr.Markdown)}
+    assert "`hf:Qwen/Qwen2.5-72B-Instruct`, an LLM served by Hugging Face Inference Providers" in texts["about-judge"]
+    assert "kappa" in texts["about-judge"]
+    assert "How free-text answers are judged" in texts["about-judges"] and "LEADERBOARD_JUDGE_FRAMES" in texts[
+        "about-judges"]

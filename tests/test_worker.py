@@ -609,3 +609,33 @@ def test_a_job_whose_request_was_cancelled_before_it_started_leaves_quietly(depl
     assert done.returncode == 0, done.stderr[-2000:]
     assert "nothing to run" in done.stderr and "CANCELLED" in done.stderr and "Traceback" not in done.stderr
     assert Queue(stores.requests).get(request.id).status == Status.CANCELLED
+
+
+def test_a_worker_grades_each_judged_benchmark_with_its_own_judge(deployment, tmp_path, monkeypatch):
+    """LEADERBOARD_JUDGE_VIDEOSIMPLEQA names a remote judge (a local OpenAI-compatible server
+    over real HTTP) shown 2 frames of each video; ExpVid keeps the matcher. The result and
+    the table row record both judges and what the remote one cost."""
+    import huggingface_hub.constants
+    from judge_server import JudgeServer
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # the local server only
+    stores, suite = deployment
+    with JudgeServer() as server:
+        for name, value in {"LEADERBOARD_JUDGE_VIDEOSIMPLEQA": "openai:grader-1", "LEADERBOARD_JUDGE_FRAMES": "2",
+                            "LEADERBOARD_JUDGE_BASE_URL": server.url + "/v1", "LEADERBOARD_JUDGE_API_KEY": "sk-w",
+                            "LEADERBOARD_JUDGE_PRICE_IN": "1.0"}.items():
+            monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+        settings = make_settings()
+        request = submit(stores, settings, suite, tmp_path, seed=3)
+        ran = Worker(stores, settings, worker_id="w1").run_once()
+        asked = list(server.requests)
+    assert ran.status == Status.FINISHED, ran.failure
+    assert asked and {r["images"] for r in asked} == {2} and {r["auth"] for r in asked} == {"Bearer sk-w"}
+    result = Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
+    assert result.judge["by_benchmark"]["videosimpleqa"]["id"] == "openai:grader-1"
+    assert result.judge["by_benchmark"]["expvid"]["id"] == "normalized-match@3"
+    usage = result.judge_usage["videosimpleqa"]
+    assert usage["requests"] == len(asked) and usage["cost_usd"] == pytest.approx(usage["prompt_tokens"] / 1e6)
+    row = load_table(stores.results).set_index("id").loc[request.id]
+    assert row["cost.judge_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]

@@ -182,7 +182,7 @@ class Dispatcher:
         try:
             info = self.api.run_job(
                 image=self.jobs.image, command=job_command(request.id, worker_id), env=self._job_env(flavor),
-                secrets={"HF_TOKEN": self.settings.hf_token} if self.settings.hf_token else None,
+                secrets=self._job_secrets(),
                 flavor=flavor, timeout=int(timeout), name=f"leaderboard-{request.id}",
                 labels={"leaderboard-request": request.id, "leaderboard-worker": worker_id},
                 namespace=self.jobs.namespace)
@@ -216,6 +216,14 @@ class Dispatcher:
         self._backoff = min(max(self._backoff * 2, self.jobs.poll_seconds), MAX_BACKOFF_SECONDS)
         self._claim_after = time.monotonic() + self._backoff
         log.error("no claims for %.0f s", self._backoff)
+
+    def _job_secrets(self) -> dict[str, str] | None:
+        """HF_TOKEN, and a remote judge's key: secrets of the job, not plain variables."""
+        from space_config.settings import SECRET_SETTINGS
+
+        found = {"HF_TOKEN": self.settings.hf_token} if self.settings.hf_token else {}
+        found.update({k: os.environ[k] for k in SECRET_SETTINGS if os.environ.get(k)})
+        return found or None
 
     def _job_env(self, flavor: str) -> dict[str, str]:
         """What the job's worker needs besides HF_TOKEN: the stores, and the worker's

@@ -64,7 +64,8 @@ class Evaluating:
         job.log.add(f"prediction file valid: {len(responses.by_id) + len(responses.by_context)} predictions")
         scores, counts = self._score(job, suite, key, responses, worker_run=False)
         submission = self._submission(request) | {"file_sha256": hashlib.sha256(data).hexdigest()}
-        return make_result(suite, scores, counts, self.judge, self.options, submission)
+        return make_result(suite, scores, counts, self.judge, self.options, submission,
+                           judge_usage=self.judge.usage())
 
     def _evaluate_model(self, job: Job) -> "Result":
         """Load the model, answer every call (hidden ones too: a worker run), score."""
@@ -92,19 +93,30 @@ class Evaluating:
                                                   if card.deviations else "the suite's reference protocol"))
         extra = blind.blocks(answers, suite, key, self.judge, self.options, self.settings.bootstrap_samples, job)
         return make_result(suite, scores, counts, self.judge, self.options, self._submission(request),
-                           runner={"name": runner.name, **answers.settings}, protocol=card, **extra)
+                           runner={"name": runner.name, **answers.settings}, protocol=card,
+                           judge_usage=self.judge.usage(), **extra)
 
     @property
     def judge(self):
-        """Built once per worker (an LLM judge loads a model); LLM judgements cached on disk."""
+        """Each judged benchmark's judge (a JudgeSet), built once per worker (an LLM judge
+        loads a model); LLM judgements cached on disk."""
         if self._judge is None:
-            from evaluator.judges import CachedJudge, JudgementCache, get_judge
+            from evaluator.judges import judges_from
 
-            judge = get_judge(self.settings.judge)
-            if judge.kind == "llm":
-                judge = CachedJudge(judge, JudgementCache(self.settings.judge_cache))
-            self._judge = judge
+            self._judge = judges_from(self.settings, self.settings.judge_cache)
         return self._judge
+
+    def _judge_frames(self, suite: Suite):
+        """The frames the Video SimpleQA judge sees, when it is a remote LLM judge and
+        LEADERBOARD_JUDGE_FRAMES asks for some; None: text only."""
+        from evaluator.judges import RemoteJudge
+
+        judge = self.judge.for_benchmark("videosimpleqa")
+        if not self.settings.judges.frames or not isinstance(getattr(judge, "inner", judge), RemoteJudge):
+            return None
+        from evaluator.judge_frames import frames_for
+
+        return frames_for(suite, self.settings.judges.frames)
 
     def _fetch_suite(self, job: Job) -> tuple[Suite, AnswerKey]:
         suite_id = job.request.suite_id
@@ -178,7 +190,7 @@ class Evaluating:
         job.paired = {}
         return score_responses(suite, key, responses, self.judge, self.options, worker_run=worker_run,
                                bootstrap_samples=self.settings.bootstrap_samples, on_benchmark=scored,
-                               paired=job.paired)
+                               paired=job.paired, judge_frames=self._judge_frames(suite))
 
     @staticmethod
     def _submission(request: Request) -> dict:

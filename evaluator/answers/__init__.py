@@ -2,8 +2,9 @@
 
 A benchmark's own reading lives in its folder (evaluator/benchmarks/<name>/answers.py);
 this package holds what several call: reasoning stripping and boxed answers
-(`common`), option-label matching (`labels`, `markers`, `choice`: `extract_choice`)
-and numbers (`numbers`: `extract_number`).
+(`common`), option-label matching (`labels`; `markers`, where a choice is stated;
+`mentions`, labels named in passing; `checklists`; `rewrite`, a label's other
+spellings; `framing`, how a reply frames its answer; `choice`: `extract_choice`) and numbers (`numbers`: `extract_number`).
 
 Video-language models answer in many shapes: a bare letter, "The answer is
 (B)", markdown, LaTeX ``\\boxed{}``, long chains of thought that mention every

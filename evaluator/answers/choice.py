@@ -8,26 +8,26 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from evaluator.answers.common import _FULLWIDTH, _MISS, _boxed_spans, _clean_boxed, _lower, _parse_obj, _prep
+from evaluator.answers.common import _MISS, _boxed_spans, _clean_boxed, _lower, _parse_obj, _prep, cut_off_mid_sentence
+from evaluator.answers.framing import (
+    answer_first, first_line_label, labels_only, other_options_text, qa_answer, stated_before_cut,
+)
 from evaluator.answers.labels import (
     _NO_ANSWER_RE,
     _decide_span,
     _label_at,
     _label_map,
     _negated_label,
+    _norm,
     _norm_options,
+    _option_numbers,
     _option_contained,
     _option_exact,
 )
-from evaluator.answers.markers import (
-    _SHORT_RE,
-    _both,
-    _choice_before_note,
-    _choice_from_markers,
-    _enumerated,
-    _is_word_start,
-    _mentions,
-)
+from evaluator.answers.checklists import choice_from_checklist
+from evaluator.answers.markers import _SHORT_RE, _choice_before_note, _choice_from_markers, _is_word_start
+from evaluator.answers.mentions import _ENUM_LINE_RE, _both, _enumerated, _mentions
+from evaluator.answers.rewrite import canonical_text
 
 
 def _choice_from_boxes(t: str, lab: dict, opts):
@@ -60,7 +60,7 @@ def _choice_from_boxes(t: str, lab: dict, opts):
 # Keys of a JSON answer object that hold the choice ("selected_option",
 # "Answer Letter"): only these words, at least one of them core; "answer"
 # keys outrank the rest.  "options_considered" is not one.
-_JSON_KEY_WORDS = frozenset("answer final option choice letter selected selection select chosen label pick "
+_JSON_KEY_WORDS = frozenset("answer final option choice letter selected selection select chosen label pick number "
                             "correct best my your the".split())
 _JSON_KEY_CORE = frozenset("answer final option choice letter selected selection select chosen label pick".split())
 _JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
@@ -102,9 +102,12 @@ def _choice_from_json(t: str, lab: dict):
 
 # A self-correction: what follows the last of these replaces what came before.
 # Found with rfind (only the last one matters, and most responses have none);
-# a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt".
-_CORRECTION_WORDS = ("wait", "sorry", "actually", "scratch that", "on second thought", "correction",
-                     "i mean", "make that", "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
+# a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt", and
+# only where a sentence or clause begins ("B... no, D"), not in "so no." closing a step.
+_CORRECTION_WORDS = ("wait", "sorry", "actually", "scratch that", "on second thought", "correction:",
+                     "i mean", "i meant", "make that", "changing my answer to", "change my answer to",
+                     "looking again", "on reflection", "on closer inspection",
+                     "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
 
 
 def _last_correction(low: str) -> int:
@@ -114,7 +117,8 @@ def _last_correction(low: str) -> int:
         p = low.rfind(w)
         while p >= 0 and p + len(w) > best:
             e = p + len(w)
-            if _is_word_start(low, p) and not (e < len(low) and low[e].isalnum()):
+            if (_is_word_start(low, p) and not (e < len(low) and low[e].isalnum())
+                    and not (w.startswith("no") and (low[:p].rstrip()[-1:].isalpha() or low[:p].rstrip()[-1:] in ":|-"))):
                 best = e
                 break
             p = low.rfind(w, 0, p)
@@ -148,93 +152,10 @@ def _choice_after_correction(t: str, low: str, lab: dict):
     r, _ = _label_at(tail, 0, lab, True)
     if r is not _MISS:
         return r
-    r = _bare_label(_last_sentence(tail), lab)
+    closing = _last_sentence(tail)
+    # "Looking again at the last frames, 5.": the closing sentence, or its last clause
+    r = _bare_label(closing, lab) or _bare_label(closing.rsplit(",", 1)[-1].strip(), lab)
     return _MISS if r is None else r
-
-
-# One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
-_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]")
-_CHECK_RE = re.compile(
-    r"""[ \t*_#>|\-]*(?:(?i:option|choice|statement)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?
-        (?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])""",
-    re.X,
-)
-_CHECK_YES = frozenset(("correct", "right", "true", "yes", "✓", "✔", "✅", "☑"))
-
-
-def _choice_from_checklist(t: str, lab: dict):
-    """The one label marked correct in a checklist of verdicts over several labels.
-
-    Several labels marked correct -> None; none marked correct -> _MISS (a
-    conclusion may follow)."""
-    if len(t) > 3000:
-        return _MISS  # a checklist is short; long prose is read by markers
-    verdicts: dict = {}
-    # One anchored match per line/sentence: far cheaper than searching every position.
-    for item in _CHECK_ITEM_SPLIT_RE.split(t):
-        m = _CHECK_RE.match(item)
-        if m is None:
-            continue
-        lb = lab.get(m.group("l").upper())
-        if lb is not None:
-            verdicts.setdefault(lb, set()).add(m.group("v").lower() in _CHECK_YES)
-    if len(verdicts) < 2:
-        return _MISS
-    yes = [lb for lb, v in verdicts.items() if True in v]
-    if not yes:
-        return _MISS
-    return yes[0] if len(yes) == 1 and verdicts[yes[0]] == {True} else None
-
-
-_ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
-_NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
-_ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
-_ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
-# Ordinals and number words that name an option: "the third option", "Statement
-# five", "It's the fourth.", "第三个选项".  Tied to a noun (or a bare "the
-# fourth" closing a sentence) so "the first frame" is left alone.
-# Applied to the lower-cased text; the leading class lets the engine skip ahead.
-_ORDINAL_RE = re.compile(
-    rf"""(?=[tfselnoc第])(?:\bthe\s+)?\b(?P<o>{_ORD_ALT})\s+(?:option|statement|choice|one|answer)\b
-        |\b(?:option|statement|choice)\s+(?:number\s+)?(?P<n>one|two|three|four|five|six|seven|eight|nine|ten)\b
-        |\bthe\s+(?P<b>{_ORD_ALT})(?=\s*(?:[.!;,]|$))
-        |第(?P<z>[一二三四五六七八九十])\s*(?:个|個)?\s*(?:选项|選項)""",
-    re.X,
-)
-_MAX_ORDINAL_TEXT = 200
-# Substring checks (fast, in C) before the regex: most responses have none.
-_ORDINAL_HINTS = tuple(_ORDINAL_NUMS) + tuple(" " + w for w in _NUMBER_WORDS) + ("last", "第")
-
-
-def _has_ordinal(low: str) -> bool:
-    return any(h in low for h in _ORDINAL_HINTS) and _ORDINAL_RE.search(low) is not None
-
-
-def _ordinals_to_labels(t: str, low: str, labels: tuple, lab: dict) -> str:
-    """``t`` with ordinal option names replaced by "(label)", so the usual rules
-    read them.  Only short responses: in long reasoning "the first option"
-    is discussed as often as chosen."""
-    def label_of(m):
-        w = m.group("o") or m.group("b")
-        if w:
-            k = len(labels) if w == "last" else _ORDINAL_NUMS[w]
-            lb = labels[k - 1] if k <= len(labels) else None
-        elif m.group("n"):
-            k = _NUMBER_WORDS[m.group("n")]
-            lb = lab.get(str(k)) or (labels[k - 1] if k <= len(labels) and str(labels[0]).isalpha() else None)
-        else:
-            k = _ZH_NUMS[m.group("z")]
-            lb = labels[k - 1] if k <= len(labels) else None
-        return lb
-
-    out, prev = [], 0
-    for m in _ORDINAL_RE.finditer(low):  # positions in low are positions in t
-        lb = label_of(m)
-        if lb is not None:
-            out += [t[prev:m.start()], f"option {str(lb).strip()}"]
-            prev = m.end()
-    return "".join(out) + t[prev:]
 
 
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
@@ -249,47 +170,44 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     response/last line.  Letters not in ``labels`` are ignored.
 
     Before the markers: a JSON reply's answer key ({"option": "2"}) and a
-    self-correction ("B... no, sorry, D": the label given plainly after the
-    last "no,"/"wait"/"sorry"/"actually" wins).  Before the shape fallbacks:
-    a checklist of verdicts ("A - wrong", "C ✅") gives its one ticked label.
-    Ordinals naming an option ("the third option", "Statement five") are
-    read in short responses.
+    self-correction ("B... no, sorry, D", "Changing my answer to F": the label
+    given plainly after the last correction wins).  Before the shape fallbacks:
+    a checklist of verdicts ("A - wrong", "❌ B: ...", "E. ... → yes") gives its
+    one ticked label.  Other spellings of a label are read as it (`rewrite`):
+    ordinals and number words ("the third option", "The 4th one.", "Two.",
+    "第三个"), keycaps ("2️⃣"), "Statement (1-5): 3".  Where every option is a
+    step number or opens with one ("Step 3: ..."), as ExpVid's completeness
+    options, a step number names its option ("\\boxed{3}").  Option texts that
+    are values or formulas ("0.1 s", "O(n²)") match only whole.
 
     Ambiguity -> None: the final marker names two labels ("A or B"), or no
     marker exists and several labels are mentioned.  Doubt -> None too: a
-    label asked as a question ("Could it be A?"), "N/A" / "None of the
-    above", a label rejected where it is given ("Answer: A is not correct"),
-    two boxes given together, two labels ticked in a checklist.
+    label asked as a question ("Would B be right?"), "N/A" / "None of the
+    above", a label rejected ("Answer: A is not correct", "I would not choose
+    B"), two boxes given together, two labels ticked in a checklist, and a
+    response cut off before its answer: mid-sentence, or while walking
+    through the options.
     """
     if not text or not labels:
         return None
     labels_t = tuple(labels)
     lab = _label_map(labels_t)
+    if options:
+        steps = _option_numbers(tuple(options), labels_t)
+        if steps:
+            lab = {**steps, **lab}  # "\\boxed{3}": the option of step 3
     t, low = _prep(text)
     if not t:
         return None
-    t, low, rewritten = _canonical_text(t, low, labels_t, lab)
+    t, low, rewritten = canonical_text(t, low, labels_t, lab)
+    qa = qa_answer(t)
+    if qa is not None:  # "Q: ...\nA: B": the answer line
+        t, low = qa, _lower(qa)
     opts = _norm_options(tuple(options), labels_t) if options else None
     r = _choice_from_rules(t, low, lab, opts)
     if r is not _MISS:
         return r
     return _choice_from_shape(t, low, lab, opts, rewritten)
-
-
-def _canonical_text(t: str, low: str, labels_t: tuple, lab: dict) -> tuple[str, str, bool]:
-    """Full-width labels made ASCII and ordinals made "option X"; also whether
-    ordinals were rewritten (then loose mentions are not read)."""
-    if not t.isascii():
-        # Full-width letters and digits ("答案：Ｂ") are the ASCII label; the
-        # mapping is 1:1, so positions in t and low stay aligned.
-        t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
-    # Ordinals become "option X" (weak: a rule must still read it as chosen, and
-    # loose mentions are not read, so "the first option mentions a cup" is no answer).
-    rewritten = len(t) <= _MAX_ORDINAL_TEXT and _has_ordinal(low)
-    if rewritten:
-        t = _ordinals_to_labels(t, low, labels_t, lab)
-        low = _lower(t)
-    return t, low, rewritten
 
 
 def _choice_from_rules(t: str, low: str, lab: dict, opts):
@@ -305,6 +223,8 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
             if lb is not None:
                 return lb
 
+    if labels_only(t, lab):
+        return None  # "A. B. C. D.": the labels echoed, none chosen
     if "\\boxed" in t or "\\fbox" in t:
         r = _choice_from_boxes(t, lab, opts)
         if r is not _MISS:
@@ -315,6 +235,8 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         if r is not _MISS:
             return r
 
+    if cut_off_mid_sentence(t) and not answer_first(t, lab) and not (opts and _ends_with_option(t, opts)):
+        return stated_before_cut(t, lab)  # out of tokens: an answer stated in so many words, or none
     r = _choice_after_correction(t, low, lab)
     if r is not _MISS:
         return r
@@ -326,6 +248,9 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
     r = _choice_from_markers(t, low, lab, opts)
     if r is not _MISS:
         return r
+    arrow = _ARROW_END_RE.search(t)  # "... → E": the conclusion an arrow points at
+    if arrow and arrow.group(1).upper() in lab:
+        return lab[arrow.group(1).upper()]
 
     if opts:
         r = _option_exact(t, opts)
@@ -336,15 +261,36 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         return None  # "None of the above. A is closest but wrong."
     if "both" in low and _both(t, lab):
         return None  # "Both A and B are true statements.": two labels
-    return _choice_from_checklist(t, lab)
+    first = first_line_label(t, lab)
+    if first is not None:
+        return first  # "B\n\nStep 2 ...: shown ✓": the answer first, alone on its line, then the reasons
+    # where the options are step numbers ("which step is missing?"), a tick beside a step
+    # may mean "shown": only verdicts on the letters count
+    steps = any(k.isdigit() for k in lab) and any(k.isalpha() for k in lab)
+    return choice_from_checklist(t, {k: v for k, v in lab.items() if k.isalpha()} if steps else lab)
+
+
+_ARROW_END_RE = re.compile(r"(?:→|->|=>)\s*\**\(?([A-Za-z]|[0-9]{1,2})\)?\**\.?\s*$")
+
+
+def _ends_with_option(t: str, opts) -> bool:
+    """True if the response's last line ends with an option's text (which may end on
+    any word: "... gets in")."""
+    tail = " " + _norm(t[t.rfind("\n") + 1:][-300:])
+    return any(tail.endswith(" " + ns) for ns, _, spaced in opts if spaced is None)
 
 
 def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> str | None:
     """The shape-based fallbacks: a leading label, a last line or closing sentence that
     is a label (unless the response enumerates the options), the one label mentioned,
     the one option text in a short response."""
+    first = first_line_label(t, lab)
+    if first is not None:
+        return first  # "B\n\nReasoning: ...": the answer first, alone on its line
     enumerated = None
     r, _ = _label_at(t, 0, lab, True)
+    if r not in (None, _MISS) and other_options_text(t, 0, r, opts):
+        return None  # "C. Elastic" where Elastic is D: which one is meant?
     if r is not _MISS and not _negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
         enumerated = _enumerated(t, lab)
         if not enumerated:
@@ -372,6 +318,12 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> st
         if not enumerated:
             return lb
 
+    if _ENUM_LINE_RE.match(last_line) and (enumerated if enumerated is not None else _enumerated(t, lab)):
+        return None  # it ends walking through the options (cut off, or an echo): no choice made
+    if opts and q >= 0:
+        r = _option_exact(last_line, opts)  # "**0.1 s**" closing a worked answer
+        if r is not _MISS:
+            return r
     r = _mentions(t, low, lab) if not rewritten else _MISS
     if r is not _MISS:
         return r

@@ -118,6 +118,31 @@ def read_cut_off_reasoning(text):
     return text
 
 
+# Words no sentence ends on: a response whose last word is one of them was cut off
+# mid-sentence ("... This matches option C (25), which means"), so it has no final answer.
+_NO_LAST_WORDS = frozenset(
+    "the an and or but which that to of in on at with for from by as is are was were be been means mean "
+    "consider because so then if than this these those we it its their our also however into whether while "
+    "when where about between both either nor very more most some each every any "
+    "gives give yields yield get gets becomes become equals".split())
+_VERDICT_LAST_WORDS = frozenset("yes no correct incorrect true false wrong right".split())  # a checklist's line
+
+
+def cut_off_mid_sentence(t: str) -> bool:
+    """True if `t` stops inside a sentence: no closing punctuation after a lower-case
+    word, at least three words into the sentence, and either a word that cannot end
+    one or a long reasoning (a short reply may just leave out its full stop)."""
+    if not t or not t[-1].islower():
+        return False
+    tail = t[-80:]
+    cut = max(tail.rfind(c) for c in ".!?\n")
+    words = tail[cut + 1:].split()
+    if len(words) >= 2 and words[-2][:1].isdigit():
+        return False  # "... is D: 100 s": a value and its unit end it
+    return len(words) >= 3 and (words[-1] in _NO_LAST_WORDS or (
+        len(t) >= 150 and len(words) >= 4 and words[-1] not in _VERDICT_LAST_WORDS))
+
+
 _FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
               for c in range(r[0], r[1] + 1)}
 

@@ -1,5 +1,6 @@
-"""Answer markers ("the answer is", "I choose", "B is correct", ...) and label
-mentions: where in a response a choice is stated, and which label it states.
+"""Answer markers ("the answer is", "I choose", "B is correct", "Final: 2", "That
+leaves H.", ...): where in a response a choice is stated, and which label it states.
+Labels named in passing are `mentions`.
 """
 
 from __future__ import annotations
@@ -7,7 +8,8 @@ from __future__ import annotations
 import re
 
 from evaluator.answers.common import _MISS
-from evaluator.answers.labels import _NEG_AFTER_RE, _QUESTIONED_RE, _decide_span, _is_article
+from evaluator.answers.framing import other_options_text
+from evaluator.answers.labels import _decide_span, _negated_label
 
 # Answer markers.  Keywords are located in one pass over the lower-cased text
 # (_KW_RE below) and each hit is confirmed with an anchored regex at its
@@ -15,12 +17,12 @@ from evaluator.answers.labels import _NEG_AFTER_RE, _QUESTIONED_RE, _decide_span
 # as "the answer is".
 _CONNECT = (
     r"(?:\*\*|__)?\s*(?:(?:is|was|would\s+be|should\s+be|must\s+be|will\s+be|seems\s+to\s+be|"
-    r"appears\s+to\s+be|here\s+is|to\s+(?:this|the)\s+question\s+is)\b|[:：=]|-(?=\s))"
+    r"appears\s+to\s+be|here\s+is|to\s+(?:this|the)\s+question\s+is)\b|[:：=]|-(?=\s)|→|->|=>)"
     r"(?:\s+(?:likely|probably|clearly|therefore|thus|then|indeed|definitely|most\s+likely))?"
     r"\s*(?:\*\*|__)?\s*[:：]?"
 )
 # ["']? : a JSON key, {"answer": "B"}.
-_M_ANSWER = re.compile(r"answers?(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
+_M_ANSWER = re.compile(r"(?:answers?|anwser|ans\b)(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
 _M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
 _OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
@@ -29,9 +31,10 @@ _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
 _M_OPT = re.compile(r"option" + _OPT_CONNECT + r"|opt\s+for" + _VERB_TAIL, re.I)
 _M_CHO = re.compile(r"choice" + _OPT_CONNECT + r"|(?:choose|chose)" + _VERB_TAIL, re.I)
 _M_SELECT = re.compile(r"selection" + _OPT_CONNECT + r"|select(?:ed)?" + _VERB_TAIL, re.I)
-_M_PICK = re.compile(r"pick(?:ed)?" + _VERB_TAIL, re.I)
+# "I pick B", "My pick is B", "if I have to pick one, B"
+_M_PICK = re.compile(r"pick(?:ed)?(?:\s+(?:is|would\s+be)\b|\s+one\b\s*,?)?\s*(?:\*\*)?\s*:?", re.I)
 _M_GO = re.compile(r"go(?:ing)?\s+with" + _VERB_TAIL, re.I)
-_M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?", re.I)
+_M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?\s*(?:it\s+(?:must|has\s+to|should)\s+be\s+)?", re.I)
 _M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
 _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
 # Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
@@ -47,12 +50,25 @@ _M_CORRESPOND = re.compile(
 # "The best fit is C", "Best match → 3".  At most four lower-case words
 # (the noun) between the verdict and "is", so "the best ... for B is" is not one.
 _M_VERDICT_PRE = re.compile(
-    r"(?i:best|accurate|correct|right|appropriate|plausible|suitable)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
-    r"(?:(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
+    r"(?i:best|accurate|correct|right|appropriate|plausible|suitable|likely)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
+    r"(?:\b(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
 )
 # "C it is.": the label, then "it is" closing the sentence.
 _LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
+# "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by _M_FINAL).
+_M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
+# "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
+_M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
+# "Reply: 5", "Response: B", "Conclusion: 3", "By elimination: A", "Missing step: 2",
+# "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
+                      r"\s*(?:[:：=]|is\b)", re.I)
+# ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
+_M_FEEDBACK = re.compile(
+    r"feedback\b(?:\s+(?:the\s+coach\s+(?:gave|gives|would\s+give)|given(?:\s+here)?))?\s*(?:\*\*)?\s*(?:is\b|[:：=])", re.I)
+# "Most likely D; E can't be ruled out." (strict; "G is the most likely answer" is a verdict after the label)
+_M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
 # (정답은), Spanish, French, Portuguese, Italian, German, Russian.
@@ -62,9 +78,15 @@ _M_INTL = re.compile(
         |(?:respuesta|r[ée]ponse|antwort|resposta|risposta|ответ)
            (?:\s+(?:correcta|correcte|correta|corretta|richtige|final|finale|правильный))?
            \s*(?:\b(?:es|est|ist|lautet|é|è)\b|[:：]|[—–-](?=\s))
-           \s*(?:(?:la|le|die|a|l['’])\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
-        |opci[óo]n\s+(?:correcta\s+)?es\s+(?:la\s+)?
-        |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
+           \s*(?:(?:la|le|die|a)\s+|l['’]\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
+        |opci[óo]n\s+(?:correcta\s+)?(?:es\s+(?:la\s+)?)?
+        |(?:应该|應該|应当|應當)\s*(?:是|选|選)\s*(?:选项|選項)?
+        |c['’]est\s+(?:(?:la|le)\s+|l['’]\s*)?(?:option\s+)?
+        |(?:反馈|反饋)\s*(?:应该|應該)?\s*(?:是|为|為)\s*(?:选项|選項)?
+        |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:donc|alors|also|deshalb|daher|entonces|pues)\s+)?
+           (?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
+        |(?:认为|認為|觉得|覺得)\s*(?:应该)?\s*(?:是|选|選)\s*(?:选项|選項)?
+        |(?:최종\s*)?답\s*(?:은|는)?\s*[:：]
         |(?:最(?:准确|準確|佳|合适|合適|符合|恰当|恰當)|正确|正確)[^\n。，,；;]{0,10}?(?:是|为|為)\s*(?:选项|選項)?
         )""",
     re.X | re.I,
@@ -74,10 +96,11 @@ _M_INTL = re.compile(
 # each hit is then confirmed with an anchored regex at its position.  The
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
-    r"(?<![a-z])(?:answer|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b"
+    r"(?<![a-z])(?:answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
+    r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig"
     r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond"
     r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
-    r"|答案|答え|正解|정답|选|選|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
+    r"|答案|答え|正解|정답|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
 # keyword -> (confirming regex, strict label parsing) for markers that come
@@ -102,10 +125,26 @@ _PRE_MARKERS = {
     "think": (_M_THINK, True),
     "believe": (_M_THINK, True),
     "correspond": (_M_CORRESPOND, True),
+    "final": (_M_FINAL_WORD, False),
+    "leaves": (_M_LEAVES, False),  # "That leaves H as the best fit."
+    "leaving": (_M_LEAVES, False),
+    "reply": (_M_REPLY, False),
+    "response": (_M_REPLY, False),
+    "conclusion": (_M_REPLY, False),
+    "elimination": (_M_REPLY, False),
+    "missing": (_M_REPLY, False),
+    "assistant": (_M_REPLY, False),
+    "feedback": (_M_FEEDBACK, False),
+    "likely": (_M_LIKELY, True),
 }
+# Markers that, when no label follows, may still be a verdict after one ("G is the most
+# likely answer", "E is the answer, although ...").
+_ALSO_VERDICTS = frozenset(("likely", "answer", "feedback"))
+# A marker verb under a negation chooses nothing: "I would not choose B."
+_NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe"))
 
 
-for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "réponse", "reponse", "antwort",
+for _kw in ("答案", "答え", "正解", "정답", "选", "選", "应该", "應該", "应当", "應當", "反馈", "反饋", "认为", "認為", "觉得", "覺得", "답", "c'est", "c’est", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
             "wähle", "wahle", "最", "正确", "正確"):
     _PRE_MARKERS[_kw] = (_M_INTL, False)
@@ -115,15 +154,16 @@ for _kw in ("答案", "答え", "正解", "정답", "选", "選", "respuesta", "
 # ("B is correct because", "the best answer"), not "the correct distractor".
 _POST_AFTER_RE = re.compile(
     r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*"
-    r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description)\b)",
+    r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description|one"
+    r"|than)\b)",
     re.I,
 )
 # "B is correct", "(C) is the best answer", "Option 2 seems the most accurate":
 # the label comes BEFORE the keyword, so this is searched in a short window
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
-    r"""(?<![\w'’])(?P<w>(?i:option|choice|statement)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
-        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers))\s+(?i:to\s+be\s+)?(?i:the\s+)?
+    r"""(?<![\w'’])(?P<w>(?i:option|choice|statement|number|step)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
+        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers|fits|matches|works))\s+(?i:to\s+be\s+)?(?i:the\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
     re.X,
@@ -148,7 +188,25 @@ def _choice_from_markers(t: str, low: str, lab: dict, opts):
     r = _scan_markers(t, low, lab, opts, lo, n)
     if r is _MISS and lo:
         r = _scan_markers(t, low, lab, opts, 0, n)
-    return r
+    return _closing_verdict(t, lab) if r is _MISS else r
+
+
+# Verdicts that close a response with the label first and no marker word before it:
+# "3 is tempting, but 2 matches the video better.", "4 is what the coach actually says.",
+# "2 が正解です。"
+_CLOSING_RE = re.compile(
+    r"(?<![\w'’])\(?([A-Za-z]|[0-9]{1,2})\)?\s+(?:(?:fits|matches|works|is|seems)\s+(?:[\w'’]+\s+){0,3}?better\b"
+    r"|is\s+what\b)"
+    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は)?\s*(?:正解|正しい|正确|正確|정답)")
+
+
+def _closing_verdict(t: str, lab: dict):
+    found = None
+    for m in _CLOSING_RE.finditer(t, max(0, len(t) - 160)):
+        token = m.group(1) or m.group(2)
+        if token and (token.isupper() or token.isdigit()) and token.upper() in lab:
+            found = lab[token.upper()]
+    return _MISS if found is None else found
 
 
 # A note or aside after the answer: "Answer: B\nNote: C is also plausible."
@@ -188,7 +246,10 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
     return r
 
 
-_VERDICT_WORDS = frozenset(("best", "accurate", "correct", "right", "appropriate", "plausible", "suitable"))
+_VERDICT_WORDS = frozenset(("best", "accurate", "correct", "right", "appropriate", "plausible", "suitable", "likely",
+                            "better", "fits"))
+# Verdicts that need no "is" after the label: "(B) best matches", "Only 3 holds.", "Daher ist 5 richtig."
+_BARE_VERDICTS = frozenset(("best", "holds", "richtig"))
 
 
 def _label_before_it_is(t: str, p: int, lab: dict):
@@ -205,12 +266,22 @@ def _label_before_it_is(t: str, p: int, lab: dict):
     return _MISS
 
 
+def _no_marker_here(kw: str, low: str, p: int) -> bool:
+    """The words before the keyword at `p` undo it: "I would not choose B", "Checking each
+    option:" (a list's heading), "Least likely: G" (ranked last)."""
+    return ((kw in _NEGATABLE and low.endswith(("n't ", "not ", "never "), 0, p))
+            or (kw == "opt" and low.endswith(("each ", "every "), 0, p))
+            or (kw == "likely" and low.endswith(("least ", "less "), 0, p)))
+
+
 def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
     for m in reversed(list(_KW_RE.finditer(low, start, end))):
         p = m.start()
         kw = m.group()
         if kw.startswith("go"):
             kw = "go"
+        elif kw in ("ans", "anwser"):
+            kw = "answer"  # "ans = 5", "Anwser :5"
         elif kw.startswith("it"):
             kw = "it is"
         pre = _PRE_MARKERS.get(kw)
@@ -219,18 +290,21 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             mm = rx.match(t, p)
             if mm is None and kw == "answer" and low.startswith("final ", p - 6):
                 mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
-            if mm is None:
+            if (mm is None and kw not in _ALSO_VERDICTS) or _no_marker_here(kw, low, p):
                 continue
-            if kw in ("think", "believe") and low.endswith(("n't ", "not "), 0, p):
-                continue  # "I don't think B"
-            r = _decide_span(t, mm.end(), lab, opts, strict)
+            r = _decide_span(t, mm.end(), lab, opts, strict) if mm is not None else _MISS
             if r is None and kw in ("think", "believe"):
                 continue  # "I think A and B are wrong": an aside, not an answer
+            if r is None and strict and _negated_label(t, mm.end()):
+                continue  # "so (I) is impossible": a step of the reasoning, not the answer
+            if r is not None and r is not _MISS and other_options_text(t, mm.end(), r, opts):
+                return None  # "Answer: B (Elastic)" where Elastic is A: which one is meant?
             if r is _MISS and kw == "it is":
                 r = _label_before_it_is(t, p, lab)
             if r is not _MISS:
                 return r
-            continue
+            if kw not in _ALSO_VERDICTS:
+                continue
         if kw in _VERDICT_WORDS and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
             r = _decide_span(t, mm.end(), lab, opts, False)
             if r is not _MISS:
@@ -238,16 +312,18 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
         # Verdict after the label: "B is correct", "(C) is the best answer".
         pm = _POST_RE.search(t, max(0, p - 60), p)
         # Without "is" only "(B) best matches ..." reads as a verdict.
-        if pm is None or (pm.group("is") is None and kw != "best"):
+        if pm is None or (pm.group("is") is None and kw not in _BARE_VERDICTS):
             continue
-        if kw != "best" and not _POST_AFTER_RE.match(t, p + len(kw)):
+        if kw not in _BARE_VERDICTS and not _POST_AFTER_RE.match(t, p + len(kw)):
             continue  # "the correct distractor", "the right hand"
         ltok = pm.group("l")
         label = lab.get(ltok.upper())
         if label is None:
             continue
-        # Lowercase "a is correct" / pronoun "I" is running text unless marked up.
-        if (ltok.islower() or ltok == "I") and not (pm.group("w") or pm.group("o")):
+        # Lowercase "a is correct" / pronoun "I" is running text unless marked up; "I fits"
+        # and "I is" are not the pronoun's grammar.
+        pronoun = ltok == "I" and (pm.group("is") or "would").split()[0].lower() == "would"
+        if (ltok.islower() or pronoun) and not (pm.group("w") or pm.group("o")):
             continue
         if _ALSO_RE.search(low, pm.start(), p) or _ALSO_RE.match(low, p + len(kw) + 1):
             return label, kw in _STRONG_VERDICTS, pm.start()
@@ -257,107 +333,13 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
 
 _SHORT_RE = re.compile(
     r"""[\s*_#`'"“”(\[]{0,10}
-        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number)\s*[:：]?\s*|选项|選項)?
+        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number|step|feedback)\s*[:：]?\s*|选项|選項)?
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
     re.X,
 )
-_ENUM_LINE_RE = re.compile(
-    r"^[ \t*_#>\-]*(?:(?i:option|choice|statement)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d))", re.M
-)
-# Strong label mentions, as separate simple patterns: each starts with a
-# literal or a plain character class, which the regex engine scans for
-# quickly (one combined alternation with lookbehinds was ~4x slower).
-_PAREN_MENTION_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")  # (B)
-_BOLD_MENTION_RE = re.compile(r"\*\*\(?([A-Za-z]|[0-9]{1,2})[\).:]?\*\*")  # **B**
-_WORD_MENTION_RE = re.compile(r"(?:option|choice|statement)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")  # option b (on low)
-_CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
-
-
-def _enumerated(t: str, lab: dict) -> bool:
-    """True if several lines start with different labels ("A. ...\\nB. ...").
-
-    Such text walks through the options, so its first/last line is not an
-    answer."""
-    seen = set()
-    for m in _ENUM_LINE_RE.finditer(t):
-        lb = lab.get(m.group(1).upper())
-        if lb is not None:
-            seen.add(lb)
-            if len(seen) > 1:
-                return True
-    return False
-
-
-def _negated(low: str, start: int, end: int) -> bool:
-    """"not B", "isn't (C)", "B is wrong": a mention that rejects the label."""
-    before = low[max(0, start - 12):start]
-    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ", "n't think ", "not think ")):
-        return True
-    return _NEG_AFTER_RE.match(low, end) is not None
-
-
 def _sentence_start(t: str, pos: int) -> bool:
     """True if only spacing/markup separates ``pos`` from a sentence start."""
     i = pos - 1
     while i >= 0 and t[i] in " \t*_\"'“‘(":
         i -= 1
     return i < 0 or t[i] in ".!?:;\n"
-
-
-# "Both B and I describe it": two labels given together, whatever the words after.
-_BOTH_RE = re.compile(
-    r"\b(?i:both)\s+(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?"
-    r"\s*(?:,|&|(?i:and))\s*(?:(?i:options?|choices?|statements?)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?![\w'’])"
-)
-
-
-def _both(t: str, lab: dict) -> bool:
-    for m in _BOTH_RE.finditer(t):
-        a, b = lab.get(m.group(1).upper()), lab.get(m.group(2).upper())
-        if a is not None and b is not None and a != b:
-            return True
-    return False
-
-
-def _mentions(t: str, low: str, lab: dict):
-    """The single label mentioned in a strong form anywhere, else _MISS.
-
-    Negated mentions ("not B", "B is wrong") do not count; a label asked
-    about ("Could it be A?") is a guess, not an answer -> None."""
-    seen = set()
-    asked = False
-    for rx, src in ((_PAREN_MENTION_RE, t), (_BOLD_MENTION_RE, t), (_WORD_MENTION_RE, low)):
-        if rx is _PAREN_MENTION_RE and "(" not in t:
-            continue
-        if rx is _BOLD_MENTION_RE and "**" not in t:
-            continue
-        for m in rx.finditer(src):
-            if rx is _WORD_MENTION_RE and m.start() and low[m.start() - 1].isalnum():
-                continue
-            lb = lab.get(m.group(1).upper())
-            if lb is not None and not _negated(low, m.start(), m.end()):
-                seen.add(lb)
-                asked = asked or _QUESTIONED_RE.match(src, m.end()) is not None
-                if len(seen) > 1:
-                    return _MISS
-    for m in _CAPITAL_RE.finditer(t):
-        st = m.start()
-        if st and (t[st - 1].isalnum() or t[st - 1] in "_'’-"):
-            continue  # inside a word or a contraction
-        tok = m.group()
-        lb = lab.get(tok)
-        if lb is None:
-            continue
-        if tok in "AI" and _is_article(t, m.end(), tok) and (tok == "I" or _sentence_start(t, st)):
-            continue  # article / pronoun in running text ("and A describe": a label)
-        if _negated(low, st, m.end()):
-            continue
-        seen.add(lb)
-        asked = asked or _QUESTIONED_RE.match(t, m.end()) is not None
-        if len(seen) > 1:
-            return _MISS
-    if seen and "both" in low and _both(t, lab):
-        return _MISS
-    if asked:
-        return None
-    return seen.pop() if seen else _MISS

@@ -34,6 +34,8 @@ class JudgeRequest:
     task "blank": one ExpVid level-3 blank (question = the sentence with its blanks,
     gold = the reference filler of this blank, prediction = the model's filler).
     task "simpleqa": one Video SimpleQA answer (the extracted answer string).
+    `frames`: the video's frames as image data URLs, for a judge that sees them (the
+    Video SimpleQA paper's grader does); empty for a text-only judge.
     Frozen, so requests are hashable and duplicates can be judged once.
     """
 
@@ -41,6 +43,7 @@ class JudgeRequest:
     question: str
     gold: str
     prediction: str
+    frames: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ _CHUNK = 500  # keys per SELECT, well under sqlite's limit on bound parameters
 
 
 def request_key(judge_id: str, request: JudgeRequest) -> str:
-    """sha256 of judge id, task, question, gold and prediction, NUL-separated."""
-    parts = (judge_id, request.task, request.question, request.gold, request.prediction)
+    """sha256 of judge id, task, question, gold, prediction and (when shown) the frames,
+    NUL-separated."""
+    parts = (judge_id, request.task, request.question, request.gold, request.prediction, *request.frames)
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 

@@ -4,7 +4,6 @@ papers' graders compare them (right to the gold's last significant figure, in an
 
     q = quantities("about 29,032 ft")        # [Quantity(value=8848.9..., unit dims of length, ...)]
     compare(gold_quantity, predicted)         # "match" | "differs" | "unknown"
-    parse_date("July 4, 1776")               # (1776, 7, 4)
 
 Numbers: digits (1,000 / 1 000 / 1000.5), scientific forms (5 × 10⁴, 1e-3, 10^-3), scale
 words (thousand, million, lakh, k), number words up to the hundreds ("forty-eight", "one
@@ -97,9 +96,15 @@ class Quantity:
         return abs(self.si(self.value + self.step) - self.si(self.value))
 
 
+_VULGAR = {"½": .5, "¼": .25, "¾": .75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": .125}
+
+
 def fold(text: str) -> str:
     """Unicode compatibility form with superscripts and subscripts as plain digits, one
-    minus sign, "×" as x, pressure units written apart joined ("mm Hg" -> mmHg)."""
+    minus sign, "×" as x, pressure units written apart joined ("mm Hg" -> mmHg), and
+    vulgar fractions as decimals ("8½" -> 8.5)."""
+    if any(c in text for c in _VULGAR):
+        text = re.sub(r"(\d*)\s?([½¼¾⅓⅔⅛])", lambda m: f"{int(m[1] or 0) + _VULGAR[m[2]]:.4g}", text)
     text = unicodedata.normalize("NFKC", text.translate(_SUPERSCRIPTS))
     text = text.replace("\u2212", "-").replace("\u00d7", "x").replace("·", " ")
     return re.sub(r"\b(mm|cm)\s+(Hg|H2O)\b", r"\1\2", text)
@@ -206,8 +211,12 @@ def _number_words(text: str, ordinals: bool = False) -> str:
     one" -> 101, "an hour and a half" -> "1.5 hour", "three-quarters" -> 0.75; with
     `ordinals`, "first" -> 1st."""
     text = re.sub(r"\b(?:an?|one)\s+(\w+)\s+and\s+a\s+half\b", r"1.5 \1", text, flags=re.I)
+    text = re.sub(r"\b(two|three|four|five|six|seven|eight|nine|ten|\d+)\s+and\s+a\s+half\b",
+                  lambda m: f"{int(_ONES.get(m[1].lower(), 0) or m[1]) + 0.5:g}", text, flags=re.I)
     text = re.sub(r"\bhalf\s+an?\s+(\w+)\b", r"0.5 \1", text, flags=re.I)
     text = re.sub(r"\b(?:one|a)\s+half\b", "0.5", text, flags=re.I)
+    text = re.sub(r"\b(?:a|one)\s+quarter\s+of\s+an?\s+", "0.25 ", text, flags=re.I)
+    text = re.sub(r"\bthree[\s-]+quarters\s+of\s+an?\s+", "0.75 ", text, flags=re.I)
     fractions = "|".join(_FRACTION_WORDS)
     text = re.sub(rf"\b(one|two|three|four|five|six|seven|eight|nine)[\s-]+({fractions})\b",
                   lambda m: f"{_ONES[m[1].lower()] * _FRACTION_WORDS[m[2].lower()]:.6g}", text, flags=re.I)
@@ -229,13 +238,13 @@ def _run_value(run: str) -> int:
 
 
 def _roman(token: str) -> int | None:
-    if not re.fullmatch(r"[IVXLC]+", token):
+    if not re.fullmatch(r"[IVXLCDM]+", token):
         return None
-    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
     total = 0
     for a, b in zip(token, token[1:] + " "):
         total += -values[a] if b != " " and values[a] < values[b] else values[a]
-    return total if 0 < total < 400 else None
+    return total if 0 < total < 4000 else None
 
 
 def quantities(text: str, roman: bool = False) -> list[Quantity]:
@@ -244,8 +253,11 @@ def quantities(text: str, roman: bool = False) -> list[Quantity]:
     too (the gold is one: "XIV", "1st")."""
     folded = fold(text)
     if roman:
-        folded = re.sub(r"\b[IVXLC]+\b", lambda m: str(_roman(m[0]) or m[0]), folded)
+        folded = re.sub(r"\b[IVXLCDM]+\b", lambda m: str(_roman(m[0]) or m[0]), folded)
     folded = with_digits(folded, ordinals=roman)
+    # "8,5 km": a decimal comma (not "2,4-D" or "1,2-dichloroethane", names with numbers in)
+    folded = re.sub(r"(?<![\d,.])(\d+),(\d{1,2})(?=\s|$)", r"\1.\2", folded)
+    folded = re.sub(r"(?<![\w.])(?<!\d\s)x\s?(\d+(?:\.\d+)?)\b", r"\1x", folded)  # "x10" is 10x, not "3 x 10"
     folded = re.sub(r"\bminus\s+(?=\d)", "-", folded, flags=re.I)
     folded = re.sub(r"(\d)\s*[x*]\s*10\s*\^?\s*([-+]?\d+)", r"\1e\2", folded)  # 5 x 10^4 -> 5e4
     folded = re.sub(r"(?<=\d)\s*(?:to|–|—|(?<=\d)-(?=\d))\s*(?=\d)", " – ", folded)
@@ -256,17 +268,27 @@ def quantities(text: str, roman: bool = False) -> list[Quantity]:
         unit, unknown, used = _unit_after(folded[m.end():m.end() + 40])
         if ranged and out and out[-1].unit is None and not out[-1].unknown_unit:
             out[-1] = Quantity(out[-1].value, out[-1].step, unit, unknown)  # the range's first end
-        out.append(Quantity(value, step, unit, unknown))
+        here = Quantity(value, step, unit, unknown)
+        if out and _compound(out[-1], here, folded[pos:m.start()]):
+            here = Quantity(out.pop().si() / unit.factor + value, step, unit)  # "8 minutes 20 seconds"
+        out.append(here)
         pos = m.end() + used  # the unit's own digits ("m-2 s-1") are not numbers
         ranged = folded[pos:pos + 3].startswith(" – ")
     return out
+
+
+def _compound(first: Quantity, second: Quantity, between: str) -> bool:
+    """One amount written in two units, the larger first: "8 min 20 s", "4 ft 8.5 in"."""
+    a, b = first.unit, second.unit
+    return (a is not None and b is not None and not a.temperature and not b.temperature and a.dims == b.dims
+            and a.dims != () and a.factor > b.factor and re.fullmatch(r"\s*(?:,|and)?\s*", between) is not None)
 
 
 def _value(m: re.Match) -> tuple[float, float]:
     frac = m["frac"] or ""
     value = float(m["num"].replace(",", "").replace(" ", "") + ("." + frac if frac else ""))
     step = 10.0 ** -len(frac)
-    if m["den"]:
+    if m["den"] and float(m["den"]):  # "3/0" is no fraction: read as its numerator
         value, step = value / float(m["den"]), step / float(m["den"]) / 10
     if m["pow"]:  # "10^-3": ten to that power, exactly
         value, step = 10.0 ** int(m["pow"]), 10.0 ** int(m["pow"]) / 10
@@ -279,8 +301,8 @@ def _value(m: re.Match) -> tuple[float, float]:
 
 
 _UNIT_PIECE = r"[a-zA-Zµμ°ÅΩε%‰][\w%°]*(?:\^?-?\d)?"
-_UNIT_TEXT = re.compile(rf"\s*((?:x\s*g\b)|(?:°\s*[cfk]\b)|(?:degrees?\s+(?:celsius|fahrenheit)\b)|"
-                        rf"(?:[%‰°])|(?:{_UNIT_PIECE}(?:\s*(?:/|per\s+|\s)\s*{_UNIT_PIECE}){{0,3}}))", re.I)
+_UNIT_TEXT = re.compile(rf"\s*((?:x\s*g\b)|(?:°\s*[cfk]\b(?!\s*/))|(?:degrees?\s+(?:celsius|fahrenheit)\b)|"
+                        rf"(?:[%‰]|°(?!\s*[cfk]\b))|(?:{_UNIT_PIECE}(?:\s*(?:/|per\s+|\s)\s*{_UNIT_PIECE}){{0,3}}))", re.I)
 
 
 def _unit_after(after: str) -> tuple[Unit | None, str, int]:
@@ -324,7 +346,10 @@ def compare(gold: Quantity, pred: Quantity) -> str:
         if gold.unit.dims != pred.unit.dims:  # two units we know, of different kinds
             alias = _concentration_alias(gold.unit, pred.unit)
             return "differs" if alias is None else _near(gold.si() * alias, pred.si(), gold.si_step * alias)
-        return _near(gold.si(), pred.si(), gold.si_step)
+        step = gold.si_step
+        if gold.unit.text != pred.unit.text and pred.si_step <= 4 * gold.si_step:
+            step = max(step, pred.si_step)  # a conversion rounds to its own unit: "1,815 ft" for 553.3 m
+        return _near(gold.si(), pred.si(), step)
     if gold.unit is not None:  # "324" for "324 m": the unit is the question's
         near = _near(gold.value, pred.value, gold.step)
         return near if near == "match" or not gold.unit.dims == () else _near(gold.si(), pred.value, gold.si_step)
@@ -349,64 +374,4 @@ def _near(gold: float, pred: float, step: float) -> str:
     return "match" if abs(gold - pred) <= step / 2 + 1e-9 * abs(gold) else "differs"
 
 
-# -- dates and eras ---------------------------------------------------------------------
-
-_MONTHS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october "
-                                          "november december".split())}
-_MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATE_FORMS = (re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH},?\s+(?P<y>\d{{3,4}})\b"),
-               re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>\d{{3,4}})\b"),
-               re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
-               re.compile(rf"\b{_MONTH}\s+(?P<y>\d{{4}})\b"),  # a month: day 0
-               re.compile(r"\b(?P<m>\d{1,2})[/.-](?P<y>\d{4})\b"),
-               re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}(?!\w)"),  # a day: year 0
-               re.compile(rf"\b{_MONTH}\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"))
-
-
-def parse_date(text: str) -> tuple[int, int, int] | None:
-    """(year, month, day) of a date written in a common form (day 0: a month, "October
-    2016", "10/2016"; year 0: a day of the year, "11 September"); None otherwise (a
-    day-month order in digits, 07/08/1969, is ambiguous and not read)."""
-    low = fold(text).lower()
-    for form in _DATE_FORMS:
-        m = form.search(low)
-        if m:
-            month = int(m["m"]) if "m" in m.groupdict() and m["m"] else _month(m["mon"])
-            day = int(m["d"]) if "d" in m.groupdict() and m["d"] else 0
-            year = int(m["y"]) if "y" in m.groupdict() and m["y"] else 0
-            return year, month, day
-    return None
-
-
-def _month(prefix: str) -> int:
-    return next(n for name, n in _MONTHS.items() if name.startswith(prefix[:3]))
-
-
-def period(text: str) -> tuple[int, int] | None:
-    """The years a loose time names: "the 1990s" (1990-1999), "the 20th century" (1901-2000),
-    "the 5th century BC" (-500 to -401); None when it names none."""
-    folded = fold(text).lower()
-    m = re.search(r"\b(\d{3})0s\b", folded)
-    if m:
-        return int(m[1]) * 10, int(m[1]) * 10 + 9
-    m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\s+century\b", folded)
-    if m:
-        n = int(m[1])
-        first, last = 100 * (n - 1) + 1, 100 * n
-        return (-last, -first) if era(text) == "BC" else (first, last)
-    return None
-
-
-_ERA = re.compile(r"\b(bce|bc|b\.c\.e?\.?|ce|ad|a\.d\.|before christ|anno domini)(?!\w)", re.I)
-
-
-def era(text: str) -> str | None:
-    """"BC" or "AD" when the text names an era (BCE and CE count as the same)."""
-    m = _ERA.search(fold(text))
-    if not m:
-        return None
-    return "BC" if m[1].lower().replace(".", "").startswith("b") else "AD"
-
-
-__all__ = ["Quantity", "Unit", "compare", "era", "fold", "parse_date", "parse_unit", "period", "quantities",
-           "with_digits"]
+__all__ = ["Quantity", "Unit", "compare", "fold", "parse_unit", "quantities", "with_digits"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from evaluator.judges.dates import parse_date
 from evaluator.judges.quantities import _roman, fold
 
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -160,30 +161,41 @@ def stance(text: str) -> str | None:
     if any(s.strip().endswith("?") and _QUESTION.match(" ".join(words(s))) for s in re.split(r"(?<=[.?!])\s+", text)):
         return "question"
     hedged = bool(_HEDGE.search(plain)) or bool(re.search(r"^\W*\w[^?]{0,40}\?", text.strip()))
-    if _REFUSAL.search(plain):
-        # a disclaimer beside a named candidate is a guess ("Melbourne? Not sure."), else a refusal
-        return "hedge" if hedged or _candidate(text) else "refusal"
+    if _REFUSAL.search(plain) or _UNKNOWN_THING.match(plain):
+        # a disclaimer beside a named candidate is a guess ("Melbourne? Not sure."), else a
+        # refusal, whatever doubt it voices ("I'm not sure; the video doesn't say.")
+        return "hedge" if _candidate(text) else "refusal"
     return "hedge" if hedged else None
 
 
+# "Unknown violinist", "N/A - cannot determine": nothing named
+_UNKNOWN_THING = re.compile(r"^(?:unknown|unidentified|n a|na)\b")
 _OPENING = frozenset("i im i'm i've sorry not the this that these it its it's unable cannot can't hmm as based "
-                     "there no unfortunately while although however my without from in ai".split())
+                     "there no unfortunately while although however my without from in ai n a unknown".split())
 
 
 def _candidate(text: str) -> bool:
     """The text names something: a number, or a capitalised word that is not a sentence's
-    usual opening ("I", "Sorry", "The")."""
+    usual opening ("I", "Sorry", "The") nor any sentence's first word ("Insufficient
+    information."), unless it is the sentence's only word ("Melbourne? Not sure.")."""
     if re.search(r"\d", text):
         return True
-    return any(word.lower().strip(".,;:!?'\"") not in _OPENING
-               for word in re.findall(r"\b[A-Z][\w'’-]*", fold(text)))
+    for sentence in re.split(r"[.?!;\n]+", fold(text)):
+        names = re.findall(r"\b[A-Z][\w'’-]*", sentence)
+        opening = sentence.split()[:1]
+        if names and opening and names[0] == opening[0].strip("\"'*(") and len(sentence.split()) > 1:
+            names = names[1:]
+        if any(word.lower().strip(".,;:!?'\"") not in _OPENING for word in names):
+            return True
+    return False
 
 # -- vagueness -------------------------------------------------------------------------
 
-_MORE = r"more than|over|above|greater than|at least|after|upwards of|in excess of|exceeding|nearly|almost"
+_MORE = r"more than|over|above|greater than|at least|after|upwards of|in excess of|exceeding"
 _LESS = r"less than|under|below|fewer than|at most|before|up to|no more than"
 _BOUND = re.compile(rf"\b(?P<kind>{_MORE}|{_LESS}|between)\b(?! sea level| zero| christ| par\b)", re.I)
-_VAGUE_AMOUNT = re.compile(r"\b(?:hundreds|thousands|millions|billions|dozens|tens of|several|a few|many|"
+_VAGUE_AMOUNT = re.compile(r"\b(?:hundreds|thousands|millions|billions|dozens|tens of|several|a few|many|multiple|"
+                           r"various|numerous|countless|lots of|"
                            r"some|sometime|somewhere|centur(?:y|ies)|decades?|era|age|ages|period|recently|"
                            r"\d0s|early|late|mid|middle ages)\b", re.I)
 _APPROX = re.compile(r"\b(?:around|about|approximately|approx|roughly|circa|ca|some|estimated|nearly|almost)\b|"
@@ -211,5 +223,44 @@ def approximate(text: str) -> bool:
     return bool(_APPROX.search(fold(text)))
 
 
-__all__ = ["abbreviates", "approximate", "initials", "is_acronym", "looks_coded", "loose", "normal", "singular", "stance",
+# -- shared by the matcher's answer and blank rules ------------------------------------------
+
+def numeric(gold: str) -> bool:
+    """A gold that is an amount, a year or a date: digits and at most a few unit words (or
+    a Roman numeral or an ordinal: "XIV", "Ninth")."""
+    if re.fullmatch(r"\s*[IVXLC]{2,}\s*", gold) or re.fullmatch(r"\s*(?:\d+(?:st|nd|rd|th)|[a-z]+th|first|"
+                                                               r"second|third)\s*", gold, re.I):
+        return True
+    folded = fold(gold)
+    return bool(re.search(r"\d", folded)) and (parse_date(gold) is not None or
+                                                 len(re.findall(r"[^\W\d_]{2,}", folded)) <= 3)
+
+
+def find(gold: list[str], said: list[str]) -> int | None:
+    """Where the gold's words stand, in order and together, among the answer's; None if not."""
+    for i in range(len(said) - len(gold) + 1):
+        if said[i:i + len(gold)] == gold:
+            return i
+    return None
+
+
+def acronym_of(gold: str, text: str) -> bool:
+    one, other = (gold, text) if is_acronym(gold) else (text, gold)
+    return is_acronym(one) and len(other.split()) >= 2 and (
+        initials(other) == one.replace(".", "").lower() or abbreviates(one, other))
+
+
+def numeral(word: str) -> bool:
+    return word.isdigit() or bool(re.fullmatch(r"[ivxl]+", word))
+
+
+def without_gloss(text: str) -> str:
+    """The answer without a parenthesis that only abbreviates it: "Phosphate buffered saline
+    (PBS)" is phosphate buffered saline."""
+    m = re.fullmatch(r"\s*(.+?)\s*\(([^()]{1,12})\)\s*\.?\s*", text)
+    return m[1] if m and abbreviates(m[2], m[1]) else text
+
+
+__all__ = ["abbreviates", "acronym_of", "approximate", "find", "initials", "is_acronym", "numeral", "numeric",
+           "without_gloss", "looks_coded", "loose", "normal", "singular", "stance",
            "strip_accents", "vague", "vague_bound", "words"]

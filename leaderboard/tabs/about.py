@@ -1,4 +1,5 @@
-"""The About tab: the judge, small buckets, how answers stay hidden, and the docs/ pages."""
+"""The About tab: the judges and their measured agreement, small buckets, how answers stay
+hidden, and the docs/ pages."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from leaderboard import disclosure
+from leaderboard import disclosure, judge_figures
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import read_text
 
@@ -15,6 +16,7 @@ PROTOCOL_PATH = ROOT / "docs" / "protocol.md"
 FAQ_PATH = ROOT / "docs" / "faq.md"
 COMPARE_PATH = ROOT / "docs" / "compare.md"
 EXPORTS_PATH = ROOT / "docs" / "exports.md"
+JUDGES_PATH = ROOT / "docs" / "judges.md"
 
 HIDDEN_ANSWERS = """## How the answers stay hidden
 - The public suite (questions, videos, the call list) and its answer key are stored apart. The answer
@@ -31,20 +33,17 @@ PLACEHOLDER_FAQ = "*The FAQ is not written yet (`docs/faq.md`).*"
 
 
 def build(h: BaseHandlers) -> None:
-    judge = h.settings.judge
-    judge_text = (f"an LLM judge, `{judge[4:]}`, with our own grading prompts" if judge.startswith("llm:")
-                  else f"`{judge}`, a deterministic matcher (normalised text, numbers to the gold's precision, "
-                       f"refusal detection)")
+    judges = judge_figures.judges_markdown(h.settings.judge, h.settings.judges.by_benchmark,
+                                           judge_figures.load_figures(), h.settings.judges.frames)
     with gr.Tab("About", id="about", elem_id="tab-about"):
-        gr.Markdown(f"## The judge\nExpVid level 3 and Video SimpleQA answers are graded by {judge_text} "
-                    f"(LEADERBOARD_JUDGE). Every result names its judge; results from different judges are not "
-                    f"comparable.\n\n{HIDDEN_ANSWERS}", elem_id="about-judge")
+        gr.Markdown(f"{judges}\n\n{HIDDEN_ANSWERS}", elem_id="about-judge")
         gr.Markdown(f"## Small buckets\nOn this site a breakdown bucket with fewer than "
                     f"**{h.settings.min_bucket_items}** items (LEADERBOARD_MIN_BUCKET_ITEMS) is published as "
                     f"\"{disclosure.REASON} (n=...)\" instead of a score: a bucket of one item would tell its "
                     f"submitter whether that one answer was right. Overall scores always use every item.",
                     elem_id="about-buckets")
         gr.Markdown(read_text(PROTOCOL_PATH, "*docs/protocol.md is missing.*"), elem_id="about-protocol")
+        gr.Markdown(read_text(JUDGES_PATH, "*docs/judges.md is missing.*"), elem_id="about-judges")
         gr.Markdown(read_text(COMPARE_PATH, "*docs/compare.md is missing.*"), elem_id="about-compare")
         gr.Markdown(read_text(EXPORTS_PATH, "*docs/exports.md is missing.*"), elem_id="about-exports")
         gr.Markdown(read_text(ROOT / "docs" / "no_video_and_cost.md", ""), elem_id="about-no-video-cost")

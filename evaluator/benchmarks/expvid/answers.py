@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers import extract_choice, extract_number, last_boxed
+from evaluator.answers import extract_choice, last_boxed
 from evaluator.answers.common import _prep
 from evaluator.answers.numbers import _HAS_DIGIT_RE
 from evaluator.benchmarks.expvid.records import Question
@@ -166,24 +166,15 @@ def extract_int_list(text: str) -> list[int] | None:
     return r or None
 
 
-def _leading_number(text: str) -> int | None:
-    m = re.match(r"\s*(?:step\s*)?(\d+)\b", text, re.I)
-    return int(m.group(1)) if m else None
-
-
 def read_verification(pred: Prediction | None, q: Question, tally: Tally) -> str | None:
-    """Completeness verification: the letter, or (lenient, spec §9.6) the letter of
-    the one option whose step number the response gives when it gives no letter."""
+    """Completeness verification: the letter, or (lenient) the letter of the option
+    whose step number the response gives instead ("\\boxed{3}", "Answer: Step 3"):
+    the options are the step numbers, and extract_choice reads them as such."""
     tally.used += 1
     if pred is None:
         tally.missing += 1
         return None
-    label = extract_choice(pred.response, q.labels, None)
-    if label is None:
-        number = extract_number(pred.response)
-        matches = [lab for lab, text in zip(q.labels, q.options)
-                   if number is not None and _leading_number(text) == number]
-        label = matches[0] if len(matches) == 1 else None
+    label = extract_choice(pred.response, q.labels, q.options)
     if label is None:
         tally.unparseable += 1
     return label

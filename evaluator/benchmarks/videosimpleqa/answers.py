@@ -16,16 +16,23 @@ from evaluator.records import Prediction
 
 _ANSWER_KEYS = ("answer", "final_answer", "final answer")
 _CONF_KEYS = ("confidence_score", "confidence", "confidence score", "confidence_level")
+# Broken JSON: keys quoted or not ({answer: "X"}), a comma missing ({"answer": "X" "confidence": 8})
+_NEXT_FIELD = r"""(?=\s*(?:,\s*["']?[\w ]|}|$|["']?(?i:confidence)))"""
 _SALVAGE_ANSWER_RE = re.compile(
-    r"""["'](?i:answer|final_answer)["']\s*:\s*
-        (?:"([^\n]{0,2000}?)"(?=\s*(?:,\s*["'][\w ]|}|$))
-          |'([^\n]{0,2000}?)'(?=\s*(?:,\s*["'][\w ]|}|$))
-          |([^,}\n"']{1,200}))""",
+    rf"""(?:["']|\b)(?i:answer|final_answer)["']?\s*:\s*
+        (?:"([^\n]{{0,2000}}?)"{_NEXT_FIELD}
+          |'([^\n]{{0,2000}}?)'{_NEXT_FIELD}
+          |([^,}}\n"']{{1,200}}))""",
     re.X,
 )
 _SALVAGE_CONF_RE = re.compile(
-    r"""["'](?i:confidence_score|confidence)["']\s*:\s*["']?\s*(-?[0-9]+(?:\.[0-9]+)?)\s*%?"""
+    r"""(?:["']|\b)(?i:confidence_score|confidence)["']?\s*:\s*["']?\s*(-?[0-9]+(?:\.[0-9]+)?)\s*%?"""
 )
+# "**Answer:** X" on its own line, and "**Confidence:** 80%" (a markdown reply)
+_MD_ANSWER_RE = re.compile(r"^[ \t]*(?:\*\*|__)?(?i:final\s+)?(?i:answer)(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?[ \t]*"
+                           r"(?:\*\*|__)?(.+?)(?:\*\*|__)?[ \t]*$", re.M)
+_MD_CONF_RE = re.compile(r"^[ \t]*(?:\*\*|__)?(?i:confidence)(?:\s+score)?(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*"
+                         r"([0-9]+(?:\.[0-9]+)?)\s*%?", re.M)
 
 
 def _confidence(v) -> float | None:
@@ -116,6 +123,10 @@ def extract_short_answer(text: str) -> tuple[str, float | None]:
             for cm in _SALVAGE_CONF_RE.finditer(t, i):
                 conf = _confidence(cm.group(1))
             return ans.strip().strip("\"'"), conf
+    md = _MD_ANSWER_RE.search(t)
+    if md is not None:
+        conf = _MD_CONF_RE.search(t)
+        return md.group(1).strip().strip("\"'“”‘’`").strip(), _confidence(conf.group(1)) if conf else None
     s = t
     if s.startswith("```"):
         s = s.strip("`")

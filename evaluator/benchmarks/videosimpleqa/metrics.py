@@ -74,12 +74,14 @@ def _grade_all(questions: list[Question], gold: dict[str, Answer], responses: Re
     requests: list[JudgeRequest] = []
     slots: list[tuple[Any, Any]] = []  # where each judgement goes: (container, key)
 
-    def ask(store, key, question: str, target: str, answer: str | None) -> None:
+    seen = ctx.judge_frames or (lambda video: ())  # the frames a judge that sees them is shown
+
+    def ask(store, key, question: str, target: str, answer: str | None, video: str) -> None:
         if answer is None:
             store[key] = NOT_ATTEMPTED  # nothing to grade: no judge call
         else:
             store[key] = None
-            requests.append(JudgeRequest("simpleqa", question, target, answer))
+            requests.append(JudgeRequest("simpleqa", question, target, answer, seen(video)))
             slots.append((store, key))
 
     for q in questions:
@@ -88,13 +90,13 @@ def _grade_all(questions: list[Question], gold: dict[str, Answer], responses: Re
         answer, confidence = _read(responses.get(call_id(q.id)), tally)
         main.append(NOT_ATTEMPTED)
         confidences.append(confidence)
-        ask(main, len(main) - 1, q.question, gold[q.id].answer, answer)
+        ask(main, len(main) - 1, q.question, gold[q.id].answer, answer, q.video)
     if ctx.worker_run:
         for q in questions:
             for j, s in enumerate(gold[q.id].sub_questions, 1):
                 if _usable(s):
                     answer, _ = _read(responses.get(hop_call_id(q.id, j)), tally)
-                    ask(sub, (q.id, j), s.question, s.answer, answer)
+                    ask(sub, (q.id, j), s.question, s.answer, answer, q.video)
     if requests:
         for (store, key), judgement in zip(slots, ctx.judge.judge(requests), strict=True):
             store[key] = _judged(judgement.label, tally)
