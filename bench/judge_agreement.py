@@ -25,9 +25,10 @@ abstaining on at most 25%, and at most 1% of wrong answers graded CORRECT.
     python bench/judge_agreement.py --labels DIR --record           # publish them (About tab)
 
 Labelled sets, each written by a tester who never saw the matcher: judge_labels (the
-first, tuned against), judge_labels_holdout, judge_labels_final and judge_labels_final2
-(each measured once untouched, then tuned against: their first figures are in
-docs/judges.md), and judge_labels_fresh (the newest, not tuned against). `--record` writes the figures into
+first, tuned against), judge_labels_holdout, judge_labels_final, judge_labels_final2,
+judge_labels_fresh and judge_labels_fresh2 (each measured once untouched, then tuned
+against: their first figures are in docs/judges.md), and judge_labels_fresh3 (the newest,
+not tuned against). `--record` writes the figures into
 docs/judge_agreement.json under the judge's name and the set's folder, which the site's
 About tab shows for the judges a suite uses.
 """

@@ -29,9 +29,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evaluator import bootstrap  # noqa: E402
-from evaluator.answers import labels as answer_labels  # noqa: E402
+from evaluator.answers import options as answer_options  # noqa: E402
 from evaluator.baselines import predictions  # noqa: E402
 from evaluator.demo import build_demo_suite, synthetic_suite  # noqa: E402
+from evaluator.judges import quantities, wording  # noqa: E402
 from evaluator.judges.normalized import NormalizedMatchJudge  # noqa: E402
 from evaluator.predictions import read_predictions, write_predictions  # noqa: E402
 from evaluator.records import Prediction  # noqa: E402
@@ -70,7 +71,16 @@ def timed(fn) -> float:
 def forget_caches() -> None:
     """What a fresh worker process has not computed yet."""
     bootstrap._resample_counts.cache_clear()
-    answer_labels._norm_options.cache_clear()
+    answer_options._norm_options.cache_clear()
+    forget_answer_caches()
+
+
+def forget_answer_caches() -> None:
+    """What the matcher remembers of answers: another submission's answers are new to it,
+    so every timed run starts without them (the gold side would stay warm in a worker,
+    but is cleared too: an upper bound)."""
+    for cached in (quantities.fold, quantities.parse_unit, wording.normal, wording.loose):
+        cached.cache_clear()
 
 
 def main() -> int:
@@ -98,6 +108,7 @@ def main() -> int:
                     json.loads(line)
 
         def score(samples: int):
+            forget_answer_caches()
             responses = read_predictions(preds_path, calls, 1 << 30)
             return score_responses(suite, key, responses, judge, bootstrap_samples=samples)
 

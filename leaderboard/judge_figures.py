@@ -22,7 +22,9 @@ SETS = {"judge_labels": "first set, tuned against",
         "judge_labels_holdout": "second set, measured once, then tuned against",
         "judge_labels_final": "third set, measured once, then tuned against",
         "judge_labels_final2": "fourth set, measured once, then tuned against",
-        "judge_labels_fresh": "newest set, not tuned against"}
+        "judge_labels_fresh": "fifth set, measured once, then tuned against",
+        "judge_labels_fresh2": "sixth set, measured once, then tuned against",
+        "judge_labels_fresh3": "newest set, not tuned against"}
 
 
 def load_figures(path: Path = FIGURES_PATH) -> dict[str, Any]:
@@ -74,7 +76,7 @@ def judges_markdown(default: str, by_benchmark: dict[str, str], figures: dict[st
 def _figures_table(name: str, entry: dict[str, Any] | None) -> list[str]:
     if not entry or not entry.get("sets"):
         return [f"- `{name}`: not measured on our labelled sets yet (`python bench/judge_agreement.py --judge {name} "
-                "--labels tests/data/judge_labels_fresh --record`).", ""]
+                "--labels tests/data/judge_labels_fresh3 --record`).", ""]
     rows = [f"`{entry.get('judge_id', name)}`:", "",
             "| labelled set | benchmark | answers | kappa | abstained | wrong graded correct |",
             "|---|---|---|---|---|---|"]

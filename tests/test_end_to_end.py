@@ -94,7 +94,7 @@ def test_template_predictions_score(cli_demo, tmp_path):
                    "--predictions", str(preds), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
-    matcher = {"id": "normalized-match@3", "kind": "normalized-match"}
+    matcher = {"id": "normalized-match@4", "kind": "normalized-match"}
     assert result["judge"] == matcher | {"by_benchmark": {"expvid": matcher, "videosimpleqa": matcher}}
     for bench, keys in KEYS.items():
         scores = result["scores"][bench]

@@ -1235,3 +1235,120 @@ FOURTH_CORPUS_CASES = [
 @pytest.mark.parametrize("response,labels,options,expected", FOURTH_CORPUS_CASES)
 def test_choice_fourth_corpus_shapes(response, labels, options, expected):
     assert extract_choice(response, labels, options) == expected
+
+
+# Shapes the fifth corpus found (tests/data/extraction_corpus_fresh/).
+FIFTH_CORPUS_CASES = [
+    ("盖湿毛巾是为了防止面团表面变干，第二个选项。", list("ABCD"), None, "B"),
+    ("Die vierte Antwort: Das Rad würde sich frei drehen.", list("ABCDEFGH"), None, "D"),
+    ("La sexta: el líquido ayuda a que las cuchillas giren.", list("ABCDEFGH"), None, "F"),
+    ("The first option mentions a fridge, which never appears.", LETTERS4, None, None),  # still no answer
+    ("The third step wasn't carried out.", list("ABCDE"), STEPS6[:5], "C"),
+    ("Der fünfte Schritt fehlt.", list("ABCDEF"), STEPS6, "E"),
+    ("The person loosens them while the tire grips the ground — D.", list("ABCDEFGH"), None, "D"),
+    ("The player keeps the ball low until the last step (4).", DIGITS5, None, "4"),
+    ("Answer: 2. Although it might also be 4. I'm not sure which one is correct.", DIGITS5, None, None),
+    ("Answer: 2\nAnswer: 4", DIGITS5, None, None),
+    ("**A**\n\n**C**", LETTERS4, None, None),
+    ('Is it "Strum from the wrist, not the whole arm"?', DIGITS5, None, None),
+    ("Either B or C — the chart is hard to read.", LETTERS4, None, None),
+    ("It is not a price floor, since the price is set below equilibrium.", LETTERS4,
+     ["Price floor", "Price ceiling", "Tax", "Subsidy"], None),
+    ("A Qubit fluorometer is used to measure the concentration.", LETTERS4,
+     ["NanoDrop", "Plate reader", "pH meter", "Balance"], None),
+    ('{"current": "1.5 A"}', LETTERS4, ["0.5 A", "1.0 A", "1.5 A", "2.0 A"], "C"),
+    ("Answer: B (step 3, shaving the area, was skipped)", list("ABCDEF"), STEPS6, None),  # B is step 2
+    ("The second step (C) is missing.", list("ABCDEF"), STEPS6, None),
+    ("Using KCL: I3 = 2.5 − 1.5 = 1.0 A.\nAnswer: D", LETTERS4, ["0.5 A", "1.0 A", "1.5 A", "2.0 A"], None),
+    ("D: Make sure the valve stem is straight.", DIGITS5, ["a b c", "d e f", "g h i", "j k l",
+                                                          "Make sure the valve stem is straight."], None),
+    ("E. Slow down your dribble.", DIGITS5, ["a b c", "d e f", "g h i", "j k l", "Slow down your dribble."], "5"),
+    ("∫₀¹ x dx = 1/2\n\n\\boxed{\\frac{1}{2}}", LETTERS4, ["1/3", "1/2", "2/3", "1"], "B"),
+    ("$$\\boxed{I = \\tfrac{1}{2}MR^2}$$", LETTERS4, ["MR^2", "(1/2)MR^2", "(2/5)MR^2", "(2/3)MR^2"], "B"),
+    ("F (60 cm). With f = 20 cm: 1/d_i = 1/60, so d_i = 60 cm.", list("ABCDEF"),
+     ["10 cm", "15 cm", "20 cm", "30 cm", "40 cm", "60 cm"], "F"),
+    ("~~3~~ 1 — I misread the first part.", DIGITS5, None, "1"),
+    ("It's between 2 and 3. The coach says toes, so 3 is my answer.", DIGITS5, None, "3"),
+    ("My first instinct is 1 or 4. Looking at the wrist, I'll commit to 1.", DIGITS5, None, "1"),
+    ("This one is ambiguous. Her later comment tips it though. I'll answer 5.", DIGITS5, None, "5"),
+]
+
+# found by the sixth corpus (tests/data/extraction_corpus_fresh2/)
+SIXTH_CORPUS_CASES = [
+    ("Answer: Patella (C)", LETTERS4, ["Femur", "Tibia", "Fibula", "Patella"], None),  # Patella is D
+    ("The answer is C₂H₄ (option D).", LETTERS4, ["CH₄", "C₂H₆", "C₂H₄", "C₃H₈"], None),
+    ("The new rate is 4 M/s, i.e. option F.", list("ABCDEFGH"),
+     ["0.5 M/s", "1.0 M/s", "2.0 M/s", "4.0 M/s", "0.25 M/s", "8.0 M/s", "1.5 M/s", "3.0 M/s"], None),
+    ('{"answer": "C", "value": "0.05"}', LETTERS4, ["0.05", "0.01", "0.025", "0.10"], None),
+    ("B. 3", list("ABCDE"), STEPS6[:5], None),  # B is step 2
+    ("A and B, since the sample is first in a Falcon tube.", LETTERS4, None, None),
+    ("Answer: 5. On second thought, the keeper is not diving at all. Changing to 2.", DIGITS5, None, "2"),
+    ("Going through each:\n1. Depth is fine.\n2. Recoil is not.\n3. Arms are straight.\n\n"
+     "So the feedback was number 2.", DIGITS5, None, "2"),
+    ("For a two-tailed test at α = 0.05, each tail holds 0.025. Therefore the answer is C.", LETTERS4,
+     ["0.05", "0.01", "0.025", "0.10"], "C"),
+    ("C2H6", LETTERS4, ["CH₄", "C₂H₆", "C₂H₄", "C₃H₈"], "B"),
+    ("A competitive antagonist shifts the curve right. A non-competitive antagonist, by contrast,", LETTERS4,
+     ["Competitive antagonist", "Non-competitive antagonist", "Partial agonist", "Inverse agonist"], None),
+    ("G is the reason. A might seem plausible, but B and D are side effects at best.", list("ABCDEFGH"), None, "G"),
+    ("**Step 3 was not performed.**\n\nThe fur is never removed before the incision.", list("ABCDEF"), STEPS6, "C"),
+    ("It's either F or G. The cart starts at 2 m/s, so v = 14 m/s. G.", list("ABCDEFGHIJ"), None, "G"),
+    ("The coach's only comment is about the take-off point, which fits 5.", DIGITS5, None, "5"),
+    ("教练的反馈是：膝盖保持弯曲。选项 3。", DIGITS5, None, "3"),
+    ('{"feedback_option": 2}', DIGITS5, None, "2"),
+    # and by the seventh (tests/data/extraction_corpus_fresh3/)
+    ("I can tell you it isn't D (sonicator probe), but the rest are hard to distinguish.", LETTERS4,
+     ["Dounce homogenizer", "mortar and pestle", "bead beater tube", "sonicator probe"], None),
+    ("It can't be D.", LETTERS4, None, None),
+    ("Option 1 is definitely wrong.", DIGITS5, None, None),
+    ("C and B are wrong.", LETTERS4, None, None),
+    ("wait 10 minutes after injection", list("ABCDEFGHIJ"), [str(i) for i in range(1, 11)], None),
+    ("The step not performed is 4.", list("ABCDE"), STEPS6[:5], "D"),
+    ("The correct statements are 1,2,4.", list("ABCD"),
+     ["Statement 1,2", "Statement 1,3", "Statement 2,4", "Statement 1,2,4"], "D"),
+    ("Statements 1 and 3 are correct.", list("ABCD"),
+     ["Statement 1,2", "Statement 1,3", "Statement 2,4", "Statement 1,2,4"], "B"),
+    ("He thinks his serve was in but the line judge called it out.", list("ABCDE"),
+     ["Because his serve was called out although it looked in", "Because the crowd was too noisy",
+      "Because his opponent took too long between points", "Because he was given a time violation",
+      "Because the ball boy handed him the wrong towel"], "A"),
+    ("It isn't the serve; the crowd was loud.", list("ABCDE"),  # a negation: no paraphrase is read
+     ["Because his serve was called out although it looked in", "Because the crowd was too noisy",
+      "Because his opponent took too long between points", "Because he was given a time violation",
+      "Because the ball boy handed him the wrong towel"], None),
+    ("Let me match each step to the footage. Step 1 (fill the beaker) — visible. Step 2 (add the stir bar) — "
+     "yes, visible. Step 3 (add the alginate) — visible. Step 4", list("ABCDE"), STEPS6[:5], None),
+    ("Counting the pellets, the closest would be B (8 pellets), it could also be C.", LETTERS4, None, None),
+    ("I'd say the feedback in Option 2 or 5 is accurate, but the video is hard to read.", DIGITS5, None, None),
+    ("Option 2 or Option 5. I'd lean slightly toward 2.", DIGITS5, None, "2"),
+    ("正解は選択肢Hです。", list("ABCDEFGH"), None, "H"),
+    ("オプション1が最も正確です。", DIGITS5, None, "1"),
+    ("第五个选项最准确。", DIGITS5, None, "5"),
+    ("La quatrième option est la plus précise.", DIGITS5, None, "4"),
+    ("La opción correcta es la tercera: golpea el balón con el interior del pie.", DIGITS5, None, "3"),
+    ("The first feedback statement is the most accurate.", DIGITS5, None, "1"),
+    ("✅ 4️⃣", DIGITS5, None, "4"),
+    ("The guitarist wraps the thumb over the top of the neck. Five.", DIGITS5, None, "5"),
+    # and by the eighth (tests/data/extraction_corpus_fresh4/)
+    ("(1-5)", DIGITS5, None, None),  # the prompt's range echoed
+    ("It's hard to tell from the camera angle. Option 1 or 4 could both be right.", DIGITS5, None, None),
+    ("\\boxed{C}\n\n(I initially considered \\boxed{A}, since 37 °C is usual, but the display reads 65.)", LETTERS4,
+     ["37 °C", "4 °C", "65 °C", "95 °C"], "C"),
+    ("The slide shows the formula:\n\n$$PV = \\frac{C}{r - g}$$\n\nwhere C is the first cash flow.", LETTERS4,
+     ["PV = C / (r − g)", "PV = C / (r + g)", "PV = C × (1 + g) / r", "PV = C / r"], "A"),
+    ("M = 5 × 36 / 4 = 45 kN·m... wait, that is for a point load. With wL²/8: M ≈ 26.4 kN·m.", LETTERS4,
+     ["18 kN·m", "22.5 kN·m", "27 kN·m", "45 kN·m"], None),
+    ("Statements 1 and 3 are true; statements 2 and 4 contradict the lecture.", list("ABCD"),
+     ["Statement 1,2", "Statement 1,3", "Statement 2,4", "Statement 1,2,4"], "B"),
+    ("The determinant is -2", LETTERS4, ["-2", "0", "2", "4"], "A"),
+]
+
+
+@pytest.mark.parametrize("response,labels,options,expected", SIXTH_CORPUS_CASES)
+def test_choice_sixth_corpus_shapes(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected
+
+
+@pytest.mark.parametrize("response,labels,options,expected", FIFTH_CORPUS_CASES)
+def test_choice_fifth_corpus_shapes(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected

@@ -104,3 +104,32 @@ def test_later_corpora_no_wrong_option_and_at_most_2_percent_unscored(folder, be
     assert not wrong, f"{len(wrong)} wrong options:\n{shown}"
     assert len(unscored) / len(rows) <= 0.02, [r["id"] for r in unscored]
     assert any(r["intended"] is None for r in rows)  # "no answer" responses are in it, and read as none
+
+
+# Later corpora, each measured once untouched and then tuned against; the bounds may only go
+# down. The fifth (extraction_corpus_fresh/, 1,090 hand-written responses) measured 33
+# wrong options and 9.1% unscored; three stay wrong (a label that contradicts the reply's
+# own working, "C — the integral evaluates to 1/2" where 1/2 is B's text).
+# The sixth (extraction_corpus_fresh2/, 1,017) was measured untouched at 14 wrong and 2.2%
+# unscored; two stay wrong ("The coach says to keep the shoulders parallel to the board,
+# which is option 2", the text near option 4's but not its words). The seventh
+# (extraction_corpus_fresh3/, 1,006) measured 12 wrong and 6.1% unscored (mostly option
+# texts told in other words); one stays wrong ("Year 1 depreciation is $9,600 (option F),
+# and year 2 is $5,760", the question asking for year 2), and some stay unscored by
+# choice: a trace cut off inside <think> gave no answer, a step named only by its text. The
+# eighth (extraction_corpus_fresh4/, 600 hand-written hard cases) measured 6 wrong and 6.2%
+# unscored; none stays wrong, and most of its unscored replies give a value in other words
+# ("500 microliters", "negative 860 dollars", "1.8e-5") or an option's text in other words.
+TUNED_BOUNDS = {"extraction_corpus_fresh": (3, 0.03), "extraction_corpus_fresh2": (2, 0.01),
+                "extraction_corpus_fresh3": (1, 0.03), "extraction_corpus_fresh4": (0, 0.065)}
+
+
+@pytest.mark.parametrize("folder", sorted(TUNED_BOUNDS))
+def test_tuned_corpora_stay_within_their_bounds(folder):
+    max_wrong, max_unscored = TUNED_BOUNDS[folder]
+    rows = [json.loads(line) for bench in BENCHMARKS
+            for line in (DATA / folder / f"{bench}.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 600
+    wrong, unscored = outcomes(rows)
+    assert len(wrong) <= max_wrong, [(r["id"], r["got"], r["intended"]) for r in wrong]
+    assert len(unscored) / len(rows) <= max_unscored, len(unscored)

@@ -25,6 +25,10 @@ from leaderboard import judge_figures  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 TUNED = ("judge_labels", "judge_labels_holdout", "judge_labels_final", "judge_labels_final2")
+# Tuned against too, on sets that lean on knowledge a string cannot hold (nicknames, scientific
+# names, other scripts): the matcher stays honest there (no wrong answer graded CORRECT
+# beyond the goal) without reaching the kappa goal.
+HARD_TUNED = ("judge_labels_fresh", "judge_labels_fresh2")
 
 
 def measured(folder: Path) -> dict:
@@ -45,12 +49,21 @@ def test_the_matcher_meets_its_goals_on_the_sets_it_was_tuned_on(folder):
         assert f["wrong_as_correct"] <= bench.GOALS["wrong_as_correct"], (name, f["wrong_as_correct"])
 
 
+@pytest.mark.parametrize("folder", HARD_TUNED)
+def test_the_matcher_stays_honest_on_the_hard_sets(folder):
+    for name, f in measured(DATA / folder).items():
+        assert f["items"] >= 300, name
+        assert f["abstain"] <= bench.GOALS["abstain"], (name, f["abstain"])
+        assert f["wrong_as_correct"] <= bench.GOALS["wrong_as_correct"], (name, f["wrong_as_correct"])
+        assert f["kappa"] >= 0.65, (name, f["kappa"])  # where it was when these sets were tuned on
+
+
 def test_the_published_figures_are_todays():
     """docs/judge_agreement.json (the About tab's figures) is what the bench computes now:
     a rule change without `--record` fails here."""
     recorded = judge_figures.load_figures()["normalized-match"]
     assert recorded["judge_id"] == get_judge("normalized-match").judge_id
-    assert set(TUNED) <= set(recorded["sets"])
+    assert set(TUNED) | set(HARD_TUNED) | {"judge_labels_fresh3"} <= set(recorded["sets"])
     for folder, by_benchmark in recorded["sets"].items():
         fresh = measured(DATA / folder)
         for name, f in by_benchmark.items():
@@ -64,7 +77,7 @@ def test_the_bench_prints_kappa_abstention_and_confusion_against_a_baseline():
                          timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr  # the goals are met
     out = run.stdout
-    assert "videosimpleqa: 408 labelled items, judge normalized-match@3" in out
+    assert "videosimpleqa: 408 labelled items, judge normalized-match@4" in out
     assert "kappa (not abstained)" in out and "abstained" in out and "wrong graded CORRECT" in out
     assert "baseline (exact match)" in out and "x the baseline's" in out
     assert "labelled NOT_ATTEMPTED  graded" in out  # the confusion matrix

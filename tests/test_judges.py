@@ -119,6 +119,21 @@ NORMALIZED_CASES = [
     (S, "Johann Strauss I", "Insufficient information.", N),
     (B, "10 °C/min", "10 °C/s", I),  # a rate's time unit counts
     (B, "µmol/L", "mmol/L", I),
+    # found by the fifth and sixth labelled sets (tests/data/judge_labels_fresh*/)
+    (S, "Lincoln Memorial", "This looks like a memorial in Washington, D.C., but I can't tell which one.", N),
+    (S, "Lake Bled", "It's Lake Bled or Bohinj, I can't tell which.", I),  # two candidates: a guess
+    (S, "Tteokbokki", "It's a Korean dish.", N),
+    (S, "Sputnik 1", "Explorer 1", I),  # the amount matches, the name does not
+    (S, "Sputnik 1", "It was Sputnik 1.", C),
+    (S, "XIV", "14th", C),
+    (S, "Guinea", "Guinea-Bissau", I),
+    (B, "5% non-fat milk", "5% BSA", I),
+    (B, "5% CO2", "5% O2", I),
+    (B, "10% FBS", "10% fetal bovine serum", C),
+    (B, "1 × 10^5 cells/cm²", "1 × 10^5 cells/mL", UNSCORED),  # never CORRECT: per area is not per volume
+    (B, "acetaminophen", "paracetamol", C),
+    (B, "dichloromethane", "methylene chloride", C),
+    (B, "sodium hypochlorite", "NaOCl", C),
 ]
 
 
@@ -126,12 +141,12 @@ NORMALIZED_CASES = [
 def test_normalized_match_cases(task, gold, prediction, expected):
     judge = NormalizedMatchJudge()
     [judgement] = judge.judge([JudgeRequest(task, "question?", gold, prediction)])
-    assert judgement == Judgement(expected, "normalized-match@3", None)
+    assert judgement == Judgement(expected, "normalized-match@4", None)
 
 
 def test_normalized_match_identity_and_order():
     judge = NormalizedMatchJudge()
-    assert (judge.judge_id, judge.kind) == ("normalized-match@3", "normalized-match")
+    assert (judge.judge_id, judge.kind) == ("normalized-match@4", "normalized-match")
     reqs = [JudgeRequest(S, "q", "Paris", "Lyon"), JudgeRequest(S, "q", "Paris", "Paris"),
             JudgeRequest(B, "q", "x", "")]
     assert [j.label for j in judge.judge(reqs)] == [INCORRECT, CORRECT, INCORRECT]

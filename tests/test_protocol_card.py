@@ -94,7 +94,7 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     assert card.generation["benchmarks"]["videosimpleqa"] == {"temperature": 1.0, "max_new_tokens": 3, "runs": 3}
     assert card.generation["benchmarks"]["exact"] == {"temperature": 0.0, "max_new_tokens": 3, "runs": 1}
     assert card.runs["videosimpleqa"]["runs"] == 3 and len(card.runs["videosimpleqa"]["overall_per_run"]) == 3
-    matcher = {"id": "normalized-match@3", "kind": "normalized-match", "revision": "3"}
+    matcher = {"id": "normalized-match@4", "kind": "normalized-match", "revision": "4"}
     assert card.judge == {**matcher,
                           "by_benchmark": {"expvid": matcher, "videosimpleqa": matcher}}
     assert card.scoring == dataclasses.asdict(ScoringOptions.reading("prose"))  # CausalStep's protocol reading
@@ -109,7 +109,7 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     assert row["protocol_status"] == protocol_card.DIFFERS and row["protocol_hash"] == card.hash
     assert row["protocol_deviations"] == "frames, prompts, generation"
     shown = protocol_card.card_markdown(row.to_dict() | {"id": request.id})
-    for value in (card.decoder, transformers.__version__, "float32", card.hash, "normalized-match@3",
+    for value in (card.decoder, transformers.__version__, "float32", card.hash, "normalized-match@4",
                   "Differs from the suite's reference protocol in: frames, prompts, generation",
                   "videommmu: 2 (10-64; one count for every call (frames))", "videosimpleqa: 3 runs, overall per run",
                   "Where our reference protocol differs from the papers'", "Video SimpleQA, judge: paper o3"):

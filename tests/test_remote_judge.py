@@ -150,7 +150,7 @@ def test_each_judged_benchmark_has_its_own_judge_through_the_scorer(server, demo
     assert server.requests and all(r["images"] == 2 for r in server.requests)
     result = make_result(suite, scores, counts, judges, None, {"id": "h", "model": "Hedger"},
                          judge_usage=judges.usage())
-    assert result.judge["by_benchmark"] == {"expvid": {"id": "normalized-match@3", "kind": "normalized-match"},
+    assert result.judge["by_benchmark"] == {"expvid": {"id": "normalized-match@4", "kind": "normalized-match"},
                                             "videosimpleqa": {"id": "openai:grader-1", "kind": "llm"}}
     assert result.judge["kind"] == "mixed" and result.judge_usage["videosimpleqa"]["requests"] == len(hedged)
 

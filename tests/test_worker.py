@@ -634,7 +634,7 @@ def test_a_worker_grades_each_judged_benchmark_with_its_own_judge(deployment, tm
     assert asked and {r["images"] for r in asked} == {2} and {r["auth"] for r in asked} == {"Bearer sk-w"}
     result = Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
     assert result.judge["by_benchmark"]["videosimpleqa"]["id"] == "openai:grader-1"
-    assert result.judge["by_benchmark"]["expvid"]["id"] == "normalized-match@3"
+    assert result.judge["by_benchmark"]["expvid"]["id"] == "normalized-match@4"
     usage = result.judge_usage["videosimpleqa"]
     assert usage["requests"] == len(asked) and usage["cost_usd"] == pytest.approx(usage["prompt_tokens"] / 1e6)
     row = load_table(stores.results).set_index("id").loc[request.id]

@@ -2,9 +2,10 @@
 
 A benchmark's own reading lives in its folder (evaluator/benchmarks/<name>/answers.py);
 this package holds what several call: reasoning stripping and boxed answers
-(`common`), option-label matching (`labels`; `markers`, where a choice is stated;
-`mentions`, labels named in passing; `checklists`; `rewrite`, a label's other
-spellings; `framing`, how a reply frames its answer; `choice`: `extract_choice`) and numbers (`numbers`: `extract_number`).
+(`common`), option-label matching (`labels`; `options`, an option's text;
+`markers`, where a choice is stated;
+`mentions`, labels named in passing; `checklists`; `json_replies`; `rewrite`, a
+label's other spellings; `framing`, how a reply frames its answer; `choice`: `extract_choice`) and numbers (`numbers`: `extract_number`).
 
 Video-language models answer in many shapes: a bare letter, "The answer is
 (B)", markdown, LaTeX ``\\boxed{}``, long chains of thought that mention every
@@ -22,7 +23,7 @@ Ambiguity yields ``None`` rather than a guess (see ``extract_choice``).
 
 Speed matters: a scoring pass runs this on ~20k responses and must stay within
 a small multiple of json-parsing the prediction file (extract_choice takes
-~6 us on a 600-character reasoning response).  Hence: ``in``/``find`` checks
+about 55 us a response over the corpora of bench/extraction_corpus.py).  Hence: ``in``/``find`` checks
 before any regex, regexes compiled once at import and written to start with a
 literal or character class (so the engine skips ahead instead of trying every
 position), markers looked for in the last 64 characters before the whole

@@ -8,26 +8,24 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from evaluator.answers.common import _MISS, _boxed_spans, _clean_boxed, _lower, _parse_obj, _prep, cut_off_mid_sentence
+from evaluator.answers.common import _MISS, _boxed_spans, _clean_boxed, _lower, _prep, cut_off_mid_sentence
 from evaluator.answers.framing import (
-    answer_first, first_line_label, labels_only, other_options_text, qa_answer, stated_before_cut,
+    answer_first, computed_other, ending_label, first_line_label, gives_none, letter_for_text, other_options_text,
+    qa_answer, stated_before_cut, text_against_label,
 )
-from evaluator.answers.labels import (
-    _NO_ANSWER_RE,
-    _decide_span,
-    _label_at,
-    _label_map,
-    _negated_label,
-    _norm,
-    _norm_options,
-    _option_numbers,
-    _option_contained,
-    _option_exact,
+from evaluator.answers.labels import _NO_ANSWER_RE, _decide_span, _label_at, _label_map, _negated_label
+from evaluator.answers.options import (
+    _norm, _norm_options, _option_contained, _option_exact, _option_numbers, _option_paraphrase, statements_named,
 )
 from evaluator.answers.checklists import choice_from_checklist
+from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import _SHORT_RE, _choice_before_note, _choice_from_markers, _is_word_start
-from evaluator.answers.mentions import _ENUM_LINE_RE, _both, _enumerated, _mentions
-from evaluator.answers.rewrite import canonical_text
+from evaluator.answers.mentions import _ENUM_LINE_RE, _both, _enumerated, _mentions, _negated
+from evaluator.answers.rewrite import canonical_text, placed_ordinal
+
+
+# a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
+_SET_ASIDE_RE = re.compile(r"(?:considered|thought\s+of|instead\s+of|rather\s+than|not)\s*\$?\\(?:boxed|fbox)\s*\{?$")
 
 
 def _choice_from_boxes(t: str, lab: dict, opts):
@@ -35,6 +33,8 @@ def _choice_from_boxes(t: str, lab: dict, opts):
     answer ("\\boxed{N/A}") or sits next to a box with another label
     ("\\boxed{A} or \\boxed{B}"); _MISS when there is no usable box."""
     spans = _boxed_spans(t, last_only=False)
+    while len(spans) > 1 and _SET_ASIDE_RE.search(t, max(0, spans[-1][0] - 60), spans[-1][0]):
+        spans.pop()  # "\boxed{C} (I first considered \boxed{A}, ...)": a thought set aside
     if not spans:
         return _MISS
     a, b = spans[-1]
@@ -45,6 +45,9 @@ def _choice_from_boxes(t: str, lab: dict, opts):
         return None
     m = _SHORT_RE.fullmatch(content)
     r = lab.get(m.group("l").upper()) if m else None
+    if r is None and opts and "=" in content:  # "\\boxed{I = \\tfrac{1}{2}MR^2}": the value boxed
+        found = _option_exact(content.rsplit("=", 1)[1], opts)
+        r = None if found is _MISS else found
     if r is None:
         r = _decide_span(content, 0, lab, opts, False)
     if r is None or r is _MISS or len(spans) < 2:
@@ -57,56 +60,13 @@ def _choice_from_boxes(t: str, lab: dict, opts):
     return r
 
 
-# Keys of a JSON answer object that hold the choice ("selected_option",
-# "Answer Letter"): only these words, at least one of them core; "answer"
-# keys outrank the rest.  "options_considered" is not one.
-_JSON_KEY_WORDS = frozenset("answer final option choice letter selected selection select chosen label pick number "
-                            "correct best my your the".split())
-_JSON_KEY_CORE = frozenset("answer final option choice letter selected selection select chosen label pick".split())
-_JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
-
-
-def _json_answer_key(key: str) -> bool:
-    words = {w for w in _JSON_KEY_SPLIT_RE.split(key) if w}
-    return bool(words & _JSON_KEY_CORE) and words <= _JSON_KEY_WORDS
-
-
-def _choice_from_json(t: str, lab: dict):
-    """Label in a JSON/dict reply ({"option": "2"}, {"letter": "d"}), or _MISS.
-
-    Several answer keys naming different labels -> None."""
-    i = t.find("{")
-    j = t.rfind("}")
-    if i < 0 or j <= i or t[i + 1:i + 40].lstrip()[:1] not in ("\"", "'"):
-        return _MISS  # not an object with quoted keys (e.g. LaTeX braces): skip the parsers
-    d = _parse_obj(t[i:j + 1])
-    if not isinstance(d, dict):
-        return _MISS
-    tiers: tuple[set, set] = (set(), set())
-    for k, v in d.items():
-        key = str(k).lower()
-        if not _json_answer_key(key) or isinstance(v, bool) or not isinstance(v, (str, int)):
-            continue
-        sv = str(v).strip()
-        m = _SHORT_RE.fullmatch(sv) if len(sv) <= 40 else None
-        lb = lab.get(m.group("l").upper()) if m else None
-        if lb is not None:
-            tiers[0 if "answer" in key else 1].add(lb)
-    for found in tiers:
-        if len(found) == 1:
-            return found.pop()
-        if found:
-            return None
-    return _MISS
-
-
 # A self-correction: what follows the last of these replaces what came before.
 # Found with rfind (only the last one matters, and most responses have none);
 # a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt", and
 # only where a sentence or clause begins ("B... no, D"), not in "so no." closing a step.
 _CORRECTION_WORDS = ("wait", "sorry", "actually", "scratch that", "on second thought", "correction:",
                      "i mean", "i meant", "make that", "changing my answer to", "change my answer to",
-                     "looking again", "on reflection", "on closer inspection",
+                     "looking again", "on reflection", "on closer inspection", "so back to",
                      "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
 
 
@@ -123,8 +83,10 @@ def _last_correction(low: str) -> int:
                 break
             p = low.rfind(w, 0, p)
     return best
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;。！？])\s+|\n")
-_FLUFF = " \t\r\n,:;.!—–-…"
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？])\s*|\n")
+# "Changing to 2.", "So I'll switch to C": what a correction's closing sentence opens with
+_CHANGE_TO_RE = re.compile(r"^(?i:so\s+)?(?i:i['’]ll\s+|i\s+will\s+|i['’]m\s+)?(?i:chang|switch)(?i:e|ing)\s+(?i:my\s+answer\s+)?(?i:to)\s+")
+_FLUFF = " \t\r\n,:;.!—–-…。！"
 
 
 def _last_sentence(t: str) -> str:
@@ -132,9 +94,15 @@ def _last_sentence(t: str) -> str:
     return parts[-1].strip(_FLUFF + "*_") if parts else ""
 
 
+_NUMBER_WORD = {w: str(i) for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
+
+
 def _bare_label(s: str, lab: dict):
-    """The label if ``s`` is nothing but one ("Option 3.", "(B)"), else None."""
+    """The label if ``s`` is nothing but one ("Option 3.", "(B)", "Five." where the labels
+    are numbers), else None."""
     m = _SHORT_RE.fullmatch(s) if len(s) <= 40 else None
+    if m is None and s.lower() in _NUMBER_WORD and "1" in lab and "A" not in lab:
+        return lab.get(_NUMBER_WORD[s.lower()])
     return lab.get(m.group("l").upper()) if m else None
 
 
@@ -152,7 +120,7 @@ def _choice_after_correction(t: str, low: str, lab: dict):
     r, _ = _label_at(tail, 0, lab, True)
     if r is not _MISS:
         return r
-    closing = _last_sentence(tail)
+    closing = _CHANGE_TO_RE.sub("", _last_sentence(tail))
     # "Looking again at the last frames, 5.": the closing sentence, or its last clause
     r = _bare_label(closing, lab) or _bare_label(closing.rsplit(",", 1)[-1].strip(), lab)
     return _MISS if r is None else r
@@ -207,7 +175,12 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     r = _choice_from_rules(t, low, lab, opts)
     if r is not _MISS:
         return r
-    return _choice_from_shape(t, low, lab, opts, rewritten)
+    if options and ("tatement" in t or "true" in low or "correct" in low):
+        r = statements_named(t, tuple(options), labels_t)  # "The correct statements are 1,2,4."
+        if r is not _MISS:
+            return r
+    r = _choice_from_shape(t, low, lab, opts, rewritten)
+    return None if r is not None and text_against_label(t, r, opts, lab) else r
 
 
 def _choice_from_rules(t: str, low: str, lab: dict, opts):
@@ -223,15 +196,15 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
             if lb is not None:
                 return lb
 
-    if labels_only(t, lab):
-        return None  # "A. B. C. D.": the labels echoed, none chosen
+    if gives_none(t, low, lab):
+        return None  # "A. B. C. D.", "I'm not sure which", two answers, "Is it C?"
     if "\\boxed" in t or "\\fbox" in t:
         r = _choice_from_boxes(t, lab, opts)
         if r is not _MISS:
             return r
 
     if "{" in t and ":" in t:
-        r = _choice_from_json(t, lab)
+        r = choice_from_json(t, lab, opts)
         if r is not _MISS:
             return r
 
@@ -247,10 +220,10 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
             return r
     r = _choice_from_markers(t, low, lab, opts)
     if r is not _MISS:
+        return None if r is not None and (computed_other(t, r, opts) or text_against_label(t, r, opts, lab)) else r
+    r = ending_label(t, low, lab)  # "... → E", "... — D."
+    if r is not _MISS:
         return r
-    arrow = _ARROW_END_RE.search(t)  # "... → E": the conclusion an arrow points at
-    if arrow and arrow.group(1).upper() in lab:
-        return lab[arrow.group(1).upper()]
 
     if opts:
         r = _option_exact(t, opts)
@@ -270,7 +243,9 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
     return choice_from_checklist(t, {k: v for k, v in lab.items() if k.isalpha()} if steps else lab)
 
 
-_ARROW_END_RE = re.compile(r"(?:→|->|=>)\s*\**\(?([A-Za-z]|[0-9]{1,2})\)?\**\.?\s*$")
+_EITHER_RE = re.compile(r"\beither\b[^.\n]{1,80}\bor\b|\bcould\s+be\b[^.\n]{1,80}\bor\b"
+                        r"|\b(?:option|statement|choice)\s+\(?[a-z0-9]{1,2}\)?\s+or\s+(?:option\s+)?\(?[a-z0-9]{1,2}\)?\s+"
+                        r"(?:could|might|may|are)\b")
 
 
 def _ends_with_option(t: str, opts) -> bool:
@@ -280,16 +255,49 @@ def _ends_with_option(t: str, opts) -> bool:
     return any(tail.endswith(" " + ns) for ns, _, spaced in opts if spaced is None)
 
 
+# "G is the reason. ...", "3 is the one.", "Feedback 5 is what the teacher gives.", "**Step 3 was
+# not performed.**": a verdict opening the reply
+_OPENING_VERDICT_RE = re.compile(
+    r"[\s*(]{0,3}(?i:step\s+|feedback\s+|option\s+)?([A-Za-z]|\d{1,2})[)*]{0,2}\s+(?:is\s+the\s+(?:one|reason|answer|right\s+one"
+    r"|correct\s+one)\s*[.!]|is\s+what\s+the\b|(?:was|is)\s+(?:not\s+(?:performed|shown|done)|never\s+(?:performed|shown)"
+    r"|skipped|omitted|missing)\b)")
+
+
+def _opening(t: str, low: str, lab: dict, opts):
+    """What the reply's opening settles: a label alone on the first line ("B\n\nReasoning:
+    ..."), a verdict ("G is the reason. ..."), two candidates ("Either B or C": None, unless
+    the reply closes on a label alone), a letter for a numbered option's text ("E. <the
+    text of option 5>"); else _MISS."""
+    first = first_line_label(t, lab)
+    if first is not None:
+        return first
+    m = _OPENING_VERDICT_RE.match(t)
+    if m and lab.get(m.group(1).upper()) is not None and (m.group(1).isupper() or m.group(1).isdigit()):
+        return lab[m.group(1).upper()]
+    if _EITHER_RE.search(low):
+        # "It's either F or G ... so v = 14 m/s. G.": unless a closing label settles it
+        return _bare_label(_last_sentence(t), lab)
+    return letter_for_text(t, lab, opts)
+
+
+def _rejected(t: str, low: str, label) -> bool:
+    """True if the reply rejects ``label`` where it names it in a strong form ("it isn't D",
+    "(G) is wrong")."""
+    token = re.escape(str(label))
+    return any(_negated(low, m.start(), m.end())
+               for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b", t))
+
+
 def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> str | None:
     """The shape-based fallbacks: a leading label, a last line or closing sentence that
     is a label (unless the response enumerates the options), the one label mentioned,
     the one option text in a short response."""
-    first = first_line_label(t, lab)
-    if first is not None:
-        return first  # "B\n\nReasoning: ...": the answer first, alone on its line
+    r = _opening(t, low, lab, opts)
+    if r is not _MISS:
+        return r
     enumerated = None
     r, _ = _label_at(t, 0, lab, True)
-    if r not in (None, _MISS) and other_options_text(t, 0, r, opts):
+    if r not in (None, _MISS) and other_options_text(t, 0, r, opts, lab):
         return None  # "C. Elastic" where Elastic is D: which one is meant?
     if r is not _MISS and not _negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
         enumerated = _enumerated(t, lab)
@@ -324,16 +332,26 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> st
         r = _option_exact(last_line, opts)  # "**0.1 s**" closing a worked answer
         if r is not _MISS:
             return r
-    r = _mentions(t, low, lab) if not rewritten else _MISS
+    steps = any(k.isdigit() for k in lab) and any(k.isalpha() for k in lab)
+    r = _mentions(t, low, lab) if not rewritten or steps else placed_ordinal(t, lab)
     if r is not _MISS:
         return r
 
-    if opts:
-        # Only a short answer is searched for option text: in long prose an
-        # option phrase is as likely to be discussed as to be chosen.
-        scope = t if len(t) <= 300 else last_line
-        if len(scope) <= 300:
-            r = _option_contained(scope, opts)
-            if r is not _MISS:
-                return r
-    return None
+    return _option_in_words(t, low, opts, last_line) if opts else None
+
+
+def _option_in_words(t: str, low: str, opts, last_line: str):
+    """The one option whose text a short reply (or a long one's last line) contains, or
+    retells in other words; None otherwise. Only a short answer is searched: in long prose
+    an option phrase is as likely to be discussed as to be chosen."""
+    scope = t if len(t) <= 300 else last_line
+    corrected = _last_correction(low)
+    if corrected > 0 and scope is t:
+        scope = t[corrected:]  # "= 45 kN·m... wait, ...": the working after the correction
+    if len(scope) > 300:
+        return None
+    r = _option_contained(scope, opts)
+    if r is not _MISS:
+        return None if _rejected(t, low, r) else r  # "it isn't D (sonicator probe)"
+    r = _option_paraphrase(scope, opts)  # the option told in other words
+    return None if r is _MISS else r

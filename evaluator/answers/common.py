@@ -128,10 +128,17 @@ _NO_LAST_WORDS = frozenset(
 _VERDICT_LAST_WORDS = frozenset("yes no correct incorrect true false wrong right".split())  # a checklist's line
 
 
+_WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$")
+
+
 def cut_off_mid_sentence(t: str) -> bool:
     """True if `t` stops inside a sentence: no closing punctuation after a lower-case
     word, at least three words into the sentence, and either a word that cannot end
     one or a long reasoning (a short reply may just leave out its full stop)."""
+    if t and t[-1] in ",;，；" and len(t) >= 60:
+        return True  # "A non-competitive antagonist, by contrast,": stopped mid-clause
+    if len(t) >= 100 and _WALK_CUT_RE.search(t[-40:]):
+        return True  # "... Step 3 (...) — visible. Step 4": cut off walking through the steps
     if not t or not t[-1].islower():
         return False
     tail = t[-80:]

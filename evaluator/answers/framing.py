@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.labels import _LEAD_RE, _norm
+from evaluator.answers.common import _MISS
+from evaluator.answers.labels import _LEAD_RE, _nth_number
+from evaluator.answers.options import _option_contained, _option_exact
 
 # "Q: Which step ...?\nA: B": the line after "A:" is the answer, "A" no label
 _QA_RE = re.compile(r"\s*(?:\*\*)?Q(?:uestion)?(?:\*\*)?\s*[:：][^\n]*\n+\s*(?:\*\*)?A(?:nswer)?(?:\*\*)?\s*[:：]\s*(?P<a>.+)",
@@ -21,7 +23,7 @@ _BARE_LINE_RE = re.compile(r"[\s*_#>`'\"(\[]{0,6}([A-Za-z]|[0-9]{1,2})[\s*_`'\")
 # "The answer is E.", "Answer: (C)": a stated answer, read where the output was cut off after it
 _STATED_RE = re.compile(r"(?i:\b(?:final\s+)?answer\s*(?:is|:)\s*(?:option\s+)?)\**\(?([A-Za-z]|[0-9]{1,2})\)?\**"
                         r"(?=[\s.,;:!)]|$)")
-_LABELS_ONLY_RE = re.compile(r"(?:[\s*_#(\[]*(?:[A-Za-z]|[0-9]{1,2})[\s*_)\].:,;]*){3,}")
+_LABEL_RUN_SPLIT_RE = re.compile(r"[\s*_#()\[\].:,;]+")
 
 
 def qa_answer(t: str) -> str | None:
@@ -59,29 +61,141 @@ def stated_before_cut(t: str, lab: dict):
 
 def labels_only(t: str, lab: dict) -> bool:
     """True if the response is only a run of three or more labels ("A. B. C. D.")."""
-    if len(t) > 80 or not _LABELS_ONLY_RE.fullmatch(t):
+    if len(t) > 80:
         return False
-    tokens = re.findall(r"[A-Za-z0-9]{1,2}", t)
-    return len(set(tokens)) >= 3 and all(x.upper() in lab for x in tokens)
+    tokens = [x for x in _LABEL_RUN_SPLIT_RE.split(t) if x]
+    return (len(tokens) >= 3 and len({x.upper() for x in tokens}) >= 3
+            and all(len(x) <= 2 and x.upper() in lab for x in tokens))
 
 
-def other_options_text(t: str, pos: int, label, opts) -> bool:
+def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -> bool:
     """True if the label read at `pos` is followed by an option text, in brackets or after
-    a period, colon or dash to the end of its line, that is another option's, not its own
-    ("Answer: B (Elastic)", "B. Elastic", B being "Inelastic")."""
+    a period, comma, colon or dash to the end of its line, that is another option's, not
+    its own ("Answer: B (Elastic)", "B. Elastic", B being "Inelastic"), or by another
+    option's step number ("Answer: B (step 3 ...)", B being step 2)."""
     m = _LEAD_RE.match(t, pos)
-    if m is None or not opts:
+    if m is None:
         return False
-    quoted = re.match(r"\s*\(([^()\n]{2,300})\)", t[m.end():]) or \
-        re.match(r"\s*[.:：\-–—]\s+([^\n]{2,300}?)\s*$", t[m.end():].split("\n", 1)[0])
-    if quoted is None:
+    rest = t[m.end():].split("\n", 1)[0]
+    step = re.match(r"\s*[(,.:：\-–—]*\s*(?i:step)\s+(\d{1,2})\b", rest)
+    if step and lab and lab.get(step.group(1)) not in (None, label):
+        return True
+    number = re.fullmatch(r"\s*[.,:：\-–—]?\s*\(?(\d{1,2})\)?\s*[.!]?\s*", rest)
+    if number and lab and str(label).isalpha() and lab.get(number.group(1)) not in (None, label):
+        return True  # "B. 3" where the options are step numbers and B is step 2
+    if not opts:
         return False
-    said = _norm(quoted.group(1))
-    if said.startswith("because "):
-        said = said[len("because "):]
-    owners = {lab for ns, lab, spaced in opts if ns == said or (spaced is not None and _norm(spaced) == said)}
+    quoted = [m.group(1) for m in (re.match(r"\s*\(([^()\n]{2,300})\)", rest),
+                                   re.match(r"\s*[.,:：\-–—]?\s+(.{2,300}?)\s*$", rest)) if m]
+    owners = {_option_exact(text, opts) for text in quoted} - {None, _MISS}
     return bool(owners) and label not in owners
 
 
-__all__ = ["answer_first", "first_line_label", "labels_only", "other_options_text", "qa_answer",
+# "... → E", "... — D.", "... until the last step (4).": the label the reply ends on
+_ENDING_RE = re.compile(r"(?:→|->|=>|—|–|\s-\s)\s*\**\(?([A-Za-z]|[0-9]{1,2})\)?\**\s*[.!]?\s*$"
+                        r"|\s\(([A-Za-z]|[0-9]{1,2})\)\s*[.!]?\s*$")
+_PAREN_LABEL_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")
+# doubt the reply states about its own answer: it gives none
+_UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure which|can['’]t tell|cannot tell|can['’]t be sure|hard to say which|can['’]t decide|"
+                        r"i['’]d need to|would need to|i['’]m torn")
+# two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
+_ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?:final\s+)?answer\s*[:：]\s*)?\**\(?([A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
+                             re.M | re.I)
+_STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)")
+_NOT_A_LABEL_RE = re.compile(r"\s*\(?([A-Za-z])\)?\s*[.:)]\s+([^\n]+)")
+# the prompt's range echoed, and nothing else: "(1-5)", "A-D"
+_RANGE_ONLY_RE = re.compile(r"\W*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|to)\s*(?:[A-Za-z]|\d{1,2})\W*")
+_TWO_OPENING_RE = re.compile(r"[\s*(]{0,3}([A-Z]|\d{1,2})[)*]{0,2}\s+(?:and|&)\s+[*(]{0,2}([A-Z]|\d{1,2})[)*]{0,2}\s*[,:;—–-]")
+_RESULT_RE = re.compile(r"=\s*\**([^=\n*]{1,30}?)\**\s*(?:[.,;]\s|[.,;]?$|\n)", re.M)
+
+
+def gives_none(t: str, low: str, lab: dict) -> bool:
+    """True if the reply gives no one answer: only labels ("A. B. C. D."), a step and a
+    letter that disagree ("The second step (C)"), doubt it states ("I'm not sure which"),
+    two answers ("Answer: 2\nAnswer: 4"), or nothing but a question ("Is it C?")."""
+    if labels_only(t, lab) or _UNSURE_RE.search(low) or (len(t) <= 16 and _RANGE_ONLY_RE.fullmatch(t)):
+        return True
+    if "tep" in t and any(lab.get(step) is not None and lab.get(letter.upper()) not in (None, lab.get(step))
+                          for step, letter in _STEP_LETTER_RE.findall(t)):
+        return True
+    if "\n" in t and len({lab.get(x.upper()) for x in _ANSWER_LINE_RE.findall(t)} - {None}) > 1:
+        return True
+    two = _TWO_OPENING_RE.match(t)
+    if two and len({lab.get(two.group(1)), lab.get(two.group(2))} - {None}) == 2:
+        return True  # "A and B, since the sample is first in ...": two answers
+    return t.rstrip().endswith(("?", "？")) and "\n" not in t.strip() and len(t) < 160 and t.count("?") <= 1
+
+
+def ending_label(t: str, low: str, lab: dict):
+    """The label a reply ends on after an arrow or a dash ("... → E", "... — D."), or in
+    brackets ("... until the last step (4).") when it names no other and doubts nothing."""
+    m = _ENDING_RE.search(t)
+    token = m and (m.group(1) or m.group(2))
+    if not token or token.upper() not in lab or not (token.isupper() or token.isdigit()):
+        return _MISS
+    if m.group(2) and (len({x.upper() for x in _PAREN_LABEL_RE.findall(t)}) > 1 or "?" in t
+                       or re.search(r"\b(?:might|could|maybe|perhaps)\b", low)):
+        return _MISS
+    return lab[token.upper()]
+
+
+def computed_other(t: str, label, opts) -> bool:
+    """True if the working's last result ("... = 1.0 A.") is another option's text than
+    the answer's: the reply contradicts itself."""
+    results = list(_RESULT_RE.finditer(t)) if opts and "=" in t else []
+    if not results:
+        return False
+    last = results[-1]
+    found = _option_exact(last.group(1), opts)
+    if found is _MISS or found is None or found == label:
+        return False
+    # the answer's own value stated after that result ("at α = 0.05, each tail holds 0.025")
+    return _option_contained(t[last.end():], opts) != label
+
+
+# "Answer: Patella (C)", "... is C₂H₄ (option D).", "..., which is option 2.": the text the
+# reply names, then the label it gives for it
+# (the label reference is found first, the text before it read after: a pattern that starts
+# with the text would try every position)
+_LABEL_AFTER_TEXT_RE = re.compile(
+    r"\(\s*(?i:option\s+)?(?P<a>[A-Za-z]|\d{1,2})\s*\)|,\s*(?i:which\s+is|i\.e\.,?|that\s+is,?)\s+"
+    r"(?i:option\s+)?(?P<b>[A-Za-z]|\d{1,2})\b")
+
+# where the named text starts: after the last "is", colon or equals sign
+_TEXT_START_RE = re.compile(r"[:：=]|\b(?i:is|was|answer)\b")
+
+
+def text_against_label(t: str, label, opts, lab: dict) -> bool:
+    """True if the reply's last "<text> (<label>)" or "<text>, which is option <label>"
+    pairs the chosen option's label with another's text, or its text with another's
+    label ("Answer: Patella (C)", Patella being D): which one is meant?"""
+    if not opts or ("(" not in t and "," not in t):
+        return False
+    last = None
+    for m in _LABEL_AFTER_TEXT_RE.finditer(t):
+        last = m
+    if last is None or last.start() == 0:
+        return False
+    before = t[max(0, last.start() - 120):last.start()]
+    before = before[max(before.rfind("\n"), before.rfind("("), before.rfind(")")) + 1:].rstrip()
+    given = lab.get((last["a"] or last["b"]).upper())
+    said = _option_exact(_TEXT_START_RE.split(before)[-1], opts) if before else _MISS
+    return said not in (_MISS, None, given) and label in (said, given)
+
+
+def letter_for_text(t: str, lab: dict, opts):
+    """A reply opening with a letter where the labels are numbers, then an option's text
+    ("E. Slow down your dribble."): that option when the letter's place agrees, None when
+    it does not; _MISS otherwise."""
+    lead = _NOT_A_LABEL_RE.match(t)
+    if not lead or lead.group(1).upper() in lab or not opts:
+        return _MISS
+    said = _option_exact(lead.group(2), opts)
+    if said in (_MISS, None):
+        return _MISS
+    return said if _nth_number(lab, lead.group(1)) == said else None
+
+
+__all__ = ["answer_first", "computed_other", "ending_label", "first_line_label", "gives_none", "labels_only",
+           "letter_for_text", "other_options_text", "text_against_label", "qa_answer",
            "stated_before_cut"]

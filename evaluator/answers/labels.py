@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 
 from evaluator.answers.common import _MISS
+from evaluator.answers.options import _option_contained, _option_exact
 
 
 @lru_cache(maxsize=1024)
@@ -22,175 +23,6 @@ def _label_map(labels: tuple) -> dict:
     return out
 
 
-_NORM_RE = re.compile(r"[^\W_]+")
-
-
-def _norm(s: str) -> str:
-    """Lower-case words only: punctuation, markdown and spacing don't matter."""
-    return " ".join(_NORM_RE.findall(s.lower()))
-
-
-_OPT_PREFIX_RE = re.compile(r"\s*[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\].:]\s+")
-# A formula or a value ("O(n log n)", "0.1 s", "6%", "e − 1"): symbols or digits and at most
-# two words of three letters. Its words alone say little ("o n" is inside "o n log² n"), so
-# it is matched whole, symbols kept, never found inside a longer answer.
-_FORMULA_CHARS_RE = re.compile(r"[0-9()^/²³−+=<>×·√%]")
-_WORD3_RE = re.compile(r"[^\W\d_]{3,}")
-_COMPACT_DROP_RE = re.compile(r"[\s*_`$\\]+")
-_MARKUP_RE = re.compile(r"[*_`$\\]+")
-_COMPACT_MAP = str.maketrans({"²": "^2", "³": "^3", "−": "-", "–": "-", "×": "*", "·": "*"})
-# What may touch a formula found inside a longer answer: not a letter or digit, and not an
-# operator that would make it part of a larger expression ("2" in "e/2", "0.5" in "10.5").
-_FORMULA_GLUE = frozenset("./^*+-")
-
-
-def _compact(s: str) -> str:
-    """A formula as written, minus spacing, markdown and a closing period: "**O(n²)**." -> "o(n^2)"."""
-    return _COMPACT_DROP_RE.sub("", s.lower().translate(_COMPACT_MAP)).rstrip(".")
-
-
-def _spaced(s: str) -> str:
-    """A formula with single spaces kept (so its edges can be seen), markdown dropped."""
-    return " ".join(_MARKUP_RE.sub("", s.lower().translate(_COMPACT_MAP)).split()).rstrip(".")
-
-
-def _formula_inside(formula: str, line: str) -> bool:
-    """True if `formula` (spaced) stands on its own somewhere in `line` (spaced)."""
-    n = len(formula)
-    p = line.find(formula)
-    while p >= 0:
-        before, after, then = line[p - 1:p], line[p + n:p + n + 1], line[p + n + 1:p + n + 2]
-        glued_before = before.isalnum() or (before != "" and before in _FORMULA_GLUE)
-        # a closing period ends the sentence; "4.05" is another number
-        glued_after = after.isalnum() or (after != "" and after in _FORMULA_GLUE and (after != "." or then.isdigit()))
-        if not glued_before and not glued_after:
-            return True
-        p = line.find(formula, p + 1)
-    return False
-
-
-# A sequence of step numbers ("1, 3, 2, 4", "1 → 2 → 4 → 3") is matched by its numbers, as prose.
-_SEQUENCE_RE = re.compile(r"\s*\d+(?:\s*[,;→>\-–]+\s*\d+)+\s*")
-
-
-def _is_formula(s: str) -> bool:
-    return (_FORMULA_CHARS_RE.search(s) is not None and len(_WORD3_RE.findall(s)) <= 2
-            and _SEQUENCE_RE.fullmatch(s) is None)
-
-
-@lru_cache(maxsize=65536)  # above the largest suite's MCQ count
-def _norm_options(options: tuple, labels: tuple) -> tuple:
-    """(matchable option text, label, spaced formula or None) triples; cached because
-    the same question is scored for every submitted model. Prose is matched by its
-    words (a leading "Because", as CausalStep's options open, dropped: answers leave it
-    out); a formula or value (`_is_formula`) by its compact form when whole, and by its
-    spaced form standing on its own inside a longer answer."""
-    keys = {str(lab).strip().strip("().").upper() for lab in labels}
-    out = []
-    for lab, opt in zip(labels, options):
-        if opt is None:
-            continue
-        s = str(opt)
-        # Some datasets keep "A. " inside the option text itself.
-        m = _OPT_PREFIX_RE.match(s)
-        if m and m.group(1).upper() == str(lab).strip().upper():
-            s = s[m.end():]
-        if _is_formula(s):
-            ns = _compact(s)
-            if ns and (len(ns) >= 2 or ns.upper() not in keys):  # "e" would read as label E
-                out.append((ns, lab, _spaced(s)))
-            continue
-        ns = _norm(s)
-        if ns.startswith("because ") and len(ns) > 12:
-            ns = ns[len("because "):]
-        if len(ns) >= 2:  # a 1-char option text would collide with labels
-            out.append((ns, lab, None))
-    return tuple(out)
-
-
-# An option that is a step number ("3", as ExpVid's completeness questions give them) or
-# opens with one ("Step 3: Add the buffer").
-_STEP_OPTION_RE = re.compile(r"\s*(?:(?i:step)\s*)?(\d{1,3})\s*(?:$|[:.)\-–—]\s)")
-
-
-@lru_cache(maxsize=65536)
-def _option_numbers(options: tuple, labels: tuple) -> dict:
-    """Step number -> label, when the labels are letters and every option is or opens
-    with its own step number: then "\\boxed{3}" and "Answer: Step 3" name the option
-    of step 3. Empty otherwise (a number is then a label or nothing)."""
-    if not options or any(str(lab).strip().isdigit() for lab in labels):
-        return {}
-    out = {}
-    for lab, opt in zip(labels, options):
-        m = _STEP_OPTION_RE.match(str(opt or ""))
-        if m is None or m.group(1) in out:
-            return {}
-        out[str(int(m.group(1)))] = lab
-    return out
-
-
-@lru_cache(maxsize=65536)
-def _opts_shape(opts) -> tuple[int, bool]:
-    """(longest matchable text, whether any option is a formula) of a question's options."""
-    return max((len(ns) for ns, _, _ in opts), default=0), any(spaced is not None for _, _, spaced in opts)
-
-
-def _option_exact(line: str, opts) -> object:
-    # Normalising only drops characters, so a line more than twice as long as
-    # the longest option (plus slack for markdown) cannot match: skip the work.
-    longest, formulas = _opts_shape(opts)
-    if len(line) > 2 * longest + 40:
-        return _MISS
-    ln, lc = _norm(line), (_compact(line) if formulas else "")
-    if ln.startswith("because "):
-        ln = ln[len("because "):]
-    if not ln and not lc:
-        return _MISS
-    hits = {lab for ns, lab, spaced in opts if ns == (ln if spaced is None else lc)}
-    if len(hits) == 1:
-        return hits.pop()
-    return None if hits else _MISS
-
-
-def _option_contained(line: str, opts) -> object:
-    """Label whose option text occurs (whole words) in ``line``.
-
-    Several hits: the longest wins only if every other hit is part of it
-    ("dark red" beats "red"); otherwise the line is ambiguous -> _MISS.
-    """
-    ln = " " + _norm(line) + " "
-    if len(ln) <= 3:
-        return _MISS
-    sl = _spaced(line) if _opts_shape(opts)[1] else ""
-    hits = [(ns if spaced is None else spaced, lab) for ns, lab, spaced in opts
-            if ((" " + ns + " ") in ln if spaced is None else _formula_inside(spaced, sl))]
-    if not hits:
-        return _option_opening(ln.strip(), opts)
-    if len(hits) == 1:
-        return hits[0][1]
-    hits.sort(key=lambda h: len(h[0]), reverse=True)
-    best_ns, best_lab = hits[0]
-    padded = " " + best_ns + " "
-    for ns, lab in hits[1:]:
-        if lab != best_lab and (len(ns) == len(best_ns) or (" " + ns + " ") not in padded):
-            return _MISS
-    return best_lab
-
-
-def _option_opening(ln: str, opts) -> object:
-    """The one option whose text the answer repeats from its start, leaving off only a
-    tail ("A droplet was left hanging on the tip" for "... in the previous segment"):
-    at least five words and three fifths of the option; else _MISS."""
-    if ln.startswith("because "):
-        ln = ln[len("because "):]
-    words = ln.count(" ") + 1
-    if words < 5:
-        return _MISS
-    hits = {lab for ns, lab, spaced in opts
-            if spaced is None and ns.startswith(ln + " ") and words >= 0.6 * (ns.count(" ") + 1)}
-    return hits.pop() if len(hits) == 1 else _MISS
-
-
 # A label at a known position (after an answer marker, at the start of the
 # response, inside a box).  Leading junk: markdown, quotes, colon leftovers,
 # inline-math openers, \text{ wrappers, and words like "option".
@@ -201,9 +33,9 @@ _LEAD_RE = re.compile(
         (?:(?i:the\s+)?(?:(?P<w>(?i:option|choice|letter|statement|step|feedback))\b\s*[:：\#]?\s*)?
            (?i:number\s*[:：]?\s*)?
           |选项|選項)?
-        (?P<o>[\(\[（])?\s*
+        (?P<o>[\(\[（【])?\s*
         (?P<l>[A-Za-z]|[0-9]{1,2})(?![A-Za-z0-9])
-        (?:\s*(?P<c>[\)\]）]))?
+        (?:\s*(?P<c>[\)\]）】]))?
     """,
     re.X,
 )
@@ -252,16 +84,17 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         return _MISS, False
     ltok = m.group("l")
     label = lab.get(ltok.upper())
-    if label is None and ltok.isdigit() and (m.group("w") or "").lower() in ("option", "choice"):
-        label = _nth_letter(lab, int(ltok))  # "The correct answer is option 8." with labels A-H
+    if label is None and (m.group("w") or "").lower() in ("option", "choice"):
+        # "option 8" where the labels are letters A-H; "option B" where they are numbers 1-5
+        label = _nth_letter(lab, int(ltok)) if ltok.isdigit() else _nth_number(lab, ltok)
     if label is None:
         return _MISS, False  # e.g. "F" when labels are A-E: not an answer
     end = m.end()
     nxt = t[end:end + 2]
     c0 = nxt[:1]
     c1 = nxt[1:2]
-    if c0 in "'’" and c1.isalpha():
-        return _MISS, False  # an elided word: "D'après", "L'option", "I'm"
+    if (c0 in "'’" and c1.isalpha()) or (c0 == "_" and c1.isalnum()):
+        return _MISS, False  # an elided word ("D'après", "L'option", "I'm") or a subscript ("d_i")
     wrapped = m.group("o") is not None or m.group("c") is not None
     delim = (not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
     article = False
@@ -276,6 +109,8 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
             return _MISS, False
     elif not wrapped and ltok == "I" and c0 and c0 in "'’":
         return _MISS, False  # "I'm", "I'd", "I've": the pronoun
+    elif not wrapped and ltok == "A" and re.match(r" [A-Z][\w-]+ [a-z]", t[end:end + 40]):
+        return _MISS, False  # "A Qubit fluorometer is used": the article before a name
     elif not wrapped and ltok in "AI" and _is_article(t, end, ltok):
         if ltok == "I":
             return _MISS, False  # pronoun: "Answer: I think ..."
@@ -299,6 +134,12 @@ def _nth_letter(lab: dict, n: int):
     """The n-th of letter labels (position n, 1-based), or None where the labels are not letters."""
     letters = [v for k, v in lab.items() if k.isalpha()]
     return letters[n - 1] if letters and len(letters) == len(lab) and 1 <= n <= len(letters) else None
+
+
+def _nth_number(lab: dict, letter: str):
+    """The label at a letter's position (B: the second) where the labels are numbers 1, 2, ..."""
+    n = ord(letter.upper()) - ord("A") + 1
+    return lab.get(str(n)) if lab and all(k.isdigit() for k in lab) and len(letter) == 1 else None
 
 
 def _first_line(t: str, pos: int) -> str:
@@ -359,8 +200,10 @@ def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
     return _MISS
 
 
+# "B is wrong", "(G) are not allowed", "C and B are wrong": a label (or a list) rejected
 _NEG_AFTER_RE = re.compile(
-    r"\**\)?\**\s+(?:is|was|seems|appears)?\s*(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
+    r"(?:\s*(?:,|and|or|&)\s*(?:option\s+)?\(?[a-z0-9]{1,2}\)?(?![\w'’]))*"
+    r"\**\)?\**\s+(?:is|was|are|seems|appears)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
     r"|irrelevant|impossible|implausible|excluded)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
 )

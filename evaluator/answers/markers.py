@@ -34,6 +34,8 @@ _M_SELECT = re.compile(r"selection" + _OPT_CONNECT + r"|select(?:ed)?" + _VERB_T
 # "I pick B", "My pick is B", "if I have to pick one, B"
 _M_PICK = re.compile(r"pick(?:ed)?(?:\s+(?:is|would\s+be)\b|\s+one\b\s*,?)?\s*(?:\*\*)?\s*:?", re.I)
 _M_GO = re.compile(r"go(?:ing)?\s+with" + _VERB_TAIL, re.I)
+# "I'd lean slightly toward 2."
+_M_LEAN = re.compile(r"lean(?:ing)?\s+(?:(?:slightly|a\s+bit|more)\s+)?towards?\b\s*(?:option\s+)?", re.I)
 _M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?\s*(?:it\s+(?:must|has\s+to|should)\s+be\s+)?", re.I)
 _M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
 _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
@@ -44,7 +46,8 @@ _M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably
 _M_THINK = re.compile(r"(?:think|believe)\b\s*(?:that\s+)?(?:it['’]s\s+|it\s+(?:is|would\s+be)\s+)?", re.I)
 # "The coach's feedback corresponds to statement number 3."
 _M_CORRESPOND = re.compile(
-    r"correspond(?:s|ing)?\s+(?:to|with)\s+(?=(?:the\s+)?(?i:option|statement|choice)\b)", re.I
+    r"(?:correspond(?:s|ing)?\s+(?:to|with)|match(?:es)?|commit(?:ting)?\s+to)\s+"
+    r"(?=(?:the\s+)?(?i:option|statement|choice|step)\b|\(?(?:[A-Z]|[0-9]{1,2})\)?\s*[.!]?\s*$)", re.I
 )
 # A verdict word BEFORE the label: "The most accurate feedback is Option 3",
 # "The best fit is C", "Best match → 3".  At most four lower-case words
@@ -56,6 +59,7 @@ _M_VERDICT_PRE = re.compile(
 # "C it is.": the label, then "it is" closing the sentence.
 _LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
+_M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
 # "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by _M_FINAL).
 _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
 # "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
@@ -66,14 +70,15 @@ _M_REPLY = re.compile(r"(?:reply|response|conclusion|elimination|missing(?:\s+(?
                       r"\s*(?:[:：=]|is\b)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
 _M_FEEDBACK = re.compile(
-    r"feedback\b(?:\s+(?:the\s+coach\s+(?:gave|gives|would\s+give)|given(?:\s+here)?))?\s*(?:\*\*)?\s*(?:is\b|[:：=])", re.I)
+    r"feedback\b(?:\s+(?:the\s+coach\s+(?:gave|gives|would\s+give)|given(?:\s+here)?))?\s*(?:\*\*)?\s*(?:is\b|was\b|[:：=])", re.I)
 # "Most likely D; E can't be ruled out." (strict; "G is the most likely answer" is a verdict after the label)
 _M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
 # (정답은), Spanish, French, Portuguese, Italian, German, Russian.
 _M_INTL = re.compile(
-    r"""(?:(?:答案|答え|正解|정답)\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)\s*(?:选项|選項)?
+    r"""(?:(?:答案|答え|正解|정답)\s*[】\]]?\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)?\s*(?:选项|選項)?
+        |(?:对应|對應|即|也就是)\s*(?:的)?\s*(?:选项|選項)\s*[:：]?
         |(?:选择|選擇|选|選)(?![项項])\s*[了:：]?\s*(?:选项|選項)?
         |(?:respuesta|r[ée]ponse|antwort|resposta|risposta|ответ)
            (?:\s+(?:correcta|correcte|correta|corretta|richtige|final|finale|правильный))?
@@ -96,11 +101,11 @@ _M_INTL = re.compile(
 # each hit is then confirmed with an anchored regex at its position.  The
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
-    r"(?<![a-z])(?:answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
+    r"(?<![a-z])(?:answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
     r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig"
-    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond"
+    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond|match|commit"
     r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
-    r"|答案|答え|正解|정답|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
+    r"|答案|答え|正解|정답|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|对应|對應|也就是|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
     r"|elijo|escojo|choisis|w[äa]hle)"
 )
 # keyword -> (confirming regex, strict label parsing) for markers that come
@@ -112,6 +117,7 @@ _PRE_MARKERS = {
     "select": (_M_SELECT, False),
     "pick": (_M_PICK, False),
     "go": (_M_GO, False),
+    "lean": (_M_LEAN, True),
     "therefore": (_M_THEREFORE, True),
     "thus": (_M_THEREFORE, True),
     "hence": (_M_THEREFORE, True),
@@ -125,6 +131,8 @@ _PRE_MARKERS = {
     "think": (_M_THINK, True),
     "believe": (_M_THINK, True),
     "correspond": (_M_CORRESPOND, True),
+    "match": (_M_CORRESPOND, True),
+    "commit": (_M_CORRESPOND, True),
     "final": (_M_FINAL_WORD, False),
     "leaves": (_M_LEAVES, False),  # "That leaves H as the best fit."
     "leaving": (_M_LEAVES, False),
@@ -141,10 +149,11 @@ _PRE_MARKERS = {
 # likely answer", "E is the answer, although ...").
 _ALSO_VERDICTS = frozenset(("likely", "answer", "feedback"))
 # A marker verb under a negation chooses nothing: "I would not choose B."
-_NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe"))
+_NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe", "match", "lean"))
 
 
-for _kw in ("答案", "答え", "正解", "정답", "选", "選", "应该", "應該", "应当", "應當", "反馈", "反饋", "认为", "認為", "觉得", "覺得", "답", "c'est", "c’est", "respuesta", "réponse", "reponse", "antwort",
+for _kw in ("答案", "答え", "正解", "정답", "选", "選", "应该", "應該", "应当", "應當", "反馈", "反饋", "认为", "認為", "觉得", "覺得", "对应", "對應", "也就是", "답",
+            "c'est", "c’est", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
             "wähle", "wahle", "最", "正确", "正確"):
     _PRE_MARKERS[_kw] = (_M_INTL, False)
@@ -163,7 +172,7 @@ _POST_AFTER_RE = re.compile(
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
     r"""(?<![\w'’])(?P<w>(?i:option|choice|statement|number|step)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
-        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers|fits|matches|works))\s+(?i:to\s+be\s+)?(?i:the\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
+        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers|fits|matches|works|ist))\s+(?i:to\s+be\s+)?(?i:the\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
     re.X,
@@ -196,14 +205,22 @@ def _choice_from_markers(t: str, low: str, lab: dict, opts):
 # "2 が正解です。"
 _CLOSING_RE = re.compile(
     r"(?<![\w'’])\(?([A-Za-z]|[0-9]{1,2})\)?\s+(?:(?:fits|matches|works|is|seems)\s+(?:[\w'’]+\s+){0,3}?better\b"
-    r"|is\s+what\b)"
-    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は)?\s*(?:正解|正しい|正确|正確|정답)")
+    r"|is\s+what\b|is\s+my\s+(?:final\s+)?(?:answer|pick|choice)\b|rather\s+than\b|is\s+the\s+one\s+(?:given|meant)\b|is\s+the\s+reason\s*[.!]?\s*$"
+    r"|(?:was|is)\s+(?:not\s+(?:performed|shown|done|carried\s+out)|never\s+(?:performed|shown|done)|skipped|omitted|missing)\b)"
+    r"|\b(?i:that['’]s|that\s+is)\s+(?i:option\s+|number\s+|feedback\s+|statement\s+|step\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!,;]|$))"
+    r"|\b(?i:which\s+(?:fits|matches))\s+(?i:option\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!]|$))"
+    r"|(?:手順|ステップ|步骤|步驟)\s*(?:は|是|为|為)\s*(\d{1,2})(?=\s*(?:です|。|$))"
+    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は)?\s*(?:正解|正しい|正确|正確|정답|最准确|最準確|最も正確|最合适|最も適切)"
+    r"|\(?([A-Za-z]|[0-9]{1,2})\)?\s+(?:est\s+la\s+plus\s+(?:précise|juste|exacte|appropriée)|ist\s+am\s+(?:genauesten|besten|"
+    r"zutreffendsten)|es\s+la\s+(?:más\s+(?:precisa|correcta|adecuada)|correcta))\b")
 
 
 def _closing_verdict(t: str, lab: dict):
     found = None
     for m in _CLOSING_RE.finditer(t, max(0, len(t) - 160)):
-        token = m.group(1) or m.group(2)
+        if "\n" in t[m.end():].strip():
+            continue  # a closing verdict closes the response: its last paragraph
+        token = next((g for g in m.groups() if g), None)
         if token and (token.isupper() or token.isdigit()) and token.upper() in lab:
             found = lab[token.upper()]
     return _MISS if found is None else found
@@ -217,8 +234,8 @@ def _choice_before_note(t: str, low: str, lab: dict, opts):
     """The answer committed before the first note, if a marker gives one there:
     what a note says about other options is commentary, not the answer."""
     m = _NOTE_RE.search(low)
-    if m is None or m.start() == 0:
-        return _MISS
+    if m is None or m.start() == 0 or re.search(r"\binstead\b|re-?watch|on second|actually", low[m.start():]):
+        return _MISS  # a note that corrects the answer ("... should be 4 instead"): read it all
     p = m.start()
     return _choice_from_markers(t[:p], low[:p], lab, opts)
 
@@ -290,6 +307,8 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             mm = rx.match(t, p)
             if mm is None and kw == "answer" and low.startswith("final ", p - 6):
                 mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
+            if mm is None and kw == "answer" and low.endswith(("i'll ", "i’ll ", "i will ", "i would "), 0, p):
+                mm = _M_BARE_ANSWER.match(t, p)  # "I'll answer 5."
             if (mm is None and kw not in _ALSO_VERDICTS) or _no_marker_here(kw, low, p):
                 continue
             r = _decide_span(t, mm.end(), lab, opts, strict) if mm is not None else _MISS
@@ -297,7 +316,7 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
                 continue  # "I think A and B are wrong": an aside, not an answer
             if r is None and strict and _negated_label(t, mm.end()):
                 continue  # "so (I) is impossible": a step of the reasoning, not the answer
-            if r is not None and r is not _MISS and other_options_text(t, mm.end(), r, opts):
+            if r is not None and r is not _MISS and other_options_text(t, mm.end(), r, opts, lab):
                 return None  # "Answer: B (Elastic)" where Elastic is A: which one is meant?
             if r is _MISS and kw == "it is":
                 r = _label_before_it_is(t, p, lab)
@@ -320,6 +339,8 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
         label = lab.get(ltok.upper())
         if label is None:
             continue
+        if re.search(r"\b(?:or|and)\s+(?:option\s+)?\(?$", t[max(0, pm.start() - 12):pm.start()], re.I):
+            return None  # "Option 2 or 5 is accurate": two candidates
         # Lowercase "a is correct" / pronoun "I" is running text unless marked up; "I fits"
         # and "I is" are not the pronoun's grammar.
         pronoun = ltok == "I" and (pm.group("is") or "would").split()[0].lower() == "would"

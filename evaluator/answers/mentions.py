@@ -24,6 +24,7 @@ _BOLD_MENTION_RE = re.compile(r"\*\*\(?([A-Za-z]|[0-9]{1,2})[\).:]?\*\*")  # **B
 # option b, step 4 (on low; a step number is a label only where the options are steps)
 _WORD_MENTION_RE = re.compile(r"(?:option|choice|statement|step)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")
 _CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
+_MATH_RE = re.compile(r"\$\$?[^$]+\$\$?|\\\(.+?\\\)|\\\[.+?\\\]", re.S)  # $...$, \(...\), \[...\]
 
 
 def _enumerated(t: str, lab: dict) -> bool:
@@ -43,7 +44,7 @@ def _enumerated(t: str, lab: dict) -> bool:
 
 # "would not choose B", "isn't H or F": a rejection that reaches the label over a verb or a list.
 _NEG_BEFORE_RE = re.compile(
-    r"(?:(?:\bnot|n't|\bnever)\s+(?:(?:choose|pick|select|say|go\s+with)\s+)?"
+    r"(?:(?:\bnot|n't|\bnever)\s+(?:(?:choose|pick|select|say|go\s+with|be)\s+)?"
     r"|\b(?:rule|rules|ruled|ruling)\s+out\s+|\b(?:eliminate|eliminates|eliminated|exclude|excludes|reject|rejects)\s+)"
     r"(?:(?:option|choice)\s+)?"
     r"(?:\(?[a-z0-9]{1,2}\)?\s*(?:,|\bor|\bnor|\band)\s*(?:option\s+)?)?\(?$")
@@ -53,7 +54,7 @@ def _negated(low: str, start: int, end: int) -> bool:
     """"not B", "isn't (C)", "B is wrong", "I would not choose B", "It isn't H or F":
     a mention that rejects the label."""
     before = low[max(0, start - 12):start]
-    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ", "n't think ", "not think ")):
+    if before.endswith(("not ", "not (", "n't ", "n't (", "not option ", "than ", "n't think ", "not think ", "n't be ")):
         return True
     if any(w in low for w in ("not", "n't", "never", "rul", "elimin", "exclud", "reject")) and \
             _NEG_BEFORE_RE.search(low, max(0, start - 40), start):
@@ -106,11 +107,18 @@ def _mentions(t: str, low: str, lab: dict):
                 asked = asked or _QUESTIONED_RE.match(src, m.end()) is not None or _in_question(src, m.end())
                 if len(seen) > 1:
                     return _MISS
+    maths = [m.span() for m in _MATH_RE.finditer(t)] if "$" in t or "\\" in t else []
     for m in _CAPITAL_RE.finditer(t):
         st = m.start()
         if st and (t[st - 1].isalnum() or t[st - 1] in "_'’-°|"):
             continue  # inside a word or a contraction, a unit ("°C"), a norm ("|E|")
+        if any(a <= st < b for a, b in maths) or t.endswith("where ", 0, st):
+            continue  # a variable: "$PV = \frac{C}{r - g}$ where C is the first cash flow"
+        if st >= 2 and t[st - 1] == " " and t[st - 2].isdigit():
+            continue  # a unit after an amount: "1.5 A", "10 V"
         tok = m.group()
+        if tok == "A" and re.match(r" [A-Z][\w-]+ [a-z]", t[m.end():m.end() + 40]):
+            continue  # the article before a name: "A Qubit fluorometer is used"
         lb = lab.get(tok)
         if lb is None:
             continue

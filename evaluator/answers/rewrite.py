@@ -8,45 +8,63 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _FULLWIDTH, _lower
+from evaluator.answers.common import _FULLWIDTH, _MISS, _lower
 
 _ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
 _ORDINAL_NUMS.update({f"{i}{s}": i for i, s in zip(range(1, 11), "st nd rd th th th th th th th".split())})
-_ROMANCE_ORDINALS = {w: i + 1 for i, ws in enumerate((
-    "première premier primera primer", "deuxième seconde second segunda segundo", "troisième tercera tercer",
-    "quatrième cuarta cuarto", "cinquième quinta quinto", "sixième sexta sexto")) for w in ws.split()}
+# ordinals in French, Spanish, Italian and German, each position's forms
+_OTHER_ORDINALS = {w: i + 1 for i, ws in enumerate((
+    "première premier primera primer primo prima erste ersten erster erstes",
+    "deuxième seconde second segunda segundo seconda zweite zweiten zweiter zweites",
+    "troisième tercera tercer tercero terza terzo dritte dritten dritter drittes",
+    "quatrième cuarta cuarto quarta quarto vierte vierten vierter viertes",
+    "cinquième quinta quinto fünfte fünften fünfter fünftes",
+    "sixième sexta sexto sesta sesto sechste sechsten sechster sechstes",
+    "septième séptima séptimo settima settimo siebte siebten siebter siebtes",
+    "huitième octava octavo ottava ottavo achte achten achter achtes")) for w in ws.split()}
 _NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
 _ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
 _ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|(?:10|[1-9])(?:st|nd|rd|th)"
+_ALL_ORD = _ORD_ALT + "|" + "|".join(sorted(_OTHER_ORDINALS, key=len, reverse=True))
 _NUM_ALT = "one|two|three|four|five|six|seven|eight|nine|ten"
-# Ordinals and number words that name an option: "the third option", "Statement
-# five", "It's the fourth.", "The 2nd one", "第三个选项", "la deuxième option", and a
+_ARTICLE = r"(?:the|la|le|el|il|lo|die|der|das|l['’])"
+_STEP = r"step|paso|passo|étape|etape|schritt"
+_ITEM = (r"option|statement|choice|one|answer|feedback(?:\s+(?:option|statement))?|opción|opcion|respuesta|proposition|réponse|affirmation|"
+         r"afirmación|opzione|risposta|antwort|möglichkeit|aussage")
+# Ordinals and number words that name an option or a step: "the third option", "Statement
+# five", "It's the fourth.", "The 2nd one", "the very first step", "第三个选项", "第一步",
+# "最后一个选项", "la deuxième option", "Die vierte Antwort:", "La sexta: ...", and a
 # response that is only a number word ("Two."). Tied to a noun (or a bare "the fourth"
-# closing a sentence) so "the first frame" is left alone. Applied to the lower-cased text.
+# closing a sentence, or an ordinal opening the reply before a colon) so "the first
+# frame" is left alone. Applied to the lower-cased text.
 _ORDINAL_RE = re.compile(
-    rf"""(?:\bthe\s+)?\b(?P<o>{_ORD_ALT})\s+(?:option|statement|choice|one|answer)\b
+    rf"""(?:\b{_ARTICLE}\s*(?:very\s+)?)?\b(?P<o>{_ALL_ORD})\s+(?:(?P<step>{_STEP})|{_ITEM})\b
         |\b(?:option|statement|choice)\s+(?:number\s+)?(?P<n>{_NUM_ALT})\b
         |\bthe\s+(?P<b>{_ORD_ALT})(?=\s*(?:[.!;,]|$))
-        |第(?P<z>[一二三四五六七八九十])\s*(?:(?:个|個|条|條|项|項)\s*(?:选项|選項|反馈|反饋)?|选项|選項)
-        |(?:\b(?:la|le|el|l['’])\s*)?(?P<f>{"|".join(_ROMANCE_ORDINALS)})\s+
-           (?:option|opción|opcion|proposition|réponse|respuesta|affirmation|afirmación)
+        |(?:^\W{{0,3}}(?:(?:es|c['’]est|it['’]s)\s+)?|\b(?:es|est|ist|is|è)\s+){_ARTICLE}\s*(?P<a>{_ALL_ORD})(?=\s*(?:[:,.—–]|$))
+        |第(?P<z>[一二三四五六七八九十])\s*(?:(?P<zs>步)|(?:个|個|条|條|项|項)\s*(?:选项|選項|反馈|反饋)?|选项|選項)
+        |(?P<zl>最后一个|最後一個)(?:选项|選項)?
         |^\W{{0,3}}(?P<w>{_NUM_ALT})(?=\W{{0,3}}(?:[.!,]|$))""",
     re.X,
 )
 _MAX_ORDINAL_TEXT = 200
 # One cheap search before the full one: most responses have no ordinal at all.
-_ORDINAL_HINT_RE = re.compile("|".join(
-    [w for w in _ORDINAL_NUMS if not w[0].isdigit()] + [" " + w for w in _NUMBER_WORDS]
-    + ["last", "第", r"\d(?:st|nd|rd|th)\b", *_ROMANCE_ORDINALS]))
+# One cheap look before the full search: the reply's words against every ordinal and
+# number word (most replies have none).
+_HINT_WORDS = frozenset([*_ORDINAL_NUMS, *_NUMBER_WORDS, "last", *_OTHER_ORDINALS])
+# what follows an ordinal that names an option: its noun ("option", "step"), or a stop
+_NAMES_NEXT_RE = re.compile(rf"\s*(?:(?:very\s+)?(?:{_ITEM}|{_STEP})\b|[.!;,:—–)*]|$)")
+_WORD_RE = re.compile(r"[^\W_]+")
 # "Statement (1-5): 3": the range the prompt gave, between the marker and the answer.
 _RANGE_RE = re.compile(
     r"((?i:answer|option|statement|choice|letter))\s*[\(\[]\s*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|—|to)\s*"
     r"(?:[A-Za-z]|\d{1,2})\s*[\)\]]")
-_KEYCAP = ("\ufe0f\u20e3", "\u20e3")  # "2️⃣" is "2", U+FE0F, U+20E3
+_KEYCAP_RE = re.compile("([0-9])\ufe0f?\u20e3")  # "2️⃣" is "(2)": 2, U+FE0F, U+20E3
 # a step or an item named by its number in other words: "第 1 条", "第3步", "ステップ1", "4단계",
 # "Step two"; made "step N" / "option N", which the label rules read
-_NUMBERED = ((re.compile(r"第\s*(\d{1,2})\s*(?:步|步骤|步驟)"), r"step \1"),
+_NUMBERED = ((re.compile(r"選択肢|オプション"), "选项"),  # Japanese "option": read as the Chinese
+             (re.compile(r"第\s*(\d{1,2})\s*(?:步|步骤|步驟)"), r"step \1"),
              (re.compile(r"第\s*(\d{1,2})\s*(?:条|條|个|個|项|項|号|號)"), r"option \1"),
              (re.compile(r"ステップ\s*(\d{1,2})"), r"step \1"), (re.compile(r"(\d{1,2})\s*단계"), r"step \1"),
              (re.compile(r"\b(?i:step)\s+(one|two|three|four|five|six|seven|eight|nine|ten)\b", re.I),
@@ -61,11 +79,13 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
         # Full-width letters and digits are the ASCII label; the mapping is 1:1.
         t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
         if "\u20e3" in t:
-            for mark in _KEYCAP:
-                t = t.replace(mark, "")
+            t = _KEYCAP_RE.sub(r"(\1)", t).replace("✅", "")
             changed = True
     if "(" in t or "[" in t:
         t2 = _RANGE_RE.sub(r"\1", t)
+        changed, t = changed or t2 != t, t2
+    if "~~" in t:  # "~~3~~ 1": a struck-out answer is withdrawn
+        t2 = re.sub(r"~~[^~\n]{1,40}~~", "", t)
         changed, t = changed or t2 != t, t2
     if not t.isascii() or "tep " in t:
         for pattern, repl in _NUMBERED:
@@ -75,52 +95,104 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
         low = _lower(t)
     # Ordinals become "option X" (weak: a rule must still read it as chosen, and
     # loose mentions are not read, so "the first option mentions a cup" is no answer).
-    rewritten = len(t) <= _MAX_ORDINAL_TEXT and _has_ordinal(low)
+    # A long reply is rewritten only in its closing sentence, where it names its answer
+    # ("... I'm fairly confident the feedback is the third one.").
+    cut = 0 if len(t) <= _MAX_ORDINAL_TEXT else _closing_start(t)
+    rewritten = _has_ordinal(low[cut:])
     if rewritten:
-        t = _ordinals_to_labels(t, low, labels, lab)
+        t = t[:cut] + _ordinals_to_labels(t[cut:], low[cut:], labels, lab)
         low = _lower(t)
     return t, low, rewritten
+
+
+def _closing_start(t: str) -> int:
+    """Where the closing sentence begins (at most _MAX_ORDINAL_TEXT characters from the end)."""
+    body = t.rstrip()
+    end = len(body) - 1  # the closing sentence's own full stop is not its start
+    q = max(body.rfind(". ", 0, end), body.rfind("\n", 0, end), body.rfind("! ", 0, end), body.rfind("? ", 0, end))
+    return max(q + 1, len(t) - _MAX_ORDINAL_TEXT)
 
 
 def _has_ordinal(low: str) -> bool:
     words = low.lstrip(" *_\"'(").split(None, 1)
     first = words[0].strip(".!,*_\"')") if words else ""
-    return ((first in _NUMBER_WORDS or _ORDINAL_HINT_RE.search(low) is not None)
-            and _ORDINAL_RE.search(low) is not None)
+    if "第" in low or "最后" in low or "最後" in low or first in _NUMBER_WORDS:
+        return _ORDINAL_RE.search(low) is not None
+    words = set(_WORD_RE.findall(low))
+    hinted = _HINT_WORDS & words
+    if not ("option" in words or "statement" in words or "choice" in words):
+        hinted -= _NUMBER_WORDS.keys()  # "one" names an option only as "option one" (or opening the reply)
+    # the full search only from the first hinted word that a noun or a stop follows ("the
+    # third option", "It's the fourth.") or, a number word, that a noun precedes ("Statement
+    # five"): an article may precede it
+    starts = [p for w in hinted for p in _places(low, w) if _NAMES_NEXT_RE.match(low, p + len(w))
+              or (w in _NUMBER_WORDS and low[:p].rstrip().endswith(("option", "statement", "choice", "number")))]
+    return bool(starts) and _ORDINAL_RE.search(low, max(0, min(starts) - 16)) is not None
+
+
+def _places(low: str, word: str) -> list[int]:
+    """Where ``word`` stands in ``low`` as a whole word."""
+    out, p = [], low.find(word)
+    while p >= 0:
+        if (p == 0 or not low[p - 1].isalnum()) and not low[p + len(word):p + len(word) + 1].isalnum():
+            out.append(p)
+        p = low.find(word, p + 1)
+    return out
 
 
 def _ordinals_to_labels(t: str, low: str, labels: tuple, lab: dict) -> str:
-    """``t`` with ordinal option names replaced by "option X", so the usual rules
-    read them.  Only short responses: in long reasoning "the first option"
-    is discussed as often as chosen."""
+    """``t`` with ordinal option names replaced by "option X" (a step by "step N"), so
+    the usual rules read them.  Only short responses: in long reasoning "the first
+    option" is discussed as often as chosen."""
     out, prev = [], 0
     for m in _ORDINAL_RE.finditer(low):  # positions in low are positions in t
-        lb = _label_of(m, labels, lab)
-        if lb is not None:
-            out += [t[prev:m.start()], f"option {str(lb).strip()}"]
+        named = _label_of(m, labels, lab)
+        if named is not None:
+            out += [t[prev:m.start()], named]
             prev = m.end()
     return "".join(out) + t[prev:]
 
 
-def _label_of(m: re.Match, labels: tuple, lab: dict):
-    """The label an ordinal names: by position; a number word by number where the
-    labels are numbers ("Statement five"), by position where they are letters, and
-    a bare number word ("Two.") only where the labels are numbers."""
+def _label_of(m: re.Match, labels: tuple, lab: dict) -> str | None:
+    """What an ordinal names, as text the label rules read: "option X" by position, or
+    "step N" for a step ("the fourth step": step 4, whatever its option). A number word
+    names option N where the labels are numbers ("Statement five"), the N-th where
+    they are letters; a bare number word ("Two.") only where the labels are numbers."""
     if m.group("w"):
-        return lab.get(str(_NUMBER_WORDS[m.group("w")]))
+        found = lab.get(str(_NUMBER_WORDS[m.group("w")]))
+        return None if found is None else f"option {str(found).strip()}"
     if m.group("n"):  # "Option three": option 3 where labels are numbers, else the third
         k = _NUMBER_WORDS[m.group("n")]
-        if str(labels[0]).isalpha():
-            return labels[k - 1] if k <= len(labels) else None
-        return lab.get(str(k))
-    w = m.group("o") or m.group("b")
-    if w:
-        k = len(labels) if w == "last" else _ORDINAL_NUMS[w]
-    elif m.group("f"):
-        k = _ROMANCE_ORDINALS[m.group("f")]
+        found = (labels[k - 1] if k <= len(labels) else None) if str(labels[0]).isalpha() else lab.get(str(k))
+        return None if found is None else f"option {str(found).strip()}"
+    word = m.group("o") or m.group("b") or m.group("a")
+    if word:
+        k = len(labels) if word == "last" else _ORDINAL_NUMS.get(word) or _OTHER_ORDINALS[word]
+    elif m.group("zl"):
+        k = len(labels)
     else:
         k = _ZH_NUMS[m.group("z")]
-    return labels[k - 1] if k <= len(labels) else None
+    if m.group("step") or m.group("zs"):
+        # a step, where the options are steps (letters and step numbers); else no option
+        return f"step {k}" if any(x.isdigit() for x in lab) and any(x.isalpha() for x in lab) else None
+    return f"option {str(labels[k - 1]).strip()}" if k <= len(labels) else None
 
 
-__all__ = ["canonical_text"]
+# Where an ordinal names the choice: opening the reply before a colon or dash ("La sexta:
+# ...", "Die vierte Antwort: ..."), or closing it ("..., 第二个选项。", "That's the third one.")
+_PLACED_RE = re.compile(r"^\W{0,3}(?:\S+\s+){0,2}?option ([A-Za-z0-9]{1,2})\s*(?:[:：—–,]|\s-\s|$)"
+                        r"|option ([A-Za-z0-9]{1,2})\W{0,3}$")
+_DOUBT_RE = re.compile(r"\bnot\b|n['’]t\b|\?|\bnicht\b|\bpas\b|\btorn\b|\bunsure\b|\beither\b|\bmaybe\b|"
+                       r"\bperhaps\b|\bor\b|不是|没有|或")
+
+
+def placed_ordinal(t: str, lab: dict):
+    """The option an ordinal names where it opens or closes the reply (after rewriting:
+    "option X"), when nothing in the reply rejects or questions it; else _MISS."""
+    found = {m.group(1) or m.group(2) for m in _PLACED_RE.finditer(t)}
+    if len(found) != 1 or _DOUBT_RE.search(t.lower()):
+        return _MISS
+    return lab.get(found.pop().upper(), _MISS)
+
+
+__all__ = ["canonical_text", "placed_ordinal"]

@@ -51,7 +51,7 @@ class Judgement:
     """The verdict on one request.
 
     `label` is one of LABELS. `judge_id` names the judge and its version, e.g.
-    "normalized-match@3" or "llm:microsoft/Phi-3-mini-4k-instruct@<revision>".
+    "normalized-match@4" or "llm:microsoft/Phi-3-mini-4k-instruct@<revision>".
     `raw` keeps an LLM judge's text output (None for rule-based judges).
     """
 

@@ -73,8 +73,23 @@ def _blank_amount(gold: str, text: str) -> str | None:
     verdicts = [q.compare(g, s) for g, s in zip(golds, said)] if len(golds) == len(said) else \
         [q.compare(golds[0], said[0])]
     if all(v == "match" for v in verdicts):
-        return CORRECT
+        return _same_substance(gold, text)
     return INCORRECT if "differs" in verdicts else UNSCORED
+
+
+def _same_substance(gold: str, text: str) -> str:
+    """The amounts match; what they are of must too ("5% BSA" is not 5% non-fat milk, "5% O2"
+    not 5% CO2, "cells/mL" not cells/cm²): graded as words. A bare amount for "5% CO2" is
+    UNSCORED: the blank may hold only the number."""
+    named_gold, named_said = w.named_words(gold), w.named_words(text)
+    if not named_gold:
+        return CORRECT
+    if not named_said:
+        return UNSCORED
+    gold_rest, said_rest = " ".join(named_gold), " ".join(named_said)
+    if q.quantities(gold_rest) or q.quantities(said_rest):
+        return UNSCORED  # amounts left in the words: not a plain comparison
+    return grade_blank(gold_rest, said_rest)
 
 
 def _ratio(text: str) -> float | None:

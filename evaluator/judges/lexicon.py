@@ -1,6 +1,7 @@
 """Names a lab scientist writes two ways, for the offline matcher's blanks: chemical
-element symbols and the formulas and short names of common laboratory chemicals and
-solvents. General laboratory knowledge, not a list of any benchmark's answers; a name
+element symbols, the formulas and short names of common laboratory chemicals and
+solvents, and other names of common reagents, drugs, instruments and methods
+("paracetamol", "rotovap", "EDS"). General laboratory knowledge, not a list of any benchmark's answers; a name
 not here is simply not recognised (the matcher then abstains or grades by words).
 
     spelled("NaOH")     # "sodium hydroxide"
@@ -49,12 +50,31 @@ CHEMICALS = {
     "KBr": "potassium bromide", "NaF": "sodium fluoride", "SiO2": "silicon dioxide", "TiO2": "titanium dioxide",
     "ZnO": "zinc oxide", "Fe3O4": "iron oxide", "Al2O3": "aluminum oxide", "CaCO3": "calcium carbonate",
 }
-_BY_NAME = {name: name for name in CHEMICALS.values()}
+CHEMICALS.update({"K2Cr2O7": "potassium dichromate", "NaOCl": "sodium hypochlorite", "KOAc": "potassium acetate",
+                  "NaOAc": "sodium acetate"})
+# other names of one reagent, drug, instrument or method (lower case) -> the usual name
+OTHER_NAMES = {
+    "methylene chloride": "dichloromethane", "methyl alcohol": "methanol", "wood alcohol": "methanol",
+    "ethyl alcohol": "ethanol", "isopropyl alcohol": "isopropanol", "2-propanol": "isopropanol",
+    "propan-2-ol": "isopropanol", "baking soda": "sodium bicarbonate", "sodium hydrogen carbonate": "sodium bicarbonate",
+    "hydrogen carbonate": "bicarbonate", "bleach": "sodium hypochlorite", "caustic soda": "sodium hydroxide",
+    "muriatic acid": "hydrochloric acid", "table salt": "sodium chloride", "glycerin": "glycerol",
+    "glycerine": "glycerol", "carbamide": "urea", "paracetamol": "acetaminophen", "adrenaline": "epinephrine",
+    "noradrenaline": "norepinephrine", "lignocaine": "lidocaine", "salbutamol": "albuterol",
+    "ascorbic acid": "vitamin c", "pen/strep": "penicillin-streptomycin", "pen-strep": "penicillin-streptomycin",
+    "rotovap": "rotary evaporator", "rotavap": "rotary evaporator", "edx": "energy-dispersive x-ray spectroscopy",
+    "eds": "energy-dispersive x-ray spectroscopy", "edxs": "energy-dispersive x-ray spectroscopy",
+    "xps": "x-ray photoelectron spectroscopy", "esca": "x-ray photoelectron spectroscopy",
+    "sem": "scanning electron microscopy", "tem": "transmission electron microscopy", "xrd": "x-ray diffraction",
+    "spinal tap": "lumbar puncture", "ultrasound": "ultrasonography", "sonography": "ultrasonography",
+    "x-ray": "radiograph", "radiography": "radiograph", "light gate": "photogate",
+}
+_BY_NAME = {name: name for name in (*CHEMICALS.values(), *OTHER_NAMES.values())}
 
 
 # the anions of simple salts: formula -> the name's second word
 ANIONS = {"F": "fluoride", "Cl": "chloride", "Br": "bromide", "I": "iodide", "O": "oxide", "S": "sulfide",
-          "OH": "hydroxide", "CN": "cyanide", "NO3": "nitrate", "NO2": "nitrite", "SO4": "sulfate", "SO3": "sulfite",
+          "OH": "hydroxide", "OCl": "hypochlorite", "CN": "cyanide", "NO3": "nitrate", "NO2": "nitrite", "SO4": "sulfate", "SO3": "sulfite",
           "CO3": "carbonate", "HCO3": "bicarbonate", "PO4": "phosphate", "HPO4": "hydrogen phosphate",
           "H2PO4": "dihydrogen phosphate", "ClO": "hypochlorite", "ClO2": "chlorite", "ClO3": "chlorate",
           "ClO4": "perchlorate", "MnO4": "permanganate", "CrO4": "chromate", "OAc": "acetate", "BH4": "borohydride",
@@ -77,6 +97,8 @@ def spelled(text: str) -> str | None:
     t = text.strip()
     if t in CHEMICALS:
         return CHEMICALS[t]
+    if t.lower() in OTHER_NAMES:
+        return OTHER_NAMES[t.lower()]
     if t in ELEMENTS:
         return ELEMENTS[t]
     if salt(t):
@@ -108,4 +130,4 @@ def _plain(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower().replace("aluminium", "aluminum").replace("sulph", "sulf"))
 
 
-__all__ = ["ANIONS", "CHEMICALS", "ELEMENTS", "salt", "same_chemical", "spelled"]
+__all__ = ["ANIONS", "CHEMICALS", "ELEMENTS", "OTHER_NAMES", "salt", "same_chemical", "spelled"]

@@ -57,10 +57,10 @@ def normalize_text(text: str) -> str:
 
 
 class NormalizedMatchJudge:
-    """See the module docstring. judge_id "normalized-match@3": bump the suffix whenever a
+    """See the module docstring. judge_id "normalized-match@4": bump the suffix whenever a
     rule changes (cached judgements are keyed by it)."""
 
-    judge_id = "normalized-match@3"
+    judge_id = "normalized-match@4"
     kind = "normalized-match"
 
     def judge(self, requests: Sequence[JudgeRequest]) -> list[Judgement]:
@@ -124,7 +124,15 @@ def _grade_amount(gold: str, text: str) -> str:
         return NOT_ATTEMPTED if loose else INCORRECT  # "Very tall." for 828 m
     verdicts = [q.compare(target, s) for s in said]
     if "match" in verdicts:
-        return INCORRECT if _rivals(target, said, verdicts, text) else CORRECT
+        if _rivals(target, said, verdicts, text):
+            return INCORRECT
+        # what the amount is of must be said too: "Explorer 1" is not Sputnik 1
+        said_words = set(w.normal(text).split())
+        named = w.named_words(gold)
+        missing = [x for x in named if not set(w.normal(x).split()) <= said_words]
+        if not missing:
+            return CORRECT
+        return INCORRECT if len(missing) == len(named) else UNSCORED  # "Beijing 2008": a short name?
     if w.approximate(text) or w.vague(text):
         return NOT_ATTEMPTED
     return INCORRECT if "differs" in verdicts else UNSCORED
@@ -256,14 +264,14 @@ def _names_beside(text: str) -> bool:
 
 def _glued_words(gold: str, text: str) -> str | None:
     """How the answer continues the gold where it stands, as written: "name" (a capitalised
-    word or a numeral right before or after it, not a title word), "place" (a comma, then
+    word or a numeral right before or after it, not a title word; "Guinea-Bissau" for Guinea), "place" (a comma, then
     one or two capitalised words, to the end), or None (sentence context or detail)."""
     folded = re.sub(r"\bSt\.?\s", "Saint ", re.sub(r"\bMt\.?\s", "Mount ", w.strip_accents(q.fold(text))))
     pattern = r"[\s\-.]+".join(re.escape(x) for x in w.strip_accents(q.fold(gold)).split())
     m = re.search(pattern, folded, re.I)
     if not m:
         return None
-    ahead = re.match(rf"\s+([A-Z][\w'’-]*|[IVX]+\b|\d+\b|{_NAME_PARTICLES}\s+[A-Z])", folded[m.end():])
+    ahead = re.match(rf"(?:\s+|-(?=[A-Z]))([A-Z][\w'’-]*|[IVX]+\b|\d+\b|{_NAME_PARTICLES}\s+[A-Z])", folded[m.end():])
     behind = re.search(r"(?:^|\s)([A-Z][\w'’-]*)\s+$", folded[:m.start()])
     named_ahead = ahead is not None and ahead[1].lower().rstrip(".") not in _TITLES | _KINDS
     named_behind = behind is not None and behind[1].lower() not in _TITLES | _OPENERS \
@@ -327,8 +335,9 @@ def _grade_other(gold: str, text: str) -> str:
 
 def _described(text: str) -> bool:
     """"a/an" and a common noun, with nothing but adjectives before it and a place or
-    detail after ("A string instrument", "An NBA team", "A river in Paris")."""
-    m = re.match(r"\s*(?:an?|some)\s+([^,;.()]+?)(?:\s+(?:in|of|from|on|at|with|that|which|near)\b.*)?\s*\.?\s*$",
+    detail after ("A string instrument", "An NBA team", "A river in Paris", "It's a Korean
+    dish.")."""
+    m = re.match(r"\s*(?:(?:it['’]?s|it\s+is|this\s+is|that['’]?s|this\s+looks\s+like)\s+)?(?:an?|some)\s+([^,;.()]+?)(?:\s+(?:in|of|from|on|at|with|that|which|near)\b.*)?\s*\.?\s*$",
                  q.fold(text), re.I)
     return m is not None and not re.search(r"\d", m[1]) and m[1].split()[-1].islower()
 

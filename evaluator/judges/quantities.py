@@ -19,6 +19,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺₀₁₂₃₄₅₆₇₈₉", "0123456789-+0123456789")
 _PREFIXES = {"p": 1e-12, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "m": 1e-3, "c": 1e-2, "d": 1e-1,
@@ -99,6 +100,7 @@ class Quantity:
 _VULGAR = {"½": .5, "¼": .25, "¾": .75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": .125}
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Unicode compatibility form with superscripts and subscripts as plain digits, one
     minus sign, "×" as x, pressure units written apart joined ("mm Hg" -> mmHg), and
@@ -135,15 +137,20 @@ def _unit_token(token: str) -> tuple[float, dict[str, int]] | None:
     return factor ** power, {d: e * power for d, e in dims.items()}
 
 
+# every unit word, with or without an SI prefix, in one pattern: longest first
+_UNIT_WORD_RE = re.compile(
+    r"\b(?P<p>" + "|".join(_WORD_PREFIX) + r")?(?P<w>" + "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True))
+    + r")s?\b", re.I)
+
+
 def _words_to_symbols(text: str) -> str:
     text = re.sub(r"\bper\b", "/", text)
-    for word, short in sorted(_WORDS.items(), key=lambda kv: -len(kv[0])):
-        for prefix, p in _WORD_PREFIX.items():
-            text = re.sub(rf"\b{prefix}{word}s?\b", p + short, text, flags=re.I)
-        text = re.sub(rf"\b{word}s?\b", short, text, flags=re.I)
-    return text
+    if not re.search(r"[a-z]{3}", text, re.I):
+        return text  # symbols only ("mg/kg"): nothing to spell out
+    return _UNIT_WORD_RE.sub(lambda m: _WORD_PREFIX.get((m["p"] or "").lower(), "") + _WORDS[m["w"].lower()], text)
 
 
+@lru_cache(maxsize=65536)
 def parse_unit(text: str) -> Unit | None:
     """A unit expression ("mg/kg", "µmol m-2 s-1", "N/mm²", "km/h", "× g", "°C"); None if unknown."""
     raw = fold(text).strip().rstrip(".")

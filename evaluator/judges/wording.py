@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from evaluator.judges.dates import parse_date
 from evaluator.judges.quantities import _roman, fold
@@ -39,6 +40,7 @@ def words(text: str) -> list[str]:
     return [_ABBREVIATIONS.get(w, w) for w in re.sub(r"[^\w]+|_", " ", text).split()]
 
 
+@lru_cache(maxsize=65536)
 def normal(text: str) -> str:
     """The answer's words without articles (a final "a" kept: "vitamin a")."""
     tokens = words(text)
@@ -67,6 +69,7 @@ _SPELLINGS = ((r"(?<=[a-z])is(e|ed|er|ers|es|ing|ation|ations)\b", r"iz\1"), (r"
               (r"(?<=[a-z])oe", "e"))
 
 
+@lru_cache(maxsize=65536)
 def loose(text: str) -> str:
     """normal() with every word singular, British spellings American ("plasticiser",
     "colour", "sulphate"), and spaces dropped: "metal-organic frameworks" and "Metal
@@ -163,11 +166,18 @@ def stance(text: str) -> str | None:
     hedged = bool(_HEDGE.search(plain)) or bool(re.search(r"^\W*\w[^?]{0,40}\?", text.strip()))
     if _REFUSAL.search(plain) or _UNKNOWN_THING.match(plain):
         # a disclaimer beside a named candidate is a guess ("Melbourne? Not sure."), else a
-        # refusal, whatever doubt it voices ("I'm not sure; the video doesn't say.")
-        return "hedge" if _candidate(text) else "refusal"
+        # refusal, whatever doubt it voices ("I'm not sure; the video doesn't say."); a
+        # refusal of the very thing asked, beside only its kind, names no candidate ("a
+        # memorial in Washington, but I can't tell which one")
+        if _candidate(text) and not (_WHICH_REFUSAL.search(plain) and " or " not in f" {plain} "):
+            return "hedge"
+        return "refusal"
     return "hedge" if hedged else None
 
 
+_WHICH_REFUSAL = re.compile(r"\b(?:cant|cannot|can not|couldnt|could not|unable to) (?:tell|say|identify|determine) "
+                            r"(?:which|who|what)\b|\b(?:dont|do not) know (?:its|their|his|her|the) (?:name|title)\b|"
+                            r"\bnot sure which\b")
 # "Unknown violinist", "N/A - cannot determine": nothing named
 _UNKNOWN_THING = re.compile(r"^(?:unknown|unidentified|n a|na)\b")
 _OPENING = frozenset("i im i'm i've sorry not the this that these it its it's unable cannot can't hmm as based "
@@ -234,6 +244,25 @@ def numeric(gold: str) -> bool:
     folded = fold(gold)
     return bool(re.search(r"\d", folded)) and (parse_date(gold) is not None or
                                                  len(re.findall(r"[^\W\d_]{2,}", folded)) <= 3)
+
+
+_NOT_NAMES = frozenset("of the a an and in at per x × about around approximately roughly to is was it its "
+                       "hundred thousand million billion trillion dozen one two three four five six seven eight "
+                       "nine ten eleven twelve half quarter".split())
+
+
+def named_words(text: str) -> list[str]:
+    """What an amount is of, beside its number and unit: "5% non-fat milk" -> non-fat, milk;
+    "Sputnik 1" -> Sputnik; "1 × 10^5 cells/cm²" -> cells/cm2; "828 m" -> nothing."""
+    from evaluator.judges.quantities import parse_unit  # (quantities imports nothing from here)
+    out = []
+    for token in fold(text).split():
+        token = token.strip(".,;:()[]\"'*")
+        if (token and not token[0].isdigit() and token[0] not in "-+~≈<>" and re.search(r"[^\W\d_]", token)
+                and token.lower() not in _NOT_NAMES and parse_unit(token) is None
+                and not re.fullmatch(r"[IVXLCDM]+", token)):  # a Roman numeral is the amount itself
+            out.append(token)
+    return out
 
 
 def find(gold: list[str], said: list[str]) -> int | None:
