@@ -18,20 +18,28 @@ if TYPE_CHECKING:
 
 
 def build_app() -> gr.Blocks:
-    """Stores, first start (local store), the embedded worker, the table, the UI."""
+    """Stores, first start (local store), the site's suite (LEADERBOARD_SUITE: a name or an
+    id; SystemExit naming the published suites when it is neither), the embedded worker,
+    the table, the UI."""
     # Imported here, not above: the site's validation process (leaderboard/checking.py) is
     # spawned, and a spawned process imports this file; it needs none of these.
     from worker.loop import start_in_process
     from leaderboard.source import TableSource
     from leaderboard.ui import build_ui
     from space_config.settings import get_settings
+    from submissions.errors import NotFoundError
     from submissions.stores import open_stores
+    from submissions.suites import resolve_suite_id
     from worker.suites import first_start
 
     settings = get_settings()
     stores = open_stores(settings)
     if settings.store == "local":
         first_start(stores)
+    try:  # a site whose LEADERBOARD_SUITE names no published suite would refuse every submission
+        resolve_suite_id(stores, settings)
+    except NotFoundError as e:
+        raise SystemExit(f"The site cannot start: {e}") from None
     scheduler = start_in_process(stores, settings) if settings.embedded_worker else None
     source = TableSource(stores, settings)
     demo = build_ui(stores, settings, source, scheduler)

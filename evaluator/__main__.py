@@ -2,7 +2,8 @@
 
     demo-suite   build a demo suite (real video files, answer key apart, a fresh secret)
     import       build a suite from the benchmarks' official releases
-    publish-suite upload a built suite to the stores (public part and answer key apart)
+    publish-suite upload a built suite to the stores (public part and answer key apart) and score
+                 the built-in baselines on it
     template     write the call list a submitter must answer
     baseline     write a built-in baseline's prediction file (random, first-option)
     score        score a prediction file against a suite's hidden answers
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from evaluator.errors import EvaluatorError
@@ -73,10 +75,14 @@ def _check_releases(releases: dict[str, str], secret) -> None:
 def _cmd_publish_suite(args) -> None:
     from space_config.settings import get_settings
     from submissions.stores import open_stores
-    from worker.suites import publish_suite
+    from worker.suites import publish_with_baselines
 
-    suite_id = publish_suite(open_stores(get_settings()), args.folder)
-    print(f"published suite {suite_id}: public part to the suite store, answer key to the answers store")
+    settings = get_settings()
+    suite_id, scored = publish_with_baselines(open_stores(settings), args.folder)
+    print(f"published suite {suite_id} to the {settings.store} store: public part to the suite store, answer key "
+          f"to the answers store")
+    if scored:
+        print(f"scored the built-in baselines on it ({', '.join(scored)}): its board opens with their rows")
 
 
 def _cmd_template(args) -> None:
@@ -159,22 +165,30 @@ def _add_suite_commands(sub) -> None:
     _secret_from_argument(s)
     s.set_defaults(func=_cmd_demo_suite)
 
-    s = sub.add_parser("import", help="build a suite from official releases")
-    from evaluator.benchmarks import ORDER
+    from evaluator.benchmarks import BENCHMARKS, ORDER
 
+    layouts = "\n\n".join(f"--{name} DIR: {BENCHMARKS[name].TITLE}\n" + textwrap.indent(BENCHMARKS[name].RELEASE_LAYOUT, "  ")
+                            for name in ORDER)
+    s = sub.add_parser("import", help="build a suite from official releases",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="Each release folder (DIR, shown as <root>) in its official layout:\n\n" + layouts +
+                       "\n\n--check reads every release given and lists every missing video with the folders "
+                       "searched; nothing is written.")
     for name in ORDER:
-        s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder")
+        s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder (layout below)")
     s.add_argument("--out", type=Path, help="folder to write suite/ and answers/ into (not with --check)")
     s.add_argument("--check", action="store_true",
                    help="only read the releases and print, per benchmark, the items, levels or tracks, "
                         "categories with counts, options per question and what was repaired or skipped; "
                         "writes nothing")
-    s.add_argument("--name", default="official")
-    s.add_argument("--version", default="v1")
+    s.add_argument("--name", default="official",
+                   help="the suite's name (LEADERBOARD_SUITE may name the suite by it); default: official")
+    s.add_argument("--version", default="v1", help="the suite's version, part of its id; default: v1")
     _secret_from_argument(s)
     s.set_defaults(func=_cmd_import)
 
-    s = sub.add_parser("publish-suite", help="upload a built suite to the stores (answer key apart)")
+    s = sub.add_parser("publish-suite", help="upload a built suite to the stores (answer key apart), then score "
+                                             "the built-in baselines on it")
     s.add_argument("folder", type=Path, help="the folder holding suite/ and answers/ (demo-suite or import --out)")
     s.set_defaults(func=_cmd_publish_suite)
 

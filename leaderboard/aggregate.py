@@ -19,12 +19,13 @@ Numbers are float64 columns, text and breakdowns string columns, `thinking` bool
 Columns (benchmark names as in evaluator.benchmarks):
     id, model, kind, submitter, revision, file_sha256, suite_id, judge_id, judge_kind,
     runner, runner.<setting>..., created, code_version, run, thinking, precision, frames,
-    params, meta.<key>... (request metadata), average (the mean of the five
-    `overall`s, only when all five exist), source ("verified": computed by our worker),
+    params, meta.<key>... (request metadata), average (the mean of the `overall`s of the
+    suite's benchmarks, only when all of them exist), average_of (those benchmarks, comma-
+    separated: a suite may hold any of the five), source ("verified": computed by our worker),
     <bench>.overall, <bench>.overall_ci_low, <bench>.overall_ci_high,
     <bench>.<metric> for every scalar metric, <bench>.<breakdown> as a JSON string for
     every dict (by_discipline, by_hop, ...), <bench>.n_calls, <bench>.n_answered,
-    blind.<bench>.overall and blind.average (the "no video" pass, when one ran),
+    blind.<bench>.overall and blind.average (the "no video" pass, when one ran; the same mean),
     cost.gpu_seconds_per_call (mean), cost.ttft_s and cost.tokens_per_s (medians),
     cost.device (model-ID runs: what the run cost, on which hardware),
     cost.judge_tokens and cost.judge_usd (what remote LLM judges cost to grade the row),
@@ -113,12 +114,14 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
                 else json.dumps(value, sort_keys=True)
     for key, value in sorted(metadata.items()):
         row[f"meta.{key}"] = str(value)
-    overalls = [result.scores.get(name, {}).get("overall") for name in ORDER]
+    over = suite_benchmarks(result)
+    overalls = [result.scores.get(name, {}).get("overall") for name in over]
     row["average"] = ratio(sum(overalls), len(overalls)) if all(v is not None for v in overalls) else None
+    row["average_of"] = ",".join(over)
     for name in [*ORDER, *sorted(set(result.scores) - set(ORDER))]:
         if name in result.scores:
             row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
-    row.update(_blind_columns(result.blind_scores))
+    row.update(_blind_columns(result.blind_scores, over))
     row.update(_cost_columns(result.cost))
     row.update(_judge_cost_columns(result.judge_usage))
     row.update(protocol_card.row_columns(result))  # the card, its status and hash (leaderboard/protocol_card.py)
@@ -126,12 +129,19 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
     return row
 
 
-def _blind_columns(blind: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """The "no video" pass's headline per benchmark, and their mean when all five exist."""
+def suite_benchmarks(result: Result) -> list[str]:
+    """The benchmarks of the result's suite, in ORDER: those whose calls its protocol card
+    hashed (every call of the suite was asked); all five for a result without a card."""
+    asked = set(result.protocol.prompts_sha256) if result.protocol is not None else set()
+    return [name for name in ORDER if name in asked] or list(ORDER)
+
+
+def _blind_columns(blind: dict[str, dict[str, Any]] | None, over: list[str]) -> dict[str, Any]:
+    """The "no video" pass's headline per benchmark, and their mean when the suite's all exist."""
     if not blind:
         return {}
     out = {f"blind.{name}.overall": metrics.get("overall") for name, metrics in blind.items()}
-    overalls = [blind.get(name, {}).get("overall") for name in ORDER]
+    overalls = [blind.get(name, {}).get("overall") for name in over]
     out["blind.average"] = ratio(sum(overalls), len(overalls)) if all(v is not None for v in overalls) else None
     return out
 

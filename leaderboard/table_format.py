@@ -28,7 +28,7 @@ EXPORTS_KEY = b"leaderboard.exports"  # and the index of the open exports (leade
 # Columns every table has, in this order; benchmark columns follow.
 META_COLUMNS = [ID, "model", "kind", "submitter", "revision", "file_sha256", "suite_id", "judge_id",
                 "judge_kind", "runner", "created", "code_version", "run", "thinking", "precision", "frames",
-                "params", "average", "source"]
+                "params", "average", "average_of", "source"]
 
 
 def _number(value: Any) -> bool:

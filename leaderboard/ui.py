@@ -95,7 +95,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
                                        "CausalStep accuracy by position in the reasoning chain.")
             plots.build(h, suite, generation, opened)
             compare.build(h, suite, generation)
-            signed, quota, submit_tab, download = submit.build(h)
+            signed, quota, submit_tab, download = submit.build(h, suite)
             queue.build(h, signature)
             snapshots = downloads.build(h, suite, generation, signature)
             about.build(h)
@@ -109,6 +109,6 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
         demo.load(h.suite_from_link, None, suite, api_visibility="private")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
-        gr.on([demo.load, submit_tab.select], h.calls_file, None, download, api_name="calls_file")
+        demo.load(h.calls_file, [suite], download, api_visibility="private")
     demo.api_routes = api.routes(snapshots, h.configured_suite)  # app.py serves them beside the page
     return demo

@@ -33,6 +33,7 @@ from submissions.queue import Queue
 from submissions.quotas import check_quota, model_org, quota_usage, same_user
 from submissions.requests import Request, new_id, utcnow
 from submissions.stores.base import Store
+from submissions.suites import explain_refusal, resolve_suite_id, suite_manifest
 from submissions.validation import (
     HubClient,
     ModelForm,
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_NAME = 100
-DEMO_PREFIX = "demo-"
 
 
 # -- who submits --------------------------------------------------------------------------
@@ -75,47 +75,6 @@ class Identity:
 def _identity(who: Identity | Any) -> Identity:
     # The app may hand us its OAuth profile directly; both mean the same signed-in user.
     return who if isinstance(who, Identity) else Identity.from_oauth(who)
-
-
-# -- suites -------------------------------------------------------------------------------
-
-def published_suites(store: Store) -> list[str]:
-    """Ids of the suites in the suite store: top-level folders holding a suite.json."""
-    return sorted(path.split("/")[0] for path in store.list() if path.count("/") == 1
-                  and path.endswith("/suite.json"))
-
-
-def suite_manifest(store: Store, suite_id: str) -> dict:
-    """A published suite's suite.json ({} when it is missing or unreadable)."""
-    found = store.read(f"{suite_id}/suite.json")
-    try:
-        return json.loads(found.data) if found else {}
-    except ValueError:
-        return {}
-
-
-def newest(store: Store, suite_ids: list[str]) -> str:
-    """The most recently built of these suites (several demo suites exist once the demo
-    generator has changed: the newest is current)."""
-    return max(suite_ids, key=lambda s: (str(suite_manifest(store, s).get("created", "")), s))
-
-
-def resolve_suite_id(stores: Stores, settings: Settings) -> str:
-    """The id of the suite submissions go to (`settings.suite`; "demo": the demo suite)."""
-    published = published_suites(stores.suite)
-    wanted = settings.suite
-    if wanted == "demo":
-        demos = [s for s in published if s.startswith(DEMO_PREFIX)]
-        if not demos:
-            raise NotFoundError(f"No demo suite in the {stores.suite.name} store: build and publish it first "
-                                f"(`python app.py` does on its first start), or set LEADERBOARD_SUITE to the id "
-                                f"of a published suite.")
-        return newest(stores.suite, demos)
-    if wanted not in published:
-        known = ", ".join(published) or "none"
-        raise NotFoundError(f"Suite '{wanted}' (LEADERBOARD_SUITE) is not in the {stores.suite.name} store "
-                            f"(published suites: {known}).")
-    return wanted
 
 
 # Parsed call lists kept in the site process: the current suite and one more, so a switch
@@ -263,7 +222,10 @@ def submit_predictions(stores: Stores, settings: Settings, identity: Identity | 
     file_path = Path(file_path)
     sha256 = sha256_file(file_path)
     if checked_sha256 is None or checked_sha256 != sha256:
-        validate_predictions(file_path, read_calls(stores.suite, suite_id), settings)
+        try:
+            validate_predictions(file_path, read_calls(stores.suite, suite_id), settings)
+        except Refused as e:  # a file built for another published suite: say so in one line
+            raise Refused(e.reason, explain_refusal(stores, file_path, suite_id, str(e))) from None
 
     queue = Queue(stores.requests)
     request = Request(id=new_id(), kind="predictions", submitter=who.username, suite_id=suite_id, model=name,
@@ -279,11 +241,12 @@ def submit_predictions(stores: Stores, settings: Settings, identity: Identity | 
 
 
 def submit_model(stores: Stores, settings: Settings, identity: Identity | Any, form: Mapping[str, Any],
-                 hub: HubClient | None = None) -> Request:
-    """Queue a Hub model for evaluation, pinned to the commit its revision resolves to now."""
+                 hub: HubClient | None = None, suite_id: str | None = None) -> Request:
+    """Queue a Hub model for evaluation on `suite_id` (default: the site's suite), pinned to
+    the commit its revision resolves to now."""
     who = _identity(identity)
     parsed = ModelForm.parse(form)  # unknown keys, a forged "submitter" included, are dropped here
-    suite_id = resolve_suite_id(stores, settings)
+    suite_id = resolve_suite_id(stores, settings, suite_id)
     if parsed.frames is not None and parsed.frame_budgets:
         raise Refused("validation", "Give frame budgets or one frame count for every call (`frames`, outside "
                                     "every paper's protocol), not both.")

@@ -351,7 +351,7 @@ BAD = [
     (_set(["video_id"], "m1"), "field 'video_id': 'm1' is already used on line"),
     (_set(["category"], "Chess"), "field 'category': unknown category 'Chess'"),
     (_set(["video_file"], 3), "field 'video_file' has the wrong type"),
-    (_set(["video_file"], "videos/nope.mp4"), "video file 'videos/nope.mp4' not found"),
+    (_set(["video_file"], "videos/nope.mp4"), "'videos/nope.mp4' (looked in"),
     (_set(["segments", 0, "descriptive", "answer"], 8), "segments[0].descriptive: field 'answer'"),
     (_set(["segments", 0, "descriptive", "answer"], True), "segments[0].descriptive: field 'answer'"),
     (_set(["segments", 1, "causal", "answer"], "not an option"), "segments[1].causal: field 'answer'"),

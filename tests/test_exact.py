@@ -125,7 +125,7 @@ def test_missing_video_and_missing_metadata(tmp_path):
     with pytest.raises(ImportReleaseError, match="file not found"):
         exact.import_release(tmp_path, SECRET)
     root = write_release(tmp_path / "r", [record(0)], videos=False)
-    with pytest.raises(ImportReleaseError, match="video file .* not found"):
+    with pytest.raises(ImportReleaseError, match=r"1 video file\(s\) not found:\n  .*metadata.jsonl:1: '.*mp4' \(looked in "):
         exact.import_release(root, SECRET)
 
 

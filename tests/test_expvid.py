@@ -492,7 +492,7 @@ def _break(root: Path, level: str, stem: str, line: int, change: dict | str) -> 
     ("level1", "tools", 1, {"answer": None}, "missing field 'answer'"),
     ("level1", "materials", 1, {"options": None}, "missing field 'options'"),
     ("level1", "quantity", 1, {"options": 5}, "field 'options'"),
-    ("level1", "operation", 1, {"video": "nowhere.mp4"}, "field 'video': video file 'nowhere.mp4' not found"),
+    ("level1", "operation", 1, {"video": "nowhere.mp4"}, "field 'video': 'nowhere.mp4' (looked in"),
     ("level1", "operation", 1, {"video": None}, "missing field 'video'"),
     ("level2", "sequence_generation", 1, {"answer": ["seven"]}, "field 'answer'"),
     ("level2", "sequence_generation", 1, {"answer": []}, "field 'answer'"),

@@ -10,6 +10,7 @@ import av
 import numpy as np
 
 from conftest import run_cli
+from evaluator.benchmarks import BENCHMARKS, ORDER
 from evaluator import video
 
 
@@ -78,6 +79,33 @@ def test_import_exact_release(tmp_path):
 
     proc = run_cli("import", "--exact", str(tmp_path / "missing"), "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and "file not found" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_import_help_shows_each_release_layout():
+    proc = run_cli("import", "--help")
+    assert proc.returncode == 0, proc.stderr
+    for name in ORDER:
+        assert f"--{name} DIR: {BENCHMARKS[name].TITLE}" in proc.stdout
+        assert BENCHMARKS[name].RELEASE_LAYOUT.splitlines()[0] in proc.stdout
+    assert "annotations/level1/<task>.jsonl" in proc.stdout and "VideoSimpleQA.json" in proc.stdout
+
+
+def test_import_check_names_every_missing_video_and_where_it_looked(tmp_path):
+    from test_exact import record, write_release as write_exact
+
+    root = write_exact(tmp_path / "ExAct", [record(0), record(1), record(2)])
+    data = root / "data"  # the release keeps metadata.jsonl and the videos under data/
+    names = [json.loads(line)["file_name"] for line in (data / "metadata.jsonl").open()]
+    for name in names[:2]:
+        (data / name).unlink()  # two of the three videos are missing
+    proc = run_cli("import", "--check", "--exact", str(root))
+    assert proc.returncode == 2, proc.stdout
+    out = proc.stdout + proc.stderr
+    assert "2 video file(s) not found" in out
+    for name in names[:2]:
+        assert f"'{name}' (looked in {data}, {data / 'videos'}, {data / 'data'})" in out
+    assert names[2] not in out
+    assert "Traceback" not in out
 
 
 def test_import_check_reports_each_release_and_writes_nothing(tmp_path):

@@ -78,7 +78,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ]),
     ("stores", [
         "submissions.queue", "submissions.stores", "submissions.stores.*",
-        "submissions.quotas", "submissions.validation", "submissions.submit",
+        "submissions.quotas", "submissions.validation", "submissions.suites", "submissions.submit",
         # The published table's format: written by the worker, read by the site.
         "leaderboard.aggregate", "leaderboard.disclosure", "leaderboard.protocol_card",
         "leaderboard.markup", "leaderboard.table_format",

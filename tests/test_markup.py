@@ -95,7 +95,7 @@ def test_a_hostile_call_id_stays_inside_the_status_block(handlers, stores, calls
     path = write_file(tmp_path / "hostile.jsonl", [{"id": first, "response": "A"}, {"id": call_id, "response": "B"},
                                                     {"id": call_id, "response": 7}])
     before = len(Queue(stores.requests).all())
-    for message in (handlers.check_file(path), handlers.submit_file(path, "m", "", "", "", False, None)[0]):
+    for message in (handlers.check_file(path), handlers.submit_file(path, "m", "", "", "", False, None, None)[0]):
         assert message.startswith("❌") and GENERIC_ERROR not in message
         page = MD.render(message)
         assert "<img" not in page and "<script" not in page and "<a " not in page and "<pre" not in page
@@ -111,7 +111,7 @@ def test_a_hostile_file_name_and_model_name_are_escaped(handlers, calls, tmp_pat
     bad = write_file(folder / "```<img src=y>.jsonl", ["{not json"])
     assert "<img" not in MD.render(handlers.check_file(bad))
     good = baseline_file(tmp_path / "named.jsonl", calls, "random", 4242)
-    message, _ = handlers.submit_file(good, "**Mine** <img src=z onerror=alert(1)>", "", "", "", False, None)
+    message, _ = handlers.submit_file(good, "**Mine** <img src=z onerror=alert(1)>", "", "", "", False, None, None)
     assert message.startswith("✅ Submitted"), message
     page = MD.render(message)
     assert "<img" not in page and "<strong>" not in page

@@ -14,7 +14,8 @@ from leaderboard.checking import FileChecker
 from space_config.settings import get_settings
 from submissions.errors import Refused
 from submissions.stores import Stores
-from submissions.submit import Identity, read_calls, resolve_suite_id, sha256_file, submit_predictions
+from submissions.submit import Identity, read_calls, sha256_file, submit_predictions
+from submissions.suites import resolve_suite_id
 from worker.suites import first_start
 
 

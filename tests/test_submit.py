@@ -28,10 +28,11 @@ from submissions.submit import (
     clear_call_lists,
     read_calls,
     remaining_quota,
-    resolve_suite_id,
     submit_model,
     submit_predictions,
 )
+
+from submissions.suites import resolve_suite_id  # noqa: E402
 
 ALICE = Identity("alice")
 BOB = Identity("bob")

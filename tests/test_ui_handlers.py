@@ -121,7 +121,7 @@ def test_nobody_signed_in_cannot_submit(stores, settings, source, tmp_path, call
     anonymous = Handlers(stores, settings=dataclasses.replace(settings, dev_user=None), source=source)
     before = len(Queue(stores.requests).all())
     message, quota = anonymous.submit_file(baseline_file(tmp_path / "p.jsonl", calls, "random", 901), "m", "", "",
-                                           "", False, None)
+                                           "", False, None, None)
     assert message.startswith("❌") and "Sign in with Hugging Face" in message
     assert "Sign in" in quota
     assert len(Queue(stores.requests).all()) == before
@@ -166,7 +166,7 @@ def test_a_partial_upload_says_what_will_score_as_unanswered(handlers, tmp_path,
 def test_a_submission_is_queued_for_the_signed_in_user_only(handlers, stores, tmp_path, calls, suite_id):
     path = baseline_file(tmp_path / "mine.jsonl", calls, "random", 11)
     # The display name reads like another user: it is only a name. The submitter is the login.
-    message, quota = handlers.submit_file(path, "submitter: mallory", "7.5", "open", "32", True, None)
+    message, quota = handlers.submit_file(path, "submitter: mallory", "7.5", "open", "32", True, None, None)
     assert message.startswith("✅ Submitted"), message
     request_id = message.split("`")[1]
     request = Queue(stores.requests).get(request_id)
@@ -178,14 +178,14 @@ def test_a_submission_is_queued_for_the_signed_in_user_only(handlers, stores, tm
     assert "left in the rolling" in quota
 
     message, _ = handlers.submit_file(baseline_file(tmp_path / "hers.jsonl", calls, "random", 12), "hers", "",
-                                      "not stated", "", False, Profile("alice"))
+                                      "not stated", "", False, None, Profile("alice"))
     assert Queue(stores.requests).get(message.split("`")[1]).submitter == "alice"  # the OAuth login wins
 
 
 def test_the_same_file_twice_is_refused_as_a_duplicate(handlers, tmp_path, calls):
     path = baseline_file(tmp_path / "twice.jsonl", calls, "random", 13)
-    assert handlers.submit_file(path, "once", "", "", "", False, None)[0].startswith("✅")
-    again, _ = handlers.submit_file(path, "again", "", "", "", False, None)
+    assert handlers.submit_file(path, "once", "", "", "", False, None, None)[0].startswith("✅")
+    again, _ = handlers.submit_file(path, "again", "", "", "", False, None, None)
     assert again.startswith("❌") and "already submitted" in again
 
 
@@ -193,7 +193,7 @@ def test_the_same_file_twice_is_refused_as_a_duplicate(handlers, tmp_path, calls
                                                    ("", "2.5", "Frames"), ("", "0", "Frames")])
 def test_bad_form_numbers_are_named(handlers, tmp_path, calls, params, frames, field):
     path = baseline_file(tmp_path / "numbers.jsonl", calls, "random", 14)
-    message, _ = handlers.submit_file(path, "numbers", params, "", frames, False, None)
+    message, _ = handlers.submit_file(path, "numbers", params, "", frames, False, None, None)
     assert message.startswith("❌") and field in message
 
 
@@ -203,7 +203,7 @@ def budget_fields(**values) -> list[str]:
 
 
 def test_a_hub_model_is_queued_pinned_to_its_commit(handlers, stores):
-    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", True, None, *budget_fields(videommmu=16))
+    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", True, None, None, *budget_fields(videommmu=16))
     assert message.startswith("✅"), message
     request = Queue(stores.requests).get(message.split("`")[1])
     assert (request.kind, request.submitter, request.revision) == ("model", DEV_USER, model_payload()["sha"])
@@ -212,15 +212,15 @@ def test_a_hub_model_is_queued_pinned_to_its_commit(handlers, stores):
     assert request.frame_budgets == {"expvid_level3": 128, "videommmu": 16, "videosimpleqa": 32}
     assert request.frame_budget_notes["videommmu"] == "declared by the model's author"
     assert request.frame_budget_notes["videosimpleqa"] == "the default for a model the paper did not run"
-    refused, _ = handlers.submit_model("acme/no-such-model", "main", "bfloat16", False, None, *budget_fields())
+    refused, _ = handlers.submit_model("acme/no-such-model", "main", "bfloat16", False, None, None, *budget_fields())
     assert refused.startswith("❌") and "No model 'acme/no-such-model'" in refused
 
 
 def test_a_frame_budget_outside_the_papers_range_is_refused_with_the_range(handlers, stores):
     before = len(Queue(stores.requests).all())
-    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, *budget_fields(videosimpleqa=64))
+    message, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, None, *budget_fields(videosimpleqa=64))
     assert message.startswith("❌") and "Video SimpleQA: 64 frames is outside the paper's range 2-32" in message
-    typo, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, *budget_fields(videommmu="lots"))
+    typo, _ = handlers.submit_model("acme/vid-7b", "", "bfloat16", False, None, None, *budget_fields(videommmu="lots"))
     assert typo.startswith("❌") and "Video-MMMU lectures" in typo and "whole number" in typo
     assert len(Queue(stores.requests).all()) == before  # nothing queued, no quota spent
 
@@ -230,7 +230,7 @@ def test_a_frame_budget_outside_the_papers_range_is_refused_with_the_range(handl
 def test_the_worker_finishes_a_submission_and_the_site_shows_it(handlers, stores, settings, source, tmp_path, calls,
                                                                suite_id):
     path = baseline_file(tmp_path / "scored.jsonl", calls, "first-option", 21)
-    message, _ = handlers.submit_file(path, "Scored Model", "", "", "", False, None)
+    message, _ = handlers.submit_file(path, "Scored Model", "", "", "", False, None, None)
     request_id = message.split("`")[1]
     generation = source.generation
     Worker(stores, settings).drain()  # earlier tests' submissions too, as the embedded worker would
@@ -255,7 +255,7 @@ def test_the_worker_finishes_a_submission_and_the_site_shows_it(handlers, stores
 
 def test_a_failure_stays_in_the_queue_with_its_reason(handlers, stores, settings, tmp_path, calls):
     message, _ = handlers.submit_file(baseline_file(tmp_path / "lost.jsonl", calls, "random", 31), "Lost File", "",
-                                      "", "", False, None)
+                                      "", "", False, None, None)
     request = Queue(stores.requests).get(message.split("`")[1])
     stores.private.delete(request.predictions_path)  # the upload vanished: the worker cannot download it
     Worker(stores, settings).drain()
@@ -276,7 +276,7 @@ def test_the_embedded_worker_is_woken_by_a_submission(stores, settings, source, 
         assert polled.wait(timeout=120), "the embedded worker never polled"
         awake = Handlers(stores, settings, source, scheduler)
         message, _ = awake.submit_file(baseline_file(tmp_path / "woken.jsonl", calls, "random", 41), "Woken", "", "",
-                                       "", False, None)
+                                       "", False, None, None)
         request_id = message.split("`")[1]
         wait_until("the woken worker to finish the submission",
                    lambda: Queue(stores.requests).get(request_id).status == Status.FINISHED, timeout=120)
@@ -292,10 +292,13 @@ def test_every_view_callback_answers_for_the_demo_suite(handlers, suite_id):
     tables = handlers.benchmarks(suite_id)
     assert len(tables) == 5 and all(len(t) >= 2 for t in tables)
     assert set(handlers.by_level(suite_id).columns) >= set(views.LEVEL_ORDER)
-    picker, shown = handlers.breakdown_choice(suite_id, "causalstep-category", None)
-    assert picker.value == "ws_norm" and len(shown) >= 2
-    picker, shown = handlers.breakdown_choice(suite_id, "exact-domain", "ws_norm")
+    choose = handlers.breakdown_choice(views.DOMAIN_VIEWS)
+    key, picker, rank, shown = choose(suite_id, "causalstep-category", None, None)
+    assert key.value == "causalstep-category" and picker.value == "ws_norm" and len(shown) >= 2
+    assert rank.value == views.OVERALL and shown.columns[3] == "CausalStep overall"
+    key, picker, rank, shown = choose(suite_id, "exact-domain", "ws_norm", "Sports")
     assert picker.visible is False and "Sports" in shown.columns
+    assert rank.value == "Sports" and shown.columns[3] == "Sports"  # ranked by Sports, shown first
     models, profile, no_profile, score, scatter, no_scatter = handlers.plots(suite_id, ["no-such-id"], "average")
     assert len(models.value) == min(5, len(handlers.board(suite_id)))  # a stale choice falls back to defaults
     profile, scatter = profile["value"], scatter["value"]
@@ -353,7 +356,7 @@ def test_the_timer_reports_generation_and_queue_changes(handlers, source, tmp_pa
     assert generation == source.generation and text.startswith("Results last updated")
     assert handlers.tick()[2] == signature
     handlers.submit_file(baseline_file(tmp_path / "tick.jsonl", calls, "random", 51), "Tick", "", "", "", False,
-                         None)
+                         None, None)
     assert handlers.tick()[2] != signature
 
 

@@ -338,7 +338,8 @@ def test_a_breakdown_expands_to_one_column_per_group(board):
     hub = row(board, "run-hub")
     disciplines = json.loads(hub["expvid.by_discipline"])
     shown = views.breakdown_view(board, "expvid-discipline").set_index(views.MODEL)
-    assert list(shown.columns[2:]) == sorted(disciplines, key=str.lower)
+    assert shown.columns[2] == "ExpVid overall"  # the score the rank follows, beside it
+    assert list(shown.columns[3:]) == sorted(disciplines, key=str.lower)
     level1 = views.breakdown_view(board, "expvid-discipline", "level1").set_index(views.MODEL)
     for name, cell in disciplines.items():
         for view, metric in ((shown, "overall"), (level1, "level1")):
@@ -348,19 +349,53 @@ def test_a_breakdown_expands_to_one_column_per_group(board):
     assert views.breakdown_metrics(board, "exact-domain") == []  # one number per domain
 
 
+def test_breakdown_ranks_follow_the_score_beside_them(board):
+    """Two ranked rows in one order by Video-MMMU's overall and the other way on one
+    discipline: ranked by that discipline, its order and ranks follow it."""
+    two = board[board["id"].isin(["run-hub", "run-baseline"])].copy()
+    hub, other = (two["id"] == "run-hub").to_numpy(), (two["id"] == "run-baseline").to_numpy()
+    two.loc[hub, "videommmu.overall"], two.loc[other, "videommmu.overall"] = 60.0, 40.0
+    two.loc[hub, "videommmu.by_discipline"] = json.dumps({"Art": 51.89, "Science": 70.0})
+    two.loc[other, "videommmu.by_discipline"] = json.dumps({"Art": 52.78, "Science": 30.0})
+    for column in ("videommmu.overall_ci_low", "videommmu.overall_ci_high"):
+        two[column] = two["videommmu.overall"]  # no interval: strict order
+    assert two["ranked"].all()
+    overall = views.breakdown_view(two, "videommmu-discipline")
+    assert list(overall[views.MODEL]) == ["acme/Vid-7B", "Baseline: first-option"] and list(overall[views.RANK]) == [1, 2]
+    assert overall.columns[3] == "Video-MMMU overall"
+    art = views.breakdown_view(two, "videommmu-discipline", rank_by="Art")
+    assert list(art[views.MODEL]) == ["Baseline: first-option", "acme/Vid-7B"]  # 52.78 above 51.89
+    assert list(art[views.RANK]) == [1, 2] and art.columns[3] == "Art" and list(art["Art"]) == [52.78, 51.89]
+    assert views.breakdown_rank_choices(two, "videommmu-discipline")[:2] == [("Video-MMMU overall", views.OVERALL),
+                                                                              ("Art", "Art")]
+    level = views.by_level_view(two, rank_by="Video-MMMU Adaptation")
+    assert level.columns[3] == "Video-MMMU Adaptation"
+    scores = list(level["Video-MMMU Adaptation"])
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_a_judge_is_named_only_where_one_graded(board):
+    exact = views.benchmark_view(board, "exact")
+    assert set(exact[views.JUDGE]) == {views.NO_JUDGE}  # multiple-choice answers are read by rule
+    simpleqa = views.benchmark_view(board, "videosimpleqa")
+    assert set(simpleqa[views.JUDGE]) == {"normalized-match@4"}
+    only_exact = row(board, "run-partial")
+    assert only_exact["judge_text"] == ""  # no judged benchmark: no judge on its row
+
+
 def test_hop_views(board):
     hub = row(board, "run-hub")
     by_hop = views.breakdown_view(board, "videosimpleqa-hop").set_index(views.MODEL)
     hops = json.loads(hub["videosimpleqa.by_hop"])
-    assert [c for c in by_hop.columns[2:]] == [f"{k}-hop" for k in sorted(hops, key=int)]
+    assert [c for c in by_hop.columns[3:]] == [f"{k}-hop" for k in sorted(hops, key=int)]
     assert by_hop.loc["acme/Vid-7B", "2-hop"] == hops["2"]["f_score"]
     subqa = views.breakdown_view(board, "videosimpleqa-subqa")
     assert list(subqa[views.MODEL]) == ["acme/Vid-7B"]  # only a worker run asks the sub-questions
-    assert list(subqa.columns[3:]) == sorted(json.loads(hub["videosimpleqa.subqa"]), key=lambda h: int(h[3:]))
+    assert list(subqa.columns[4:]) == sorted(json.loads(hub["videosimpleqa.subqa"]), key=lambda h: int(h[3:]))
     by_count = views.breakdown_view(board, "videosimpleqa-subqa-by-count", "hop1")
-    assert all(c.endswith("-hop") for c in by_count.columns[3:])
+    assert all(c.endswith("-hop") for c in by_count.columns[4:])
     chain = views.breakdown_view(board, "causalstep-chain")
-    positions = [int(c.split()[-1]) for c in chain.columns[3:]]
+    positions = [int(c.split()[-1]) for c in chain.columns[4:]]
     assert positions == sorted(positions) and positions[0] == 1
 
 
@@ -376,7 +411,7 @@ def test_a_damaged_breakdown_cell_hides_that_row_only(board):
     damaged = board.copy()
     damaged.loc[damaged["id"] == "run-hub", "exact.by_domain"] = "{not json"
     shown = views.breakdown_view(damaged, "exact-domain")
-    assert len(shown) == 4 and shown.iloc[:, 3:].notna().any(axis=1).sum() == 3
+    assert len(shown) == 4 and shown.iloc[:, 4:].notna().any(axis=1).sum() == 3
 
 
 # -- plots ----------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Suites in the stores: publishing a built suite (public part and answer key apart),
-and the embedded default's first start (demo suite and built-in baselines)."""
+"""Suites in the stores: publishing a built suite (public part and answer key apart, then
+the built-in baselines scored on it), and the embedded default's first start (demo suite,
+and the baselines on every published suite)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from evaluator.scoring import make_result, score_responses
 from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite
 from leaderboard import aggregate
 from submissions.stores import Stores
-from submissions.submit import DEMO_PREFIX, newest, published_suites, suite_manifest
+from submissions.suites import DEMO_PREFIX, newest, published_suites, suite_manifest
 
 
 def publish_suite(stores: Stores, folder: Path) -> str:
@@ -89,8 +90,17 @@ def baseline_id(name: str, suite_id: str) -> str:
 
 
 def first_start(stores: Stores) -> str:
-    """The embedded default's first start: demo suite published, baselines scored."""
+    """The embedded default's first start: demo suite published, the baselines scored on it
+    and on every other published suite that lacks them (a new suite is never empty)."""
     suite_id = ensure_demo_suite(stores)
-    ensure_baselines(stores, suite_id)
+    for published in published_suites(stores.suite):
+        ensure_baselines(stores, published)
     return suite_id
+
+
+def publish_with_baselines(stores: Stores, folder: Path) -> tuple[str, list[str]]:
+    """Publish a built suite and score the built-in baselines on it, so its board opens with
+    rows; the suite id and the baselines scored now."""
+    suite_id = publish_suite(stores, folder)
+    return suite_id, ensure_baselines(stores, suite_id)
 

@@ -7,6 +7,7 @@ Every benchmark package provides the same names:
     NAME, TITLE, PAPER_SIZE          PAPER_SIZE: the paper's size in demo()'s `size` units
     Question, Answer                 typed public record and hidden answer record
     import_release(root, secret)     -> BenchmarkData, from the official release layout
+    RELEASE_LAYOUT                   that layout in words (`python -m evaluator import --help`)
     demo(secret, ...)                -> BenchmarkData with synthetic video specs
                                      (`secret`: the suite's common.Secret; every arrangement
                                      that depends on an answer is drawn from it)

@@ -113,9 +113,36 @@ def sort_by_id(questions: list, answers: list) -> tuple[list, list]:
     return questions, [key[q.id] for q in questions]
 
 
-def find_video(root: Path, name: str, where: str) -> Path:
-    """A release's video file, looked up directly and under the usual sub-folders."""
-    for candidate in (root / name, root / "videos" / name, root / "data" / name):
-        if candidate.is_file():
-            return candidate
-    raise ImportReleaseError(f"{where}: video file '{name}' not found under {root}")
+class MissingVideos:
+    """The video files an importer could not find, gathered over the whole release so that
+    one error names them all, each with the folders searched."""
+
+    SHOWN = 50  # listed one a line; the rest counted
+
+    def __init__(self) -> None:
+        self.missing: list[tuple[str, str, list[Path]]] = []  # (where, file name, folders searched)
+
+    def note(self, where: str, name: str, searched: list[Path]) -> None:
+        self.missing.append((where, name, searched))
+
+    def raise_if_any(self) -> None:
+        if not self.missing:
+            return
+        lines = [f"  {where}: '{name}' (looked in {', '.join(str(p) for p in dict.fromkeys(searched))})"
+                 for where, name, searched in self.missing[:self.SHOWN]]
+        more = len(self.missing) - self.SHOWN
+        raise ImportReleaseError(f"{len(self.missing)} video file(s) not found:\n" + "\n".join(lines)
+                                 + (f"\n  ... and {more} more" if more > 0 else ""))
+
+
+def find_video(root: Path, name: str, where: str, missing: MissingVideos | None = None) -> Path | None:
+    """A release's video file, looked up directly and under the usual sub-folders. Not found:
+    noted in `missing` (None returned), or ImportReleaseError when there is no `missing`."""
+    folders = [root, root / "videos", root / "data"]
+    for folder in folders:
+        if (folder / name).is_file():
+            return folder / name
+    if missing is None:
+        raise ImportReleaseError(f"{where}: video file '{name}' not found under {root}")
+    missing.note(where, name, folders)
+    return None

@@ -19,7 +19,7 @@ from leaderboard.checking import FileChecker
 from leaderboard.source import QueueSource, TableSource
 from leaderboard.tabs.common import CACHE_ENTRIES, failsafe, picker_choices, skip
 from submissions.errors import SubmissionError
-from submissions.submit import published_suites, resolve_suite_id
+from submissions.suites import published_suites, resolve_suite_id
 
 if TYPE_CHECKING:
     from space_config.settings import Settings
@@ -60,16 +60,28 @@ class BaseHandlers:
                 return None
         return self._cached((self.source.generation, "configured"), resolve)
 
-    def suite_options(self) -> list[str]:
-        """Looked up once per table generation (listing the suite store costs a Hub call)."""
-        def options() -> list[str]:
+    def published(self) -> list[str]:
+        """The suites in the suite store, looked up once per table generation (listing the
+        store costs a Hub call); [] when it cannot be listed."""
+        def listed() -> list[str]:
             try:
-                published = published_suites(self.stores.suite)
+                return published_suites(self.stores.suite)
             except Exception as e:  # noqa: BLE001 - the results table still names its suites
                 log.warning("could not list the published suites: %s", e)
-                published = []
-            return views.suite_choices(self.source.suites, published, self.configured_suite())
-        return list(self._cached((self.source.generation, "suites"), options))
+                return []
+        return list(self._cached((self.source.generation, "published"), listed))
+
+    def suite_options(self) -> list[str]:
+        return list(self._cached((self.source.generation, "suites"), lambda: views.suite_choices(
+            self.source.suites, self.published(), self.configured_suite())))
+
+    def submission_suite(self, page_suite: str | None) -> str:
+        """Where a submission made while `page_suite` is shown goes: that suite when it is
+        published (a visitor submits to the board they are looking at), else the site's
+        suite (the papers' rows take no submissions)."""
+        if page_suite and page_suite in self.published():
+            return page_suite
+        return resolve_suite_id(self.stores, self.settings)
 
     def default_suite(self, options: Sequence[str] | None = None) -> str:
         """The first page: an official suite when one exists, else the papers' rows

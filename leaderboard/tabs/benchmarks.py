@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gradio as gr
+import pandas as pd
 
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
@@ -14,8 +15,13 @@ class BenchmarkHandlers(BaseHandlers):
 
     @failsafe(outputs=len(views.BENCHMARKS))
     def benchmarks(self, suite: str) -> tuple:
+        """One table per benchmark; a benchmark the suite does not hold says so instead."""
         board = self.board(suite)
+        held = views.suite_benchmarks(board)
         return tuple(self._view(board, ("bench", suite, b), lambda b=b: views.benchmark_view(board, b))
+                     if b in held or not held else
+                     pd.DataFrame({"": [f"This suite holds no {views.TITLES[b]} questions: pick another suite "
+                                        f"under Show to see its rows."]})
                      for b in views.BENCHMARKS)
 
 

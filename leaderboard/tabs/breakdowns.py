@@ -1,4 +1,6 @@
-"""The By level, By domain and By hop tabs: breakdown columns of the prepared board."""
+"""The By level, By domain and By hop tabs: breakdown columns of the prepared board, each
+ranked by the score a reader picks (its benchmark's overall by default), and offering only
+the breakdowns of the benchmarks the suite holds."""
 
 from __future__ import annotations
 
@@ -12,56 +14,94 @@ from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import as_tables, failsafe, fill_when_open, fitted
 
 
+def note_frame(text: str) -> pd.DataFrame:
+    """A table holding one line, where a view has nothing to show, so the page says why."""
+    return pd.DataFrame({"": [text]})
+
+
 class BreakdownHandlers(BaseHandlers):
     """The By level, By domain and By hop tabs' callbacks."""
 
     @failsafe()
-    def by_level(self, suite: str) -> pd.DataFrame:
+    def by_level(self, suite: str, rank_by: str | None = None) -> pd.DataFrame:
         board = self.board(suite)
-        return self._view(board, ("level", suite), lambda: views.by_level_view(board))
+        if not views.level_rank_choices(board):
+            return note_frame("This suite holds none of ExpVid, Video-MMMU and CausalStep, the benchmarks with levels.")
+        return self._view(board, ("level", suite, rank_by), lambda: views.by_level_view(board, rank_by))
+
+    @failsafe(outputs=2)
+    def level_choice(self, suite: str, rank_by: str | None):
+        """The By level tab's "Rank by" picker for this suite, and the table."""
+        choices = views.level_rank_choices(self.board(suite))
+        rank_by = rank_by if rank_by in choices else (choices[0] if choices else None)
+        return gr.Dropdown(choices=choices, value=rank_by, visible=bool(choices)), self.by_level(suite, rank_by)
+
+    def breakdown_keys(self, suite: str, keys: Sequence[str]) -> list[str]:
+        """Of `keys`, the breakdowns of the benchmarks this suite holds."""
+        held = set(views.suite_benchmarks(self.board(suite)))
+        return [k for k in keys if views.BREAKDOWNS[k].column.split(".", 1)[0] in held]
 
     def breakdown_metrics(self, suite: str, key: str) -> list[str]:
         board = self.board(suite)
         return self._view(board, ("metrics", suite, key), lambda: views.breakdown_metrics(board, key))
 
     @failsafe()
-    def breakdown(self, suite: str, key: str, metric: str | None) -> pd.DataFrame:
+    def breakdown(self, suite: str, key: str, metric: str | None, rank_by: str | None = None) -> pd.DataFrame:
         board = self.board(suite)
+        if key not in views.BREAKDOWNS:
+            return note_frame("This suite holds no benchmark with a breakdown here.")
         metrics = self.breakdown_metrics(suite, key)
         metric = metric if metric in metrics else (metrics[0] if metrics else None)
-        return self._view(board, ("breakdown", suite, key, metric), lambda: views.breakdown_view(board, key, metric))
+        return self._view(board, ("breakdown", suite, key, metric, rank_by),
+                          lambda: views.breakdown_view(board, key, metric, rank_by))
 
-    @failsafe(outputs=2)
-    def breakdown_choice(self, suite: str, key: str, metric: str | None):
-        """The metric picker for this breakdown (hidden when each group holds one number) and the table."""
-        metrics = self.breakdown_metrics(suite, key)
-        metric = metric if metric in metrics else (metrics[0] if metrics else None)
-        picker = gr.Dropdown(choices=[(views.metric_label(m), m) for m in metrics], value=metric,
-                             visible=bool(metrics))
-        return picker, self.breakdown(suite, key, metric)
+    def breakdown_choice(self, keys: Sequence[str]):
+        """The handler for one tab's pickers: its breakdowns on this suite (the chosen one kept
+        when the suite has it), the metric picker (hidden when each group holds one number),
+        the rank picker, and the table."""
+        @failsafe(outputs=4)
+        def choose(suite: str, key: str | None, metric: str | None, rank_by: str | None):
+            offered = self.breakdown_keys(suite, keys)
+            key = key if key in offered else (offered[0] if offered else None)
+            picker = gr.Dropdown(choices=[(views.BREAKDOWNS[k].title, k) for k in offered], value=key)
+            if key is None:
+                hidden = gr.Dropdown(choices=[], value=None, visible=False)
+                return picker, hidden, hidden, self.breakdown(suite, "", None)
+            metrics = self.breakdown_metrics(suite, key)
+            metric = metric if metric in metrics else (metrics[0] if metrics else None)
+            ranks = views.breakdown_rank_choices(self.board(suite), key, metric)
+            rank_by = rank_by if rank_by in [v for _, v in ranks] else views.OVERALL
+            return (picker, gr.Dropdown(choices=[(views.metric_label(m), m) for m in metrics], value=metric,
+                                        visible=bool(metrics)),
+                    gr.Dropdown(choices=ranks, value=rank_by, visible=True),
+                    self.breakdown(suite, key, metric, rank_by))
+        return choose
 
 
 def build_level(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("By level", id="by-level", elem_id="tab-by-level") as tab:
         gr.Markdown("ExpVid's three levels (perception, procedure, reasoning), Video-MMMU's three tracks "
                     "(perception, comprehension, adaptation) and CausalStep's descriptive (DUA) versus causal "
-                    "(ICRA) accuracy.")
+                    "(ICRA) accuracy. Rows are ranked by the column you pick, shown first.")
+        rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id="by-level-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
-    fill_when_open(tab, "by-level", opened, suite, generation, as_tables(h.by_level, fitted), [suite], [shown],
-                   "by_level")
+    fill_when_open(tab, "by-level", opened, suite, generation, as_tables(h.level_choice, fitted), [suite, rank_by],
+                   [rank_by, shown], "by_level", triggers=[rank_by.input])
 
 
 def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State, title: str,
-                   keys: Sequence[str], slug: str, note: str) -> None:
+                    keys: Sequence[str], slug: str, note: str) -> None:
     with gr.Tab(title, id=f"by-{slug}", elem_id=f"tab-by-{slug}") as tab:
-        gr.Markdown(note)
+        gr.Markdown(note + " Rows are ranked by the score you pick, shown first: the benchmark's overall score "
+                    "(with its interval) or one group's.")
         with gr.Row():
             key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=keys[0], label="Breakdown",
                               elem_id=f"{slug}-select")
             metric = gr.Dropdown([], value=None, label="Value shown", visible=False, elem_id=f"{slug}-metric")
+            rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id=f"{slug}-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label=title, elem_id=f"by-{slug}-table")
-    fill_when_open(tab, f"by-{slug}", opened, suite, generation, as_tables(h.breakdown_choice),
-                   [suite, key, metric], [metric, shown], f"by_{slug}", triggers=[key.change])
-    metric.input(as_tables(h.breakdown), [suite, key, metric], shown, api_name=f"by_{slug}_value")
+    fill_when_open(tab, f"by-{slug}", opened, suite, generation, as_tables(h.breakdown_choice(keys)),
+                   [suite, key, metric, rank_by], [key, metric, rank_by, shown], f"by_{slug}",
+                   triggers=[key.input, metric.input, rank_by.input])

@@ -15,9 +15,10 @@ from leaderboard.tabs.common import failsafe, fitted
 RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 ... paper**: the number printed in that
 benchmark's paper (that paper's own setup; reported rows are never ranked). **baseline**: a
 built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
-videos (the Columns menu has the exact bounds). Rows are sorted by the average of the five overall scores (shown
-only when all five exist; its interval combines the five), then by the mean of the overall scores a row has;
-a row with all five scores ranks above every row without.
+videos (the Columns menu has the exact bounds). Rows are sorted by the average of the overall scores of the
+suite's benchmarks (all five, unless the line above the table says otherwise; shown only when a row has all of
+them; its interval combines theirs), then by the mean of the overall scores a row has; a row with all of them
+ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
 noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
@@ -81,6 +82,11 @@ class LeaderboardHandlers(BaseHandlers):
         """A changed filter, search, column choice or suite starts again at page 1."""
         return self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns, protocols, 1)
 
+    @failsafe()
+    def suite_note(self, suite: str) -> str:
+        """The line above the table: what Average means where the suite lacks some benchmarks."""
+        return views.average_note(self.board(suite))
+
     @failsafe(outputs=2)
     def filter_options(self, suite: str, frames: Sequence[str] | None, judges: Sequence[str] | None):
         """The frames and judge choices present in this suite (kept selections that still exist)."""
@@ -114,6 +120,7 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
         with gr.Accordion("Columns", open=False):
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
+        note = gr.Markdown(h.suite_note(initial), elem_id="suite-note")
         # The first page only is inlined in the page's /config (small whatever the results).
         shaped, text, number = h.leaderboard_page(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
                                                   views.DEFAULT_COLUMNS, protocols.value, 1)
@@ -144,3 +151,5 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
                         f"return a; }}", api_visibility="private")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
+    gr.on([suite.change, generation.change], h.suite_note, [suite], note, show_progress="hidden",
+          api_visibility="private")

@@ -19,7 +19,8 @@ from leaderboard import markup, views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
 from submissions.errors import SubmissionError
-from submissions.submit import Identity, read_calls, remaining_quota, resolve_suite_id, submit_model, submit_predictions
+from submissions.submit import Identity, read_calls, remaining_quota, submit_model, submit_predictions
+from submissions.suites import explain_refusal
 
 log = logging.getLogger("leaderboard.ui")
 
@@ -103,12 +104,25 @@ class SubmitHandlers(BaseHandlers):
         """The suite's call list (read_calls keeps it per store version: a changed list is re-read)."""
         return read_calls(self.stores.suite, suite_id)
 
-    def check_file(self, file: str | None) -> str:
+    def target_text(self, page_suite: str | None = None) -> str:
+        """The Submit tab's line on where submissions go: the suite on the page."""
+        try:
+            target = self.submission_suite(page_suite)
+        except SubmissionError as e:
+            return status(str(e), ok=False)
+        shown = "" if target == page_suite else \
+            " (the page shows the papers' reported results, which take no submissions)" \
+            if page_suite == views.REPORTED_SUITE else " (the suite on the page takes no submissions)"
+        return (f"Submissions made now are evaluated on **{markup.escape(views.suite_label(target))}**{shown}; "
+                "pick another suite under Show to submit to it. Its answers are never published. A submission "
+                "that fails for our reasons (download, worker crash) does not count against your quota.")
+
+    def check_file(self, file: str | None, page_suite: str | None = None) -> str:
         """Validate an upload at once: every problem by line, or how many predictions it holds."""
         if not file:
             return ""
         try:
-            suite_id = resolve_suite_id(self.stores, self.settings)
+            suite_id = self.submission_suite(page_suite)
             checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
         except (SubmissionError, EvaluatorError) as e:
             return status(str(e), ok=False)
@@ -116,7 +130,7 @@ class SubmitHandlers(BaseHandlers):
             log.exception("validating an upload failed")
             return status(GENERIC_ERROR, ok=False)
         if not checked.ok:
-            return status(checked.message, ok=False)
+            return status(explain_refusal(self.stores, file, suite_id, checked.message), ok=False)
         text = f"{checked.predictions} predictions for {checked.calls} calls of suite `{suite_id}`; ready to submit."
         if checked.missing:
             text += f" {checked.missing} calls have no prediction: they will score as unanswered."
@@ -149,8 +163,8 @@ class SubmitHandlers(BaseHandlers):
         return message, self.quota(profile)
 
     def submit_file(self, file: str | None, name: str, params: str, weights: str, frames: str, thinking: bool,
-                    profile: gr.OAuthProfile | None) -> tuple[str, str]:
-        """Queue an uploaded prediction file; the submitter is the signed-in user."""
+                    page_suite: str | None, profile: gr.OAuthProfile | None) -> tuple[str, str]:
+        """Queue an uploaded prediction file on the page's suite; the submitter is the signed-in user."""
         if not file:
             return status("Choose a prediction file to upload first.", ok=False), self.quota(profile)
         try:
@@ -167,24 +181,25 @@ class SubmitHandlers(BaseHandlers):
             metadata["frames"] = str(count)
         if thinking:
             metadata["thinking"] = "true"
-        return self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata))
+        return self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata, page_suite))
 
-    def _submit_checked(self, who: Identity, file: Path, name: str, metadata: dict) -> Any:
+    def _submit_checked(self, who: Identity, file: Path, name: str, metadata: dict, page_suite: str | None) -> Any:
         """Validate in the checker's process, then queue (submit_predictions skips the second
         validation when the file still has the hash that was validated)."""
-        suite_id = resolve_suite_id(self.stores, self.settings)
+        suite_id = self.submission_suite(page_suite)
         checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
         if not checked.ok:
-            raise SubmissionError(checked.message)
+            raise SubmissionError(explain_refusal(self.stores, file, suite_id, checked.message))
         return submit_predictions(self.stores, self.settings, who, file, name, suite_id=suite_id, metadata=metadata,
                                   checked_sha256=checked.sha256)
 
     budget_form_keys: tuple[str, ...] = ()  # the frame-budget fields the form was built with, in order
 
-    def submit_model(self, model: str, revision: str, precision: str, thinking: bool,
+    def submit_model(self, model: str, revision: str, precision: str, thinking: bool, page_suite: str | None,
                      profile: gr.OAuthProfile | None, *budgets: str | float | None) -> tuple[str, str]:
-        """Queue a Hub model pinned to the commit its revision resolves to. `budgets`: the
-        frame-budget fields, in the order the form shows them (blank: the paper's rule)."""
+        """Queue a Hub model on the page's suite, pinned to the commit its revision resolves to.
+        `budgets`: the frame-budget fields, in the order the form shows them (blank: the
+        paper's rule)."""
         declared = {}
         try:
             for key, value in zip(self.budget_form_keys or tuple(budget_keys()), budgets):
@@ -195,12 +210,13 @@ class SubmitHandlers(BaseHandlers):
             return status(str(e), ok=False), self.quota(profile)
         form = {"model": model or "", "revision": revision or "main", "precision": precision,
                 "frame_budgets": declared, "thinking": bool(thinking)}
-        return self._submit(profile, lambda who: submit_model(self.stores, self.settings, who, form, hub=self.hub))
+        return self._submit(profile, lambda who: submit_model(self.stores, self.settings, who, form, hub=self.hub,
+                                                              suite_id=self.submission_suite(page_suite)))
 
     @failsafe()
-    def calls_file(self) -> str:
-        """The submission suite's call list as a local file for gr.DownloadButton."""
-        suite_id = resolve_suite_id(self.stores, self.settings)
+    def calls_file(self, page_suite: str | None = None) -> str:
+        """The call list of the suite a submission would go to, as a local file for gr.DownloadButton."""
+        suite_id = self.submission_suite(page_suite)
         # "with-files": call lists written before each call named its video file are not reused
         path = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / "with-files" / f"calls-{suite_id}.jsonl"
         if not path.exists():  # suite ids carry a content hash: an existing file is current
@@ -222,7 +238,8 @@ class SubmitHandlers(BaseHandlers):
                        for line in lines).encode("utf-8")
 
 
-def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.DownloadButton]:
+def build(h: SubmitHandlers, suite: gr.Radio) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.DownloadButton]:
+    """The tab; `suite` is the page's suite picker, which submissions follow."""
     settings = h.settings
     with gr.Tab("Submit", id="submit", elem_id="tab-submit") as tab:
         with gr.Row():
@@ -230,10 +247,7 @@ def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                 gr.LoginButton(elem_id="login")
             signed = gr.Markdown(elem_id="signed-in")
         quota = gr.Markdown(elem_id="quota")
-        target = h.configured_suite()
-        gr.Markdown(f"Submissions are evaluated on {views.suite_label(target) if target else 'the site’s suite'}; "
-                    "its answers are never published. A submission that fails for our reasons (download, worker "
-                    "crash) does not count against your quota.", elem_id="submit-suite")
+        target = gr.Markdown(h.target_text(suite.value), elem_id="submit-suite")
         with gr.Tabs():
             with gr.Tab("Prediction file", id="submit-predictions"):
                 gr.Markdown(PREDICTION_STEPS, elem_id="submit-steps")
@@ -274,10 +288,13 @@ def build(h: SubmitHandlers) -> tuple[gr.Markdown, gr.Markdown, gr.Tab, gr.Downl
                 # each sub-tab its own status: a file's refusal is not shown under the model form
                 model_result = gr.Markdown(elem_id="submit-model-status", latex_delimiters=[])
     # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
-    upload.upload(h.check_file, [upload], result, api_name="check_file", concurrency_limit=2)
+    upload.upload(h.check_file, [upload, suite], result, api_name="check_file", concurrency_limit=2)
     upload.clear(lambda: "", None, result, api_visibility="private")
-    send.click(h.submit_file, [upload, name, params, weights, frames, thinking], [result, quota],
+    send.click(h.submit_file, [upload, name, params, weights, frames, thinking, suite], [result, quota],
                concurrency_limit=4, api_name="submit_file")
-    send_model.click(h.submit_model, [model, revision, precision, model_thinking, *model_budgets],
+    send_model.click(h.submit_model, [model, revision, precision, model_thinking, suite, *model_budgets],
                      [model_result, quota], concurrency_limit=4, api_name="submit_model")
+    # the target line and the call list follow the suite on the page
+    gr.on([suite.change, tab.select], h.target_text, [suite], target, show_progress="hidden", api_visibility="private")
+    gr.on([suite.change, tab.select], h.calls_file, [suite], download, api_name="calls_file")
     return signed, quota, tab, download

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from evaluator.judges import JUDGED
 from leaderboard import protocol_card
 from leaderboard.bands import rank_bands
 from leaderboard.views.columns import (
@@ -130,7 +131,9 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["thinking_text"] = thinking_text(out)
     out["date"] = _text(_col(out, "created")).str[:10]
     out["runner_text"] = _text(_col(out, "runner")).where(out["source_kind"] == "verified", "paper")
-    out["judge_text"] = _text(_col(out, "judge_id"))
+    # a judge is named only where one graded the row (multiple-choice answers are read by rule)
+    judged = out[[f"{b}.overall" for b in BENCHMARKS if b in JUDGED]].apply(_numbers).notna().any(axis=1)
+    out["judge_text"] = _text(_col(out, "judge_id")).where(judged, "")
     out["mean_available"] = out[overall_columns()].apply(_numbers).mean(axis=1, skipna=True)
     out["model_text"] = _text(out["model"])
     out["protocol_status"] = protocol_card.statuses(out)
@@ -146,14 +149,36 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     # paper's own setup: only verified rows get a rank, within their judge.
     has_average = out["average"].notna()
     score = out["average"].where(has_average, out["mean_available"])
-    half = _mean_half_width(out, has_average)
-    tier = np.where(has_average, 1, 0)  # a row with all five scores ranks above a partial one
+    half = _mean_half_width(out)
+    tier = np.where(has_average, 1, 0)  # a row with all its suite's scores ranks above a partial one
     # ... and only rows that share the suite's reference protocol (protocol_card.RANKED_STATUSES).
     out["ranked"] = (out["source_kind"] == "verified") & out["protocol_status"].isin(protocol_card.RANKED_STATUSES)
     out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["ranked"])
     out["band"] = rank_bands(score, half, tier, out["judge_text"], out["ranked"])
     out["label"] = _labels(out)
     return out
+
+
+def suite_benchmarks(board: pd.DataFrame) -> list[str]:
+    """The benchmarks the board's verified rows have scores on (its papers' rows', where it
+    has only those), in the site's order: what a view of this suite can show (a suite may
+    hold any of the five)."""
+    verified = board[board["source_kind"] == "verified"] if "source_kind" in board.columns else board
+    rows = verified if len(verified) else board
+    return [b for b in BENCHMARKS if _numbers(_col(rows, f"{b}.overall")).notna().any()]
+
+
+def average_note(board: pd.DataFrame) -> str:
+    """What Average means on this board when its suite does not hold all five benchmarks
+    ("" when it does, or when nothing is scored)."""
+    held = suite_benchmarks(board)
+    if not held or len(held) == len(BENCHMARKS):
+        return ""
+    names = [TITLES[b] for b in held]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (f"This suite holds {len(held)} of the five benchmarks ({listed}): **Average** is the mean of "
+            f"{'its overall score' if len(held) == 1 else f'these {len(held)} overall scores'}, and rows are "
+            f"ranked by it.")
 
 
 def _half_widths(frame: pd.DataFrame, benchmark: str) -> pd.Series:
@@ -163,14 +188,14 @@ def _half_widths(frame: pd.DataFrame, benchmark: str) -> pd.Series:
     return ((high - low) / 2).fillna(0.0)
 
 
-def _mean_half_width(frame: pd.DataFrame, has_average: pd.Series) -> pd.Series:
+def _mean_half_width(frame: pd.DataFrame) -> pd.Series:
     """The half-width of the interval of a mean of overall scores: the benchmarks use
     different videos, so their errors are independent and add in quadrature,
     sqrt(sum of squared half-widths) / count (a normal approximation of each interval)."""
     present = frame[overall_columns()].apply(_numbers).notna()
     squares = pd.DataFrame({b: _half_widths(frame, b) ** 2 for b in BENCHMARKS}, index=frame.index)
     squares.columns = present.columns
-    count = present.sum(axis=1).where(~has_average, len(BENCHMARKS)).replace(0, np.nan)
+    count = present.sum(axis=1).replace(0, np.nan)  # a row with an average has all of its suite's
     return (np.sqrt(squares.where(present, 0.0).sum(axis=1)) / count).fillna(0.0)
 
 

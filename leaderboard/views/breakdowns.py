@@ -8,10 +8,11 @@ import re
 import numpy as np
 import pandas as pd
 
+from evaluator.judges import JUDGED
 from leaderboard import disclosure
 from leaderboard.views.board import ci_text, interval_ranks, source_text, _half_widths
 from leaderboard.views.columns import (
-    BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, _col, _numbers,
+    BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, TITLES, _col, _numbers,
 )
 from leaderboard.views.table import DISPLAY
 
@@ -42,8 +43,9 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     overall = _numbers(_col(rows, f"{benchmark}.overall"))
     rows = rows.assign(_score=overall).sort_values(["_score", "rank"], ascending=[False, True],
                                                    na_position="last", kind="stable")
+    judges = _judges(rows, benchmark)
     ranks = interval_ranks(overall.loc[rows.index], _half_widths(rows, benchmark), np.zeros(len(rows)),
-                           rows["judge_text"], rows["ranked"])
+                           judges, rows["ranked"])
     data: dict[str, object] = {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(),
                                SOURCE: source_text(rows).to_numpy()}
     for column in columns:
@@ -51,7 +53,7 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
         data[metric_label(metric)] = _numbers(rows[column]).to_numpy()
         if metric == "overall":
             data["95% CI"] = ci_text(rows, benchmark).to_numpy()
-    data.update({FRAMES: rows["frames_n"].to_numpy(), JUDGE: rows["judge_text"].to_numpy(),
+    data.update({FRAMES: rows["frames_n"].to_numpy(), JUDGE: judges.replace("", NO_JUDGE).to_numpy(),
                  DATE: rows["date"].to_numpy()})
     out = pd.DataFrame(data)
     trees = _hidden_trees(rows, benchmark)
@@ -60,6 +62,18 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
         _mark_hidden(out, metric_label(metric), trees, (metric,))
         _mark_noted(out, metric_label(metric), rows, column)
     return out
+
+
+NO_JUDGE = "none: read by rule"  # the Judge cell of a benchmark whose answers no judge grades
+
+
+def _judges(rows: pd.DataFrame, benchmark: str) -> pd.Series:
+    """Who graded each row on this benchmark: its judge where one grades the benchmark, ""
+    where its answers are read by rule (rows then rank together, whatever judge graded
+    their other benchmarks)."""
+    if benchmark in JUDGED:
+        return rows["judge_text"]
+    return pd.Series("", index=rows.index, dtype=object)
 
 
 def _mark_noted(frame: pd.DataFrame, label: str, rows: pd.DataFrame, column: str) -> None:
@@ -107,17 +121,44 @@ def shown_text(frame: pd.DataFrame) -> pd.DataFrame:
 
 # -- by level, by domain, by hop ------------------------------------------------------------------------------------
 
-def _identity_columns(rows: pd.DataFrame) -> dict[str, object]:
-    return {RANK: rows["rank"].to_numpy(), MODEL: rows["model_text"].to_numpy(), SOURCE: source_text(rows).to_numpy()}
+OVERALL = "overall"  # rank a breakdown by its benchmark's overall score (the default)
 
 
-def by_level_view(board: pd.DataFrame) -> pd.DataFrame:
+def _ranked(rows: pd.DataFrame, score: pd.Series, half: pd.Series, benchmark: str) -> tuple[pd.DataFrame, pd.Series]:
+    """`rows` in the order of `score` (best first; the board's order among equals) and their
+    ranks by it, with the main table's rules: intervals (`half`), ties, one judge at a time."""
+    order = rows.assign(_score=score).sort_values(["_score", "rank"], ascending=[False, True], na_position="last",
+                                                  kind="stable").index
+    rows = rows.loc[order]
+    ranks = interval_ranks(score.loc[order], half.loc[order], np.zeros(len(rows)), _judges(rows, benchmark),
+                           rows["ranked"])
+    return rows, ranks
+
+
+def _identity_columns(rows: pd.DataFrame, ranks: pd.Series) -> dict[str, object]:
+    return {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(), SOURCE: source_text(rows).to_numpy()}
+
+
+def level_rank_choices(board: pd.DataFrame) -> list[str]:
+    """The By level columns a reader may rank by: those with a score on this board."""
+    return [label for column, label in LEVELS if _numbers(_col(board, column)).notna().any()]
+
+
+def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFrame:
     """ExpVid's three levels, Video-MMMU's three tracks, CausalStep's descriptive (DUA)
-    and causal (ICRA) accuracy, for every row that has one of them."""
+    and causal (ICRA) accuracy, for every row that has one of them, ranked by `rank_by`
+    (a column's label; default the first with a score), which comes first."""
     values = pd.DataFrame({label: _numbers(_col(board, column)) for column, label in LEVELS}, index=board.index)
     present = values.notna().any(axis=1)
     rows, values = board[present], values[present]
-    out = pd.DataFrame({**_identity_columns(rows), **{c: values[c].to_numpy() for c in values.columns}})
+    choices = level_rank_choices(rows)
+    rank_by = rank_by if rank_by in choices else (choices[0] if choices else None)
+    benchmark = next((column.split(".", 1)[0] for column, label in LEVELS if label == rank_by), "")
+    score = values[rank_by] if rank_by else pd.Series(np.nan, index=rows.index)
+    rows, ranks = _ranked(rows, score, pd.Series(0.0, index=rows.index), benchmark)
+    values = values.loc[rows.index]
+    shown = [rank_by, *(c for c in values.columns if c != rank_by)] if rank_by else list(values.columns)
+    out = pd.DataFrame({**_identity_columns(rows, ranks), **{c: values[c].to_numpy() for c in shown}})
     for column, label in LEVELS:
         benchmark, metric = column.split(".", 1)
         _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
@@ -160,22 +201,49 @@ def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
     return found
 
 
-def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None) -> pd.DataFrame:
-    """A JSON breakdown column expanded to one column per group (natural order), for the
-    rows that have it. Groups holding several metrics show `metric` (default: the
-    breakdown's headline); a group holding a single number shows that number."""
+def _breakdown_wide(board: pd.DataFrame, key: str, metric: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the rows that have breakdown `key`, one column per group of `metric`, natural order)."""
     spec = BREAKDOWNS[key]
-    metric = metric or spec.headline
-    cells = _col(board, spec.column)
-    rows = board[cells.notna().to_numpy(bool)]
+    rows = board[_col(board, spec.column).notna().to_numpy(bool)]
     picked = [{group: (value.get(metric) if isinstance(value, dict) else value) for group, value in cell.items()}
               for cell in _parse(rows[spec.column] if len(rows) else pd.Series(dtype=object))]
     groups = sorted({g for cell in picked for g in cell}, key=_natural)
-    wide = pd.DataFrame.from_records(picked, columns=groups) if picked else pd.DataFrame(columns=groups)
-    data = _identity_columns(rows)
-    data.update({spec.group_label.format(g): _numbers(wide[g]).to_numpy() for g in groups})
-    out = pd.DataFrame(data)
+    wide = pd.DataFrame.from_records(picked, columns=groups, index=rows.index) if picked \
+        else pd.DataFrame(columns=groups, index=rows.index)
+    return rows, wide.apply(_numbers) if groups else wide
+
+
+def breakdown_rank_choices(board: pd.DataFrame, key: str, metric: str | None = None) -> list[tuple[str, str]]:
+    """What a breakdown may be ranked by, as (label, value): its benchmark's overall score,
+    then each group."""
+    spec = BREAKDOWNS[key]
+    benchmark = spec.column.split(".", 1)[0]
+    _, wide = _breakdown_wide(board, key, metric or spec.headline)
+    return [(f"{TITLES[benchmark]} overall", OVERALL), *((spec.group_label.format(g), g) for g in wide.columns)]
+
+
+def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None, rank_by: str | None = None
+                   ) -> pd.DataFrame:
+    """A JSON breakdown column expanded to one column per group (natural order), for the
+    rows that have it. Groups holding several metrics show `metric` (default: the
+    breakdown's headline); a group holding a single number shows that number. Rows are
+    ranked by `rank_by`, shown first: a group, or (default) the benchmark's overall score
+    with its interval."""
+    spec = BREAKDOWNS[key]
+    metric = metric or spec.headline
     benchmark, breakdown = spec.column.split(".", 1)
+    rows, wide = _breakdown_wide(board, key, metric)
+    groups = list(wide.columns)
+    if rank_by in groups:
+        score, half, first = wide[rank_by], pd.Series(0.0, index=rows.index), spec.group_label.format(rank_by)
+    else:
+        score, half = _numbers(_col(rows, f"{benchmark}.overall")), _half_widths(rows, benchmark)
+        first = f"{TITLES[benchmark]} overall"
+    rows, ranks = _ranked(rows, score, half, benchmark)
+    wide = wide.loc[rows.index]
+    data = {**_identity_columns(rows, ranks), first: score.loc[rows.index].to_numpy()}
+    data.update({spec.group_label.format(g): wide[g].to_numpy() for g in groups if g != rank_by})
+    out = pd.DataFrame(data)
     trees = _hidden_trees(rows, benchmark)
     for g in groups:
         _mark_hidden(out, spec.group_label.format(g), trees, (breakdown, g, *((metric,) if metric else ())))

@@ -52,8 +52,9 @@ def reported_frame(suite_id: str) -> pd.DataFrame:
 def select_suite(table: pd.DataFrame, suite_id: str,
                  reported: Callable[[str], pd.DataFrame] = reported_frame) -> pd.DataFrame:
     """The rows of one suite. An official suite (id starting with "official") and the
-    REPORTED_SUITE pseudo-suite get the papers' rows too; no other suite ever does, so
-    demo rows are never ranked beside official ones."""
+    REPORTED_SUITE pseudo-suite get the papers' rows too, an official suite those of the
+    benchmarks it holds; no other suite ever does, so demo rows are never ranked beside
+    official ones."""
     verified = table.iloc[0:0] if suite_id == REPORTED_SUITE or "suite_id" not in table.columns \
         else table[table["suite_id"] == suite_id]
     if not is_official(suite_id):
@@ -61,4 +62,15 @@ def select_suite(table: pd.DataFrame, suite_id: str,
     papers = reported(suite_id)
     if verified.empty:
         return papers.reset_index(drop=True)
+    held = held_benchmarks(verified)
+    if held and "id" in papers.columns:  # a paper's rows only beside a suite that holds its benchmark
+        papers = papers[papers["id"].astype(str).str.extract(r"^reported/([^/]+)/", expand=False).isin(held)]
     return pd.concat([verified, papers], ignore_index=True)
+
+
+def held_benchmarks(verified: pd.DataFrame) -> set[str]:
+    """The benchmarks a suite holds, as its verified rows' `average_of` says (empty when
+    no row says: rows written before suites of fewer benchmarks existed hold all five)."""
+    if "average_of" not in verified.columns:
+        return set()
+    return {b for cell in verified["average_of"].dropna() for b in str(cell).split(",") if b}

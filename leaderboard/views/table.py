@@ -124,8 +124,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     column choice then only pick rows and columns from it (filter_rows, leaderboard_view)."""
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
-    has_average = board["average"].notna()
-    data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board, has_average)).to_numpy()
+    data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board)).to_numpy()
     data[_pm_key(RANK)] = rank_marks(board).to_numpy()
     for b in BENCHMARKS:
         data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()

@@ -88,9 +88,10 @@ from evaluator.benchmarks.causalstep.records import (
     Segment,
     call_id,
 )
-from evaluator.benchmarks.causalstep.release import import_release
+from evaluator.benchmarks.causalstep.release import RELEASE_LAYOUT, import_release
 
 __all__ = [
+    "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PAPER_SIZE",

@@ -23,9 +23,18 @@ from evaluator.benchmarks.causalstep.records import (
     Segment,
     _category_key,
 )
-from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
+from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
 from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
+
+
+# The release layout `import --help` shows (and the importer reads); the package docstring
+# gives each field.
+RELEASE_LAYOUT = """\
+<root>/causalstep.jsonl (one video object a line) or <root>/causalstep.json (a JSON array):
+    video_id, category, video_file, segments [{start, end, descriptive {question, options,
+    answer}, causal {...} on every segment but the first}]
+<root>/<video_file>, or under <root>/videos/ or <root>/data/: the videos"""
 
 
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
@@ -33,6 +42,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     path, entries = _release_entries(Path(root))
     item_ids, video_ids = OpaqueIds(secret, "causalstep:item"), OpaqueIds(secret, "causalstep:video", f"{NAME}-")
     questions, answers, files, first_line = [], [], {}, {}
+    missing = MissingVideos()
     for line, record in entries:
         where = f"{path}:{line}"
         question, answer = _video_record(record, where, secret)
@@ -43,9 +53,12 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
         # Public ids say nothing about the release's video (its id may name the source).
         question.id = answer.id = item_ids(answer.release_id)
         question.video = video_ids(answer.release_id)
-        files[question.video] = str(find_video(path.parent, require(record, "video_file", str, where), where))
+        found = find_video(path.parent, require(record, "video_file", str, where), where, missing)
+        if found is not None:
+            files[question.video] = str(found)
         questions.append(question)
         answers.append(answer)
+    missing.raise_if_any()
     if not questions:
         raise ImportReleaseError(f"{path}: no videos")
     questions, answers = sort_by_id(questions, answers)

@@ -23,9 +23,10 @@ from evaluator.benchmarks.exact.records import (
     call_id,
     normalise_activity,
 )
-from evaluator.benchmarks.exact.release import import_release
+from evaluator.benchmarks.exact.release import RELEASE_LAYOUT, import_release
 
 __all__ = [
+    "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths",
     "ACTIVITY_DOMAIN", "Answer", "LABELS", "NAME", "PAPER_SIZE", "Question", "TITLE", "_item", "build_calls",

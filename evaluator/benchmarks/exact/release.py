@@ -7,10 +7,18 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
+from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
 from evaluator.benchmarks.exact.records import ACTIVITY_DOMAIN, NAME, _item, normalise_activity
 from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
+
+
+# The release layout `import --help` shows (and the importer reads).
+RELEASE_LAYOUT = """\
+<root>/metadata.jsonl (or <root>/data/metadata.jsonl): one JSON object per item, with
+    file_name, domain (one of the 11 activities), is_ge, groundTruth (the expert's comment),
+    negative_comments (4 strings), task_name and id
+<root>/<file_name>, or under <root>/videos/ or <root>/data/: one .mp4 per item"""
 
 
 def _metadata_file(root: Path) -> Path:
@@ -35,6 +43,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     meta = _metadata_file(Path(root))
     item_ids, video_ids = OpaqueIds(secret, f"{NAME}:item"), OpaqueIds(secret, f"{NAME}:video", f"{NAME}-")
     questions, answers, files, unmapped, spellings = [], [], {}, {}, Counter()
+    missing = MissingVideos()
     for n, rec in read_jsonl(meta):
         where = f"{meta}:{n}"
         raw = require(rec, "domain", str, where)
@@ -54,9 +63,12 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
                      secret, release_id)
         questions.append(q)
         answers.append(a)
-        files[video_id] = str(find_video(meta.parent, file_name, where))
+        found = find_video(meta.parent, file_name, where, missing)
+        if found is not None:
+            files[video_id] = str(found)
     if unmapped:
         raise _unmapped_error(meta, unmapped)
+    missing.raise_if_any()
     if not questions:
         raise ImportReleaseError(f"{meta}: no items")
     questions, answers = sort_by_id(questions, answers)

@@ -34,9 +34,10 @@ from evaluator.benchmarks.expvid.records import (
     Question,
     call_id,
 )
-from evaluator.benchmarks.expvid.release import import_release, task_of_file
+from evaluator.benchmarks.expvid.release import RELEASE_LAYOUT, import_release, task_of_file
 
 __all__ = [
+    "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",

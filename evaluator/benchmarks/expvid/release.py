@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from evaluator import prompts
-from evaluator.benchmarks.common import OpaqueIds, Secret, read_jsonl, require, sort_by_id
+from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, read_jsonl, require, sort_by_id
 from evaluator.benchmarks.expvid.calls import _BLANK, question_block, step_count
 from evaluator.benchmarks.expvid.records import (
     ANSWER_FORMAT,
@@ -43,6 +43,16 @@ SOURCE_KEYS = ("source_video_id", "source_video", "source_id", "experiment_id", 
 DISCIPLINE_KEYS = ("discipline", "subject", "category", "field")
 TITLE_KEYS = ("title", "paper_title")
 STEP_KEYS = ("steps", "step_list", "full_step_list")
+
+
+# The release layout `import --help` shows (and the importer reads).
+RELEASE_LAYOUT = """\
+<root>/annotations/level1/<task>.jsonl   tool, material, quantity, operation recognition
+<root>/annotations/level2/<task>.jsonl   step ordering, sequence generation, completeness
+                                         verification, next-step prediction
+<root>/annotations/level3/<task>.jsonl   experimental conclusion, scientific discovery
+    one JSON object per item; its video in field video (or video_path / video_id)
+<root>/videos/level_1/ .. level_3/ (also <root>/ and <root>/videos/): the video files"""
 
 
 def _canonical(name: str) -> str:
@@ -89,16 +99,17 @@ def _discipline(rec: dict, video_ref: str) -> tuple[str, str]:
     return UNKNOWN_DISCIPLINE, "none (no discipline field)"
 
 
-def _find_video(root: Path, level: int, ref: str, key: str, where: str) -> Path:
-    """A video file named by a record, looked up as given and under videos/level_<n>/."""
+def _find_video(root: Path, level: int, ref: str, key: str, where: str, missing: MissingVideos) -> Path | None:
+    """A video file named by a record, looked up as given and under videos/level_<n>/; None
+    (noted in `missing`) when it is in none of them."""
     names = [ref] if Path(ref).suffix else [ref, f"{ref}.mp4"]
-    bases = (root, root / "videos", root / "videos" / f"level_{level}", root / "videos" / f"level{level}")
+    bases = [root, root / "videos", root / "videos" / f"level_{level}", root / "videos" / f"level{level}"]
     for name in names:
         for base in bases:
             if (base / name).is_file():
                 return base / name
-    raise ImportReleaseError(f"{where}: field '{key}': video file '{ref}' not found under "
-                             f"{root / 'videos' / f'level_{level}'}")
+    missing.note(f"{where}: field '{key}'", ref, bases)
+    return None
 
 
 def _options(value: object, where: str) -> tuple[list[str], list[str]]:
@@ -236,6 +247,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     item_id = OpaqueIds(secret, "expvid:item")
     video_id, source_id = OpaqueIds(secret, "expvid:video", "expvid-"), OpaqueIds(secret, "expvid:source", "src-")
     questions, answers, video_files, seen, used = [], [], {}, {}, Counter()
+    missing = MissingVideos()
     for path in files:
         folder = re.fullmatch(r"level_?([123])", path.parent.name)
         if folder is None:
@@ -250,7 +262,9 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
             found = _text_field(rec, VIDEO_KEYS)
             if found is None:
                 raise ImportReleaseError(f"{where}: missing field 'video' (or 'video_path' / 'video_id')")
-            file = _find_video(root, level, found[1], found[0], where)
+            file = _find_video(root, level, found[1], found[0], where, missing)
+            if file is None:
+                continue  # listed with the others at the end
             vid = video_id(file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file))
             video_files[vid] = str(file)
             src = _text_field(rec, SOURCE_KEYS)
@@ -262,6 +276,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
             a.release_id = release_id
             questions.append(q)
             answers.append(a)
+    missing.raise_if_any()
     if not questions:
         raise ImportReleaseError(f"{root / 'annotations'}: the annotation files hold no items")
     questions, answers = sort_by_id(questions, answers)

@@ -62,9 +62,10 @@ from evaluator.benchmarks.videommmu.records import (
     make_answer,
     question_only_call_id,
 )
-from evaluator.benchmarks.videommmu.release import import_release, repair_latex_escapes
+from evaluator.benchmarks.videommmu.release import RELEASE_LAYOUT, import_release, repair_latex_escapes
 
 __all__ = [
+    "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",

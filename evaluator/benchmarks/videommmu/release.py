@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator import prompts
-from evaluator.benchmarks.common import OpaqueIds, Secret, require, sort_by_id
+from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, require, sort_by_id
 from evaluator.benchmarks.videommmu.records import MCQ, NAME, OPEN, TRACKS, Answer, Question, discipline_of, make_answer
 from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
@@ -24,6 +24,16 @@ _OPEN_TYPES = {"open", "open-ended", "open_ended", "open ended"}
 # gold: we score it as multiple-choice (the official code shows it without options).
 _UNSET_TYPES = {"none", "nan", ""}
 _PREFIX = re.compile(r"^\s*\(?([A-Z])[.)]\s*")
+
+
+# The release layout `import --help` shows (and the importer reads).
+RELEASE_LAYOUT = """\
+either the Hugging Face layout: <root>/Perception/, Comprehension/, Adaptation/ each with
+    test-*.parquet (or <root>/<track>.parquet)
+or the GitHub layout: <root>/data/<track>_video.json (or <root>/<track>_video.json)
+    rows: id, question, options, answer, question_type
+<root>/**/<id>.mp4 anywhere under the release: the lecture videos
+<root>/**/<id>_image.mp4 (question_only/): the Adaptation track's question-only stills"""
 
 
 def _track_files(root: Path, track: str) -> list[Path]:
@@ -211,9 +221,11 @@ def _row(rec: dict, track: str, where: str, ids: _Ids) -> tuple[Question, Answer
     return question, answer
 
 
-def _find(index: dict[str, Path], name: str, root: Path, where: str) -> str:
+def _find(index: dict[str, Path], name: str, root: Path, where: str, missing: MissingVideos) -> str | None:
+    """A video by file name, anywhere under the release (`index`); None, noted, when absent."""
     if name not in index:
-        raise ImportReleaseError(f"{where}: video file '{name}' not found under {root}")
+        missing.note(where, name, [root / "**"])
+        return None
     return str(index[name])
 
 
@@ -226,6 +238,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     index = _video_index(root)
     ids = _Ids(OpaqueIds(secret, "videommmu:item"), OpaqueIds(secret, "videommmu:video", f"{NAME}-"))
     questions, answers, files, seen, used = [], [], {}, {}, []
+    missing = MissingVideos()
     for track in TRACKS:
         for path in _track_files(root, track):
             used.append(path)
@@ -235,11 +248,14 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
                     raise ImportReleaseError(f"{where}: field 'id': '{a.release_id}' repeats {seen[q.id]} "
                                              f"in the {track.title()} track")
                 seen[q.id] = where
-                files.setdefault(q.video, _find(index, f"{a.release_id}.mp4", root, where))
-                if q.question_only_video:
-                    files[q.question_only_video] = _find(index, f"{a.release_id}_image.mp4", root, where)
+                if q.video not in files and (found := _find(index, f"{a.release_id}.mp4", root, where, missing)):
+                    files[q.video] = found
+                if q.question_only_video and (found := _find(index, f"{a.release_id}_image.mp4", root, where,
+                                                             missing)):
+                    files[q.question_only_video] = found
                 questions.append(q)
                 answers.append(a)
+    missing.raise_if_any()
     questions, answers = sort_by_id(questions, answers)
     notes = [f"read {', '.join(str(p) for p in used)}"]
     if ids.repaired:

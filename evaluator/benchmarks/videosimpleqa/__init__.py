@@ -35,9 +35,10 @@ from evaluator.benchmarks.videosimpleqa.records import (
     call_id,
     hop_call_id,
 )
-from evaluator.benchmarks.videosimpleqa.release import import_release
+from evaluator.benchmarks.videosimpleqa.release import RELEASE_LAYOUT, import_release
 
 __all__ = [
+    "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.benchmarks.common import OpaqueIds, Secret, find_video, sort_by_id
+from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, find_video, sort_by_id
 from evaluator.benchmarks.videosimpleqa.records import (
     _CATEGORY_OF,
     CATEGORY_FILE,
@@ -26,6 +26,14 @@ from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
 
 _PAIR_KEY = re.compile(r"QA_Pair_(\d+)_(Question|Answer)")
+
+
+# The release layout `import --help` shows (and the importer reads).
+RELEASE_LAYOUT = """\
+<root>/VideoSimpleQA.json (or <root>/data/VideoSimpleQA.json): the list of items (date,
+    Multi_hop_Question, Multi_hop_Answer, QA_Pair_<n>_Question / _Answer)
+<root>/category_mapping.json (optional, or beside the JSON): each item's category
+<root>/videos/<date>.mp4 (also <root>/ and <root>/data/): one video per date"""
 
 
 @dataclass
@@ -145,6 +153,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
     categories = _read_categories(mapping_file) if mapping_file else None
 
     questions, answers, files, files_of_date = [], [], {}, {}
+    missing = MissingVideos()
     item_ids, video_ids = OpaqueIds(secret, "videosimpleqa:item"), OpaqueIds(secret, "videosimpleqa:video", "vsqa-")
     for index, record in enumerate(data):
         where = _Where(path, text, index)
@@ -163,12 +172,15 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
                 raise where.error(f"no category for this item in {mapping_file} "
                                   f"(key 'date|Multi_hop_Question')")
         if date not in files_of_date:
-            files_of_date[date] = str(find_video(root, f"{date}.mp4", f"{path}: item {index}"))
+            found = find_video(root, f"{date}.mp4", f"{path}: item {index}", missing)
+            files_of_date[date] = str(found) if found is not None else None
         video = video_ids(date)
-        files[video] = files_of_date[date]
+        if files_of_date[date] is not None:
+            files[video] = files_of_date[date]
         item = item_ids(str(index))
         questions.append(Question(item, video, question, len(subs), category))
         answers.append(Answer(item, gold, subs, source=date, release_index=index))
+    missing.raise_if_any()
     skipped = [a.release_index for a in answers if not a.answer]
     questions, answers = sort_by_id(questions, answers)
     notes = [f"{len(skipped)} item(s) without a multi-hop question or answer, not scored (release indices "
