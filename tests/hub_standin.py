@@ -22,9 +22,10 @@ What it models (read from huggingface_hub's own requests and error parsing):
   under one lock, so of two racing commits on the same parent one wins, one gets 412;
 - paths-info (`/api/datasets/{id}/paths-info/{rev}`: the blob id of each path asked for);
 - a commit quota per repository (off by default; the Hub's "exceeded our hourly quotas
-  for action: commit"): over it a commit gets 429 with `Retry-After`;
-- per-token request quotas (off by default): over quota a request gets 429 with
-  `Retry-After` and the IETF `RateLimit` / `RateLimit-Policy` headers the Hub sends;
+  for action: commit"): over it a commit gets 429;
+- per-token request quotas (off by default): every response under one carries the IETF
+  `RateLimit` / `RateLimit-Policy` headers the Hub documents, and over quota a request gets
+  429 with them; `Retry-After`, which the Hub does not promise, only when a test asks;
 - Jobs (`/api/jobs/...`: run_job, inspect_job, fetch_job_logs, cancel_job, list_jobs), each
   job a real local process: see tests/standin_jobs.py (`standin.jobs`);
 - fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
@@ -138,23 +139,35 @@ class Fault:
 
 
 class RateLimit:
-    """A fixed-window request quota per token and resource ("api" or "resolvers"), as the Hub's."""
+    """A fixed-window request quota per token and resource ("api" or "resolvers"), as the Hub's:
+    every response under it carries `RateLimit` (what is left, the seconds to the reset) and
+    `RateLimit-Policy`; `Retry-After`, which the Hub does not promise, only with `retry_after`."""
 
-    def __init__(self, quota: int, window_seconds: float, clock=time.monotonic, message: str | None = None):
+    def __init__(self, quota: int, window_seconds: float, clock=time.monotonic, message: str | None = None,
+                 retry_after: bool = False):
         self.quota, self.window, self.clock, self.message = quota, window_seconds, clock, message
+        self.retry_after = retry_after
         self.windows: dict[tuple[str, str], tuple[float, int]] = {}  # (token, resource) -> (start, used)
 
-    def check(self, token: str | None, resource: str) -> None:
+    def check(self, token: str | None, resource: str) -> dict[str, str]:
+        """Count one request (HubError 429 over the quota); the headers its reply carries."""
         key, now = (token or "anonymous", resource), self.clock()
         start, used = self.windows.get(key, (now, 0))
         if now - start >= self.window:
             start, used = now, 0
+        reset = max(1, math.ceil(self.window - (now - start)))
         if used >= self.quota:
-            reset = max(1, math.ceil(self.window - (now - start)))
-            raise HubError(429, self.message or f"You have exceeded our rate limit for {resource} requests", headers={
-                "Retry-After": str(reset), "RateLimit": f'"{resource}";r=0;t={reset}',
-                "RateLimit-Policy": f'"fixed window";"{resource}";q={self.quota};w={self.window}'})
+            headers = self.headers(resource, 0, reset)
+            if self.retry_after:
+                headers["Retry-After"] = str(reset)
+            raise HubError(429, self.message or f"You have exceeded our rate limit for {resource} requests",
+                           headers=headers)
         self.windows[key] = (start, used + 1)
+        return self.headers(resource, self.quota - used - 1, reset)
+
+    def headers(self, resource: str, remaining: int, reset: int) -> dict[str, str]:
+        return {"RateLimit": f'"{resource}";r={remaining};t={reset}',
+                "RateLimit-Policy": f'"fixed window";"{resource}";q={self.quota};w={self.window}'}
 
     def refund(self, token: str | None, resource: str) -> None:
         """Give back one use (a commit the Hub refused with 412 never landed)."""
@@ -237,10 +250,12 @@ class HubStandin:
         with self._lock:
             self._faults.append(Fault(kind, 1, 500, lose=how))
 
-    def rate_limit(self, quota: int, window_seconds: int = 300, resource: str = "api") -> None:
-        """Allow each token `quota` requests of `resource` ("api" or "resolvers") per window."""
+    def rate_limit(self, quota: int, window_seconds: int = 300, resource: str = "api",
+                   retry_after: bool = False) -> None:
+        """Allow each token `quota` requests of `resource` ("api" or "resolvers") per window;
+        over it a 429 with the RateLimit headers (and Retry-After only when `retry_after`)."""
         with self._lock:
-            self._limits[resource] = RateLimit(quota, window_seconds)
+            self._limits[resource] = RateLimit(quota, window_seconds, retry_after=retry_after)
 
     def commit_quota(self, quota: int, window_seconds: float = 3600) -> None:
         """Allow each repository `quota` commits per window (the Hub's hourly commit quota;
@@ -283,10 +298,12 @@ class HubStandin:
             return Reply.error(HubError(fault.status, f"injected failure ({fault.status})", headers=headers)), None
         try:
             resource = limit_resource(kind)
+            limited: dict[str, str] = {}
             with self._lock:
                 if resource in self._limits:
-                    self._limits[resource].check(request.token, resource)
+                    limited = self._limits[resource].check(request.token, resource)
             reply = handler(request)
+            reply.headers.update(limited)
         except HubError as e:
             if e.status == 429:
                 self._count("rate_limited")

@@ -811,10 +811,10 @@ def test_standin_serialises_racing_commits_on_one_parent(standin_store):
     assert one.read("n.txt").version.split(":")[0] == history[0].sha
 
 
-def test_standin_rate_limit_is_a_429_with_retry_after_and_the_store_waits_for_it(standin_store):
+def test_standin_rate_limit_is_a_429_with_ratelimit_headers_and_the_store_waits_for_it(standin_store):
     standin, one, _ = standin_store
     one.write("q.json", b"1")
-    standin.rate_limit(quota=1, window_seconds=1)  # one "api" request per second per token
+    standin.rate_limit(quota=1, window_seconds=1)  # one "api" request per second per token; no Retry-After
     sleeps = []
 
     def sleep(seconds):
@@ -825,7 +825,7 @@ def test_standin_rate_limit_is_a_429_with_retry_after_and_the_store_waits_for_it
     assert store.read("q.json").data == b"1"  # uses the second's one request
     assert store.read("q.json").data == b"1"  # refused with 429, then retried once the window has passed
     assert standin.counts["rate_limited"] >= 1
-    assert sleeps and sleeps[0] >= 1.0  # the Retry-After, not the 0.01 s backoff
+    assert sleeps and sleeps[0] >= 1.0  # the RateLimit reset, not the 0.01 s backoff
 
 
 def test_standin_long_rate_limit_fails_fast_naming_the_wait(standin_store):
@@ -837,6 +837,38 @@ def test_standin_long_rate_limit_fails_fast_naming_the_wait(standin_store):
     assert "wait 300s" in str(caught.value) and "429" in str(caught.value)
     assert caught.value.retry_after == 300
     assert sleeps == [] and standin.counts["rate_limited"] == 1
+
+
+def test_the_wait_is_read_from_ratelimit_or_retry_after():
+    from submissions.stores.hub_limits import wait_seconds
+
+    assert wait_seconds({"RateLimit": '"api";r=0;t=120', "RateLimit-Policy": '"fixed window";"api";q=500;w=300'}) == 120
+    assert wait_seconds({"ratelimit": '"api";r=12;t=120'}) is None  # requests left: no wait
+    assert wait_seconds({"Retry-After": "30"}) == 30
+    assert wait_seconds({"RateLimit": '"api";r=0;t=45', "Retry-After": "30"}) == 45
+    assert wait_seconds({}) is None and wait_seconds(None) is None
+
+
+@pytest.mark.parametrize("call,resource,quota", [("list", "api", 0), ("local_folder", "api", 1),
+                                                 ("local_folder", "resolvers", 0), ("write", "api", 0)])
+def test_no_call_of_ours_waits_out_a_300s_window_inside_the_client(standin_store, call, resource, quota):
+    """huggingface_hub sleeps out a 429's whole window itself on some routes (tree pages,
+    preupload, a download's HEAD), up to 5 times: 25 minutes for a 300 s window. Ours stop at
+    once with the wait, for our own retry to decide, and the call returns within the budget.
+    (list: a tree page; local_folder: a tree page after the head, or a download's HEAD;
+    write: the preupload.)"""
+    from submissions.stores.hub_limits import CLIENT_WAIT_BUDGET
+
+    standin, one, _ = standin_store
+    one.write("q.json", b"1")
+    standin.rate_limit(quota=quota, window_seconds=300, resource=resource)
+    started = time.monotonic()
+    with pytest.raises(TransientStoreError) as caught:
+        {"list": one.list, "local_folder": lambda: one.local_folder(""),
+         "write": lambda: one.write("w.json", b"2")}[call]()
+    assert time.monotonic() - started < CLIENT_WAIT_BUDGET
+    assert 290 <= caught.value.retry_after <= 302, str(caught.value)
+    assert "wait" in str(caught.value)
 
 
 def test_standin_injected_5xx_are_retried(standin_store):

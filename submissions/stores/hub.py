@@ -19,8 +19,10 @@
 
 Errors become the pipeline's own: 412/409 -> ConflictError (from `write_if`; from an
 unconditional write it is a race with another committer and is worth retrying), network
-failures, 408, 429 and 5xx -> TransientStoreError (carrying the Hub's Retry-After), a missing repo -> NotFoundError that
-says how to create it, anything else -> StoreError naming the repo and the action.
+failures, 408, 429 and 5xx -> TransientStoreError (carrying how long the Hub asks to wait: its
+RateLimit reset or Retry-After, submissions/stores/hub_limits.py), a missing repo -> NotFoundError that
+says how to create it, anything else -> StoreError naming the repo and the action. huggingface_hub's
+own 429 sleeps are bounded inside our calls (hub_limits.bounded_client_waits).
 
 Every Hub call goes through `self.api` (an HfApi), so tests can hand in a fake one.
 """
@@ -50,6 +52,7 @@ from huggingface_hub.errors import (
 
 from submissions.errors import ConflictError, NotFoundError, StoreError, TransientStoreError
 from submissions.stores.base import Versioned
+from submissions.stores.hub_limits import ClientWaitRefused, bounded_client_waits, wait_seconds
 from submissions.stores.local import clean_path
 from submissions.stores.mirror_files import link, prune
 
@@ -103,9 +106,13 @@ class HubStore:
         """Turn huggingface_hub's and httpx's errors into the pipeline's, naming the repo."""
         where = f"store {self.name!r} (dataset repo {self.repo_id}): {action}"
         try:
-            yield
+            with bounded_client_waits():  # the client's own 429 sleeps may not hold our call for long
+                yield
         except (StoreError, NotFoundError):
             raise
+        except ClientWaitRefused as e:
+            raise TransientStoreError(f"{where}: the Hub's rate limit asks to wait {e.seconds:.0f}s",
+                                      retry_after=e.seconds) from e
         except RepositoryNotFoundError as e:
             raise NotFoundError(
                 f"{where}: the repo does not exist or this token cannot see it. Create the five repos with "
@@ -142,8 +149,9 @@ class HubStore:
                 return ConflictError(f"{where}: someone committed since the version read ({status}); re-read and retry")
             return TransientStoreError(f"{where}: another commit landed at the same moment ({status}: {detail})")
         if status is not None and (status in (408, 429) or status >= 500):
-            return TransientStoreError(f"{where}: the Hub answered {status} ({detail})",
-                                       retry_after=_retry_after(response))
+            wait = _retry_after(response)
+            asks = f"; it asks to wait {wait:.0f}s" if wait is not None else ""
+            return TransientStoreError(f"{where}: the Hub answered {status} ({detail}){asks}", retry_after=wait)
         if status in (401, 403):
             return StoreError(f"{where}: permission denied ({status}); HF_TOKEN needs write access to the repo")
         return StoreError(f"{where}: the Hub answered {status} ({detail})")
@@ -368,9 +376,8 @@ def _shared_commit(expected: Mapping[str, FileId | None]) -> str | None:
 
 
 def _retry_after(response) -> float | None:
-    """The Retry-After of a 429 or 503 in seconds (the Hub sends a number), else None."""
-    value = str(getattr(response, "headers", {}).get("Retry-After") or "").strip()
-    return float(value) if value.isdigit() else None
+    """How long a 429 or 503 asks to wait: its RateLimit reset, or its Retry-After (seconds)."""
+    return wait_seconds(getattr(response, "headers", None))
 
 
 def _first_line(e: BaseException) -> str:

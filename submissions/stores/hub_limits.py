@@ -1,0 +1,88 @@
+"""The Hub's rate limits, as the Hub states them and as huggingface_hub waits them out.
+
+The Hub answers a request over its quota with 429 and the IETF headers `RateLimit:
+"api";r=0;t=120` (what is left of the quota, and the seconds until the window resets) and
+`RateLimit-Policy`; it does not promise `Retry-After`. `wait_seconds(headers)` reads how
+long to wait from either.
+
+huggingface_hub retries some calls on 429 by itself (preupload, tree pages, a download's
+HEAD: up to 5 times, each sleeping the whole window plus a second). With the Hub's 300 s
+windows one of our calls could then be held inside the client for about 25 minutes while a
+lease, a heartbeat or a visitor's request waits. `bounded_client_waits()` keeps the client's
+own sleeps to CLIENT_WAIT_BUDGET seconds inside our calls: a longer one raises
+ClientWaitRefused instead, which the store turns into a TransientStoreError carrying the
+wait, and our own retry (submissions/stores/retry.py) decides whether and how long to wait,
+on a thread that does not hold anything else up. Outside our calls the client is untouched.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator, Mapping
+
+CLIENT_WAIT_BUDGET = 10.0  # seconds: the longest single sleep of the client's we let happen inside our calls
+
+
+class ClientWaitRefused(Exception):
+    """huggingface_hub was about to sleep longer than our budget inside one of our calls."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"the client would wait {seconds:.0f}s for the Hub's rate limit")
+        self.seconds = seconds
+
+
+_RATELIMIT_RE = re.compile(r";\s*r\s*=\s*(\d+)\s*;\s*t\s*=\s*(\d+)")
+
+
+def wait_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """How long the Hub asks to wait: `t` of a `RateLimit` whose `r` is 0, else a numeric
+    `Retry-After`; None when it says neither."""
+    found = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
+    limit = _RATELIMIT_RE.search(found.get("ratelimit", ""))
+    if limit is not None and int(limit.group(1)) == 0:
+        return float(limit.group(2))
+    retry = found.get("retry-after", "").strip()
+    return float(retry) if retry.isdigit() else None
+
+
+_budget = threading.local()  # the client's sleeps allowed on this thread now (None: not inside our call)
+
+
+class _BoundedTime:
+    """Stands in for the `time` module inside huggingface_hub's HTTP helpers: the same
+    functions, but `sleep` refuses a wait longer than this thread's budget."""
+
+    def __getattr__(self, name: str):
+        return getattr(time, name)
+
+    @staticmethod
+    def sleep(seconds: float) -> None:
+        limit = getattr(_budget, "seconds", None)
+        if limit is not None and seconds > limit:
+            raise ClientWaitRefused(seconds)
+        time.sleep(seconds)
+
+
+def _install() -> None:
+    from huggingface_hub.utils import _http  # where the client's retry loop sleeps
+
+    if not isinstance(getattr(_http, "time", None), _BoundedTime):
+        _http.time = _BoundedTime()
+
+
+@contextmanager
+def bounded_client_waits(seconds: float = CLIENT_WAIT_BUDGET) -> Iterator[None]:
+    """Within the block, on this thread, the client sleeps at most `seconds` at a time."""
+    _install()
+    before = getattr(_budget, "seconds", None)
+    _budget.seconds = seconds if before is None else min(before, seconds)
+    try:
+        yield
+    finally:
+        _budget.seconds = before
+
+
+__all__ = ["CLIENT_WAIT_BUDGET", "ClientWaitRefused", "bounded_client_waits", "wait_seconds"]
