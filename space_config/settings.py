@@ -115,6 +115,8 @@ class JobsSettings:
     unknown_size_flavor: str = "h200"  # a model request whose size is not recorded
     predictions_flavor: str = "cpu-upgrade"  # prediction files: scoring only (a GPU flavor with an LLM judge)
     timeout_grace_seconds: float = 600.0  # the job's Hub timeout is LEADERBOARD_JOB_TIMEOUT plus this
+    # the longest a job may wait for its hardware before it runs (the time limit counts from running)
+    hardware_wait_seconds: float = 3600.0
 
 
 def parse_flavors(text: str, name: str = "LEADERBOARD_JOBS_FLAVORS") -> tuple[tuple[float, str], ...]:
@@ -312,4 +314,5 @@ def _read_jobs() -> JobsSettings:
         unknown_size_flavor=_env("LEADERBOARD_JOBS_UNKNOWN_SIZE_FLAVOR", "h200"),
         predictions_flavor=_env("LEADERBOARD_JOBS_PREDICTIONS_FLAVOR", "cpu-upgrade"),
         timeout_grace_seconds=float(_env("LEADERBOARD_JOBS_TIMEOUT_GRACE", "600")),
+        hardware_wait_seconds=float(_env("LEADERBOARD_JOBS_HARDWARE_WAIT", "3600")),
     )

@@ -244,6 +244,7 @@ class JobsStandin:
             with self._lock:
                 job.lines.append((_now(), raw.decode(errors="replace").rstrip("\n")))
         code = job.process.wait()
+        code = 128 - code if code < 0 else code  # a container killed by signal N exits 128 + N (SIGKILL: 137)
         with self._lock:
             job.returncode, job.finished_at = code, _now()
             if job.cancel_requested:

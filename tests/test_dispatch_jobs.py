@@ -293,3 +293,76 @@ def test_the_dispatcher_refuses_to_start_without_its_settings(tmp_path):
         Dispatcher(stores, dataclasses.replace(settings, store="local"), api=object())
     with pytest.raises(DispatchError, match="LEADERBOARD_JOBS_IMAGE"):
         Dispatcher(stores, dataclasses.replace(settings, store="hub", jobs=JobsSettings(namespace="o")), api=object())
+
+
+def test_the_time_limit_counts_from_running_and_the_wait_for_hardware_has_its_own(hub, tmp_path, monkeypatch):
+    """A job that waits for its machine longer than its time limit is not failed as too slow;
+    a job that waits longer than LEADERBOARD_JOBS_HARDWARE_WAIT is cancelled and its request
+    goes back to the queue, saying which wait ran out. (The dispatcher's clock is moved on by
+    hand: the stand-in's job really waits.)"""
+    standin, stores, suite, _ = hub
+    monkeypatch.setenv("LEADERBOARD_JOB_TIMEOUT", "100")
+    monkeypatch.setenv("LEADERBOARD_JOBS_TIMEOUT_GRACE", "0")
+    monkeypatch.setenv("LEADERBOARD_JOBS_HARDWARE_WAIT", "1000")
+    monkeypatch.setenv("LEADERBOARD_JOBS_MAX_RUNNING", "1")  # the cancelled job's slot stays taken: no new claim
+    get_settings.cache_clear()
+    standin.jobs.start_delay = 60.0  # SCHEDULING for the whole test
+    now = [0.0]
+    request = submit(stores, suite, tmp_path)
+    dispatcher = Dispatcher(stores, get_settings(), api=standin.api(), dispatcher_id="disp", clock=lambda: now[0])
+    dispatcher.step()  # launched at 0
+    now[0] = 500.0  # five times the time limit, all of it waiting for hardware
+    dispatcher.step()
+    job = standin.jobs.only()
+    assert job.stage == "SCHEDULING" and not job.cancel_requested  # not failed as too slow
+    assert Queue(stores.requests).get(request.id).status == Status.RUNNING
+    now[0] = 1001.0  # past the wait for hardware
+    dispatcher.step()
+    standin.jobs.wait_for(lambda j: j.stage == "CANCELED", timeout=30)
+    back = Queue(stores.requests).get(request.id)
+    assert back.status == Status.PENDING and back.attempt == 1 and back.worker_id is None
+    assert "waited 1000 s for a cpu-upgrade machine without starting" in back.history[-1].note
+    assert "waited 1000 s for a cpu-upgrade machine" in private_log(stores, request.id)
+
+
+def test_a_running_job_is_held_to_its_time_limit_from_when_it_runs(hub, tmp_path, monkeypatch):
+    standin, stores, suite, _ = hub
+    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")  # the job's worker holds: it would run long
+    monkeypatch.setenv("LEADERBOARD_JOB_TIMEOUT", "100")
+    monkeypatch.setenv("LEADERBOARD_JOBS_TIMEOUT_GRACE", "0")
+    get_settings.cache_clear()
+    now = [0.0]
+    request = submit(stores, suite, tmp_path)
+    dispatcher = Dispatcher(stores, get_settings(), api=standin.api(), dispatcher_id="disp", clock=lambda: now[0])
+    dispatcher.step()
+    standin.jobs.wait_for(lambda j: j.stage == "RUNNING", timeout=30)
+    now[0] = 50.0
+    dispatcher.step()  # seen RUNNING at 50: its limit ends at 150 (+ a poll)
+    now[0] = 140.0
+    dispatcher.step()
+    assert not standin.jobs.only().cancel_requested
+    now[0] = 151.0
+    dispatcher.step()
+    standin.jobs.wait_for(lambda j: j.stage in ("CANCELED", "ERROR"), timeout=30)
+    failed = Queue(stores.requests).get(request.id)
+    assert failed.status == Status.FAILED and failed.failure.reason == Reason.TIMEOUT
+
+
+def test_a_killed_container_reports_137_and_reads_as_out_of_memory(hub, tmp_path, monkeypatch):
+    """A container killed by SIGKILL (the kernel's out-of-memory killer) exits 137, as the
+    service reports it, and the dispatcher reads that as running out of memory."""
+    import signal
+
+    standin, stores, suite, _ = hub
+    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
+    get_settings.cache_clear()
+    request = submit(stores, suite, tmp_path)
+    dispatcher, thread = dispatch_in_thread(stores, standin)
+    job = standin.jobs.wait_for(lambda j: j.stage == "RUNNING" and j.process is not None, timeout=60)
+    os.killpg(job.process.pid, signal.SIGKILL)
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert job.returncode == 137 and job.message == "Job failed with exit code: 137"
+    failed = Queue(stores.requests).get(request.id)
+    assert failed.status == Status.FAILED and failed.failure.reason == Reason.OUT_OF_MEMORY
+    assert failed.failure.message == JOB_OOM

@@ -19,7 +19,10 @@ The dispatcher runs on any small machine (no GPU). For each request it
                   the job's worker has not renewed it (while the job waits for hardware or
                   pulls its image), so a healthy job costs no extra commit;
                 - CANCELLED by a maintainer, or taken back after its lease ran out: `cancel_job`;
-                - past the job's time limit while the job still runs: `cancel_job`, FAILED(timeout);
+                - past the job's time limit, counted from when it started running (not from
+                  the wait for hardware), while it still runs: `cancel_job`, FAILED(timeout);
+                - still waiting for hardware after LEADERBOARD_JOBS_HARDWARE_WAIT: `cancel_job`,
+                  and the request goes back to the queue, saying which wait ran out;
     gives back  a request whose job the Hub refused to start (attempt + 1, FAILED internal once
                 its attempts are used up) and claims nothing for a while (doubling up to 10 min);
     ends        when the job reaches a final stage: its output (the last MAX_LOG_LINES lines) is
@@ -81,15 +84,18 @@ class Dispatched:
     worker_id: str
     job_id: str
     flavor: str
-    timeout_seconds: float  # the job's Hub timeout
-    deadline: float  # monotonic: past it a still-running job is cancelled
+    timeout_seconds: float  # the job's Hub timeout, counted from when it runs
+    launched: float  # monotonic: when the job was asked for
     stage: str = "SCHEDULING"
+    running_since: float | None = None  # monotonic: when the dispatcher first saw it RUNNING
     lines_shown: int = 0
     cancelled: str = ""  # why the dispatcher cancelled the job ("" if it did not)
 
 
 class Dispatcher:
-    def __init__(self, stores: "Stores", settings: "Settings", api=None, dispatcher_id: str | None = None):
+    def __init__(self, stores: "Stores", settings: "Settings", api=None, dispatcher_id: str | None = None,
+                 clock=time.monotonic):
+        self._clock = clock  # monotonic seconds (a test moves it on)
         jobs = settings.jobs
         if settings.store != "hub":
             raise DispatchError("--dispatch hf-jobs needs LEADERBOARD_STORE=hub: a job on Hugging Face reaches "
@@ -127,7 +133,7 @@ class Dispatcher:
                 log.warning("could not follow job %s of %s: %s: %s", dispatched.job_id, dispatched.request_id,
                             type(e).__name__, e)
         self._queue_empty = False
-        if time.monotonic() < self._claim_after:
+        if self._clock() < self._claim_after:
             return  # backing off after a refused job
         while len(self.running) < self.jobs.max_running and not self._stopping.is_set():
             try:
@@ -189,8 +195,7 @@ class Dispatcher:
         except Exception as e:  # noqa: BLE001 - a refused job, a Hub outage: retried later, never our submitter's fault
             self._not_started(request, worker_id, flavor, e)
             return False
-        dispatched = Dispatched(request.id, worker_id, info.id, flavor, timeout,
-                                time.monotonic() + timeout + self.jobs.poll_seconds, _stage(info))
+        dispatched = Dispatched(request.id, worker_id, info.id, flavor, timeout, self._clock(), _stage(info))
         self.running[request.id] = dispatched
         self._backoff = 0.0
         log.info("request %s (%s '%s', attempt %d): job %s on %s, %s", request.id, request.kind, request.model,
@@ -214,7 +219,7 @@ class Dispatcher:
         except (LeaseLost, StoreError) as e:  # its lease runs out instead
             log.warning("could not give back %s: %s", request.id, e)
         self._backoff = min(max(self._backoff * 2, self.jobs.poll_seconds), MAX_BACKOFF_SECONDS)
-        self._claim_after = time.monotonic() + self._backoff
+        self._claim_after = self._clock() + self._backoff
         log.error("no claims for %.0f s", self._backoff)
 
     def _job_secrets(self) -> dict[str, str] | None:
@@ -250,6 +255,9 @@ class Dispatcher:
         if stage != d.stage:
             log.info("request %s: job %s %s -> %s", d.request_id, d.job_id, d.stage, stage)
             d.stage = stage
+        now = self._clock()
+        if d.running_since is None and stage not in ("SCHEDULING", *TERMINAL):
+            d.running_since = now  # its time limit counts from here, not from the wait for hardware
         self._show_logs(d)
         try:  # after the stage: a job that ended has written its request
             request = self.queue.get(d.request_id)
@@ -261,7 +269,10 @@ class Dispatcher:
             return
         if d.cancelled:
             return  # asked already; waiting for the job to stop
-        over_time = time.monotonic() > d.deadline
+        over_time = d.running_since is not None and now > d.running_since + d.timeout_seconds + self.jobs.poll_seconds
+        if ours and d.running_since is None and now > d.launched + self.jobs.hardware_wait_seconds:
+            self._no_hardware(d)
+            return
         if not ours:
             if request is not None and request.status in (Status.FINISHED, Status.FAILED) and not over_time:
                 return  # the job's worker ended it (and may still be publishing): the job exits by itself
@@ -276,6 +287,18 @@ class Dispatcher:
             self._fail(d.request_id, d.worker_id, Reason.TIMEOUT, message, path)
             return
         self._keep_lease(d, request)
+
+    def _no_hardware(self, d: Dispatched) -> None:
+        """The job waited longer than LEADERBOARD_JOBS_HARDWARE_WAIT for its machine: cancel it
+        and give the request back (not the submitter's fault; another try may find one)."""
+        waited = f"waited {self.jobs.hardware_wait_seconds:g} s for a {d.flavor} machine without starting"
+        self._cancel(d, waited)
+        self._append_log(d.request_id, [f"dispatcher {self.dispatcher_id}: job {d.job_id} {waited}; cancelled, "
+                                        f"the request goes back to the queue"])
+        try:
+            self.queue.give_back(d.request_id, d.worker_id, f"its Hugging Face Job {waited}", NOT_STARTED)
+        except (LeaseLost, StoreError) as e:  # its lease runs out instead
+            log.warning("could not give back %s: %s", d.request_id, e)
 
     def _keep_lease(self, d: Dispatched, request: Request) -> None:
         """Renew the lease only if the job's worker has not (it renews every third of a
