@@ -101,6 +101,7 @@ class Reply:
     status: int
     headers: dict[str, str]
     body: bytes = b""
+    stream: object = None  # a callable giving more chunks after `body`, the connection held open meanwhile
 
     @classmethod
     def json(cls, payload, status: int = 200, headers: dict | None = None) -> Reply:
@@ -591,10 +592,24 @@ def _handler_for(standin: HubStandin) -> type[BaseHTTPRequestHandler]:
             self.send_response(reply.status)
             for key, value in reply.headers.items():
                 self.send_header(key, value)
-            self.send_header("Content-Length", str(len(reply.body)))
+            if reply.stream is not None:  # a stream: no length, the end of the connection ends it
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            else:
+                self.send_header("Content-Length", str(len(reply.body)))
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(reply.body)
+                if reply.stream is not None:
+                    self._send_stream(reply.stream)
+
+        def _send_stream(self, chunks) -> None:
+            try:
+                for chunk in chunks():
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading: as on the Hub
+                pass
 
         do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = handle_one
 

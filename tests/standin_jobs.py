@@ -19,6 +19,11 @@ then COMPLETED (exit 0), ERROR ("Job failed with exit code N", or "Job timeout" 
 past `timeoutSeconds` and was killed) or CANCELED. Output (stdout and stderr together) is
 kept line by line, with the Hub's "===== Job started" line first.
 
+A running job's log stream stays open as the service's does (new lines as they come, a
+keep-alive every 30 s), so a non-following fetch returns only once the client gives up
+waiting (5 s without a byte); `logs_stay_open = False` replays and closes instead. A
+container killed by a signal exits 128 + the signal (SIGKILL: 137).
+
 Not modelled: images, hardware (every flavor is this machine), attempts/retries, volumes,
 ports, scheduled jobs, metrics, and the exact wording of the Hub's messages.
 """
@@ -46,6 +51,10 @@ TERMINAL = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
 
 def _iso(t: datetime | None) -> str | None:
     return None if t is None else t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _event(at: datetime, text: str) -> str:
+    return f"data: {json.dumps({'timestamp': _iso(at), 'data': text})}\n\n"
 
 
 def _now() -> datetime:
@@ -97,6 +106,11 @@ class JobsStandin:
         self.standin = standin
         self.cwd, self.python = cwd, python
         self.start_delay = 0.0  # seconds a new job stays SCHEDULING (waiting for hardware)
+        # A running job's log stream stays open, as the service's does, sending a keep-alive
+        # comment every `keepalive_seconds` (the service: 30) until the job ends or the client
+        # hangs up (huggingface_hub's fetch_job_logs stops after 5 s without a byte).
+        self.logs_stay_open = True
+        self.keepalive_seconds = 30.0
         self.jobs: dict[str, StandinJob] = {}
         self._lock = threading.Lock()
         self._homes = Path(tempfile.mkdtemp(prefix="standin-jobs-"))
@@ -196,8 +210,27 @@ class JobsStandin:
         tail = request.query.get("tail")
         if tail:
             lines = lines[-int(tail[0]):]
-        body = "".join(f"data: {json.dumps({'timestamp': _iso(at), 'data': text})}\n\n" for at, text in lines)
-        return Reply(200, {"Content-Type": "text/event-stream"}, body.encode())
+        body = "".join(_event(at, text) for at, text in lines)
+        stream = (lambda: self._more_lines(job, len(job.lines))) if self.logs_stay_open and job.stage not in TERMINAL \
+            else None
+        return Reply(200, {"Content-Type": "text/event-stream"}, body.encode(), stream=stream)
+
+    def _more_lines(self, job: StandinJob, sent: int):
+        """A running job's new log lines as they come, keep-alives between, until it ends."""
+        quiet_since = time.monotonic()
+        while True:
+            with self._lock:
+                new, ended = job.lines[sent:], job.stage in TERMINAL
+            sent += len(new)
+            if new:
+                quiet_since = time.monotonic()
+                yield "".join(_event(at, text) for at, text in new).encode()
+            if ended:
+                return
+            if time.monotonic() - quiet_since >= self.keepalive_seconds:
+                quiet_since = time.monotonic()
+                yield b": keep-alive\n\n"
+            time.sleep(0.1)
 
     def _cancel(self, request, namespace: str, job_id: str):
         job = self._job(request, namespace, job_id)

@@ -366,3 +366,25 @@ def test_a_killed_container_reports_137_and_reads_as_out_of_memory(hub, tmp_path
     failed = Queue(stores.requests).get(request.id)
     assert failed.status == Status.FAILED and failed.failure.reason == Reason.OUT_OF_MEMORY
     assert failed.failure.message == JOB_OOM
+
+
+def test_following_running_jobs_never_waits_on_their_open_log_streams(hub, tmp_path, monkeypatch):
+    """A running job's log stream stays open until the client gives up (5 s without a
+    byte): a round of following two running jobs takes far less than one such wait."""
+    standin, stores, suite, _ = hub
+    assert standin.jobs.logs_stay_open
+    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
+    monkeypatch.setenv("LEADERBOARD_JOBS_MAX_RUNNING", "2")
+    get_settings.cache_clear()
+    for seed in range(2):
+        submit(stores, suite, tmp_path, seed)
+    dispatcher = Dispatcher(stores, get_settings(), api=standin.api(), dispatcher_id="disp")
+    dispatcher.step()
+    standin.jobs.wait_for(lambda j: sum(x.stage == "RUNNING" for x in standin.jobs.jobs.values()) == 2, timeout=60)
+    for _ in range(3):
+        started = time.monotonic()
+        dispatcher.step()
+        assert time.monotonic() - started < 2.5  # not 2 x 5 s waiting on two streams in turn
+    for job in standin.jobs.jobs.values():
+        job.cancel_requested = True
+        standin.jobs._kill(job)

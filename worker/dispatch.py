@@ -46,6 +46,7 @@ import socket
 import threading
 import time
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -88,6 +89,7 @@ class Dispatched:
     launched: float  # monotonic: when the job was asked for
     stage: str = "SCHEDULING"
     running_since: float | None = None  # monotonic: when the dispatcher first saw it RUNNING
+    log_fetch: Future | None = None  # the fetch of its new log lines under way, on the log threads
     lines_shown: int = 0
     cancelled: str = ""  # why the dispatcher cancelled the job ("" if it did not)
 
@@ -118,6 +120,11 @@ class Dispatcher:
         self.dispatcher_id = dispatcher_id or f"jobs-{socket.gethostname()}-{os.getpid()}"
         self.running: dict[str, Dispatched] = {}
         self._stopping = threading.Event()
+        # A running job's log stream stays open until the client gives up (about 5 s without a
+        # byte): each job's new lines are fetched on threads of their own, so a round of
+        # following never waits on any stream, however many jobs run.
+        self._log_threads = ThreadPoolExecutor(max_workers=max(1, self.jobs.max_running),
+                                               thread_name_prefix="job-logs")
         self._queue_empty = False  # the last claim found nothing pending
         self._backoff = 0.0  # after a refused job: seconds without claims, doubling
         self._claim_after = 0.0  # monotonic
@@ -258,7 +265,8 @@ class Dispatcher:
         now = self._clock()
         if d.running_since is None and stage not in ("SCHEDULING", *TERMINAL):
             d.running_since = now  # its time limit counts from here, not from the wait for hardware
-        self._show_logs(d)
+        if stage not in TERMINAL and (d.log_fetch is None or d.log_fetch.done()):
+            d.log_fetch = self._log_threads.submit(self._show_logs, d)
         try:  # after the stage: a job that ended has written its request
             request = self.queue.get(d.request_id)
         except NotFoundError:  # deleted by a maintainer: nobody waits for it
@@ -319,7 +327,12 @@ class Dispatcher:
         self.api.cancel_job(job_id=d.job_id, namespace=self.jobs.namespace)
 
     def _show_logs(self, d: Dispatched) -> None:
-        lines = self._job_output(d)
+        """The job's new log lines into the dispatcher's log (on a log thread)."""
+        try:
+            lines = self._job_output(d)
+        except Exception as e:  # noqa: BLE001 - a help for whoever reads the log; the next round tries again
+            log.info("could not fetch the log of job %s: %s: %s", d.job_id, type(e).__name__, e)
+            return
         for line in lines[d.lines_shown:]:
             log.info("[%s %s] %s", d.request_id, d.job_id[:8], line)
         d.lines_shown = max(d.lines_shown, len(lines))
