@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
 from submissions.queue import Queue
 from submissions.requests import Progress, Reason, Request, Status
-from worker.dispatch_rules import (NOT_STARTED, choose_flavor, gpu_count, job_command, job_failure,
+from worker.dispatch_rules import (NOT_STARTED, choose_flavor, job_command, job_env, job_failure, job_secrets,
                                    job_timeout_message)
 from worker.errors import DispatchError
 
@@ -194,8 +194,8 @@ class Dispatcher:
         timeout = self.settings.worker.job_timeout_seconds + self.jobs.timeout_grace_seconds
         try:
             info = self.api.run_job(
-                image=self.jobs.image, command=job_command(request.id, worker_id), env=self._job_env(flavor),
-                secrets=self._job_secrets(),
+                image=self.jobs.image, command=job_command(request.id, worker_id), env=job_env(self.settings, flavor),
+                secrets=job_secrets(self.settings),
                 flavor=flavor, timeout=int(timeout), name=f"leaderboard-{request.id}",
                 labels={"leaderboard-request": request.id, "leaderboard-worker": worker_id},
                 namespace=self.jobs.namespace)
@@ -228,31 +228,6 @@ class Dispatcher:
         self._backoff = min(max(self._backoff * 2, self.jobs.poll_seconds), MAX_BACKOFF_SECONDS)
         self._claim_after = self._clock() + self._backoff
         log.error("no claims for %.0f s", self._backoff)
-
-    def _job_secrets(self) -> dict[str, str] | None:
-        """HF_TOKEN, and a remote judge's key: secrets of the job, not plain variables."""
-        from space_config.settings import SECRET_SETTINGS
-
-        found = {"HF_TOKEN": self.settings.hf_token} if self.settings.hf_token else {}
-        found.update({k: os.environ[k] for k in SECRET_SETTINGS if os.environ.get(k)})
-        return found or None
-
-    def _job_env(self, flavor: str) -> dict[str, str]:
-        """What the job's worker needs besides HF_TOKEN: the stores, and the worker's
-        settings as this dispatcher has them (the lease and time limit it enforces too)."""
-        from space_config.settings import forwarded_environment
-
-        worker = self.settings.worker
-        gpus = max(gpu_count(flavor), 1)
-        return forwarded_environment() | {
-            "LEADERBOARD_STORE": "hub", "LEADERBOARD_HUB_OWNER": self.settings.hub_owner or "",
-            "LEADERBOARD_HUB_PREFIX": self.settings.hub_prefix, "LEADERBOARD_EMBEDDED_WORKER": "0",
-            "LEADERBOARD_LEASE_SECONDS": f"{worker.lease_seconds:g}",
-            "LEADERBOARD_PROGRESS_SECONDS": f"{worker.progress_seconds:g}",
-            "LEADERBOARD_JOB_TIMEOUT": f"{worker.job_timeout_seconds:g}",
-            # every GPU of the flavor serves the one model
-            "LEADERBOARD_TENSOR_PARALLEL": str(gpus), "LEADERBOARD_DATA_PARALLEL": "1",
-        }
 
     # -- following --------------------------------------------------------------------
 

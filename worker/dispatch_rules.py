@@ -1,16 +1,18 @@
 """What the Jobs dispatcher (worker/dispatch.py) decides without asking the Hub: the
-hardware flavor of a request, the command its job runs, and, for a request its job left
+hardware flavor of a request, the command its job runs with its environment and secrets,
+and, for a request its job left
 RUNNING, the reason code and the message its submitter reads (never the job's output)."""
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING
 
 from submissions.requests import Reason, Request
 
 if TYPE_CHECKING:
-    from space_config.settings import JobsSettings
+    from space_config.settings import JobsSettings, Settings
 
 NOT_STARTED = ("The evaluation could not be started on Hugging Face Jobs. This is not a problem with your "
                "submission; the maintainers have the details in its private log and can requeue it.")
@@ -82,3 +84,30 @@ def job_failure(stage: str, message: str | None, total_seconds: float | None,
     if stage in ("CANCELED", "DELETED"):  # stopped on the Hub, not through the queue
         return Reason.INTERNAL, JOB_STOPPED
     return Reason.INTERNAL, JOB_ERROR
+
+
+def job_secrets(settings: Settings) -> dict[str, str] | None:
+    """HF_TOKEN, and a remote judge's key: secrets of the job, not plain variables."""
+    from space_config.settings import SECRET_SETTINGS
+
+    found = {"HF_TOKEN": settings.hf_token} if settings.hf_token else {}
+    found.update({k: os.environ[k] for k in SECRET_SETTINGS if os.environ.get(k)})
+    return found or None
+
+
+def job_env(settings: Settings, flavor: str) -> dict[str, str]:
+    """What the job's worker needs besides HF_TOKEN: the stores, and the worker's settings
+    as the dispatcher has them (the lease and time limit it enforces too)."""
+    from space_config.settings import forwarded_environment
+
+    worker = settings.worker
+    gpus = max(gpu_count(flavor), 1)
+    return forwarded_environment() | {
+        "LEADERBOARD_STORE": "hub", "LEADERBOARD_HUB_OWNER": settings.hub_owner or "",
+        "LEADERBOARD_HUB_PREFIX": settings.hub_prefix, "LEADERBOARD_EMBEDDED_WORKER": "0",
+        "LEADERBOARD_LEASE_SECONDS": f"{worker.lease_seconds:g}",
+        "LEADERBOARD_PROGRESS_SECONDS": f"{worker.progress_seconds:g}",
+        "LEADERBOARD_JOB_TIMEOUT": f"{worker.job_timeout_seconds:g}",
+        # every GPU of the flavor serves the one model
+        "LEADERBOARD_TENSOR_PARALLEL": str(gpus), "LEADERBOARD_DATA_PARALLEL": "1",
+    }
