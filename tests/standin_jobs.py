@@ -16,7 +16,7 @@ container gets: the job's `environment` and `secrets` (nothing of the test proce
 environment but PATH), plus the platform's way to the Hub (HF_ENDPOINT: the stand-in).
 Stages follow the process: SCHEDULING for `start_delay` seconds, RUNNING while it runs,
 then COMPLETED (exit 0), ERROR ("Job failed with exit code N", or "Job timeout" when it ran
-past `timeoutSeconds` and was killed) or CANCELED. Output (stdout and stderr together) is
+past `timeoutSeconds` and was killed), CANCELED, or DELETED (`delete`: removed on the service). Output (stdout and stderr together) is
 kept line by line, with the Hub's "===== Job started" line first.
 
 A running job's log stream stays open as the service's does (new lines as they come, a
@@ -75,6 +75,7 @@ class StandinJob:
     lines: list[tuple[datetime, str]] = field(default_factory=list)
     cancel_requested: bool = False
     timed_out: bool = False
+    deleted: bool = False  # deleted on the service: the DELETED stage
     returncode: int | None = None
 
     @property
@@ -121,6 +122,16 @@ class JobsStandin:
         with self._lock:
             assert len(self.jobs) == 1, f"{len(self.jobs)} jobs ran"
             return next(iter(self.jobs.values()))
+
+    def delete(self, job: StandinJob) -> None:
+        """Delete a job on the service (as its owner might on the Hub's page): its container
+        is stopped and the job reports the DELETED stage."""
+        with self._lock:
+            job.deleted = True
+        self._kill(job)
+        with self._lock:
+            if job.process is None or job.process.poll() is not None:
+                job.stage, job.finished_at = "DELETED", job.finished_at or _now()
 
     def wait_for(self, predicate, timeout: float = 60.0) -> StandinJob:
         """The first job for which `predicate(job)` holds, waiting up to `timeout` seconds."""
@@ -280,7 +291,9 @@ class JobsStandin:
         code = 128 - code if code < 0 else code  # a container killed by signal N exits 128 + N (SIGKILL: 137)
         with self._lock:
             job.returncode, job.finished_at = code, _now()
-            if job.cancel_requested:
+            if job.deleted:
+                job.stage = "DELETED"
+            elif job.cancel_requested:
                 job.stage = "CANCELED"
             elif job.timed_out:
                 job.stage, job.message = "ERROR", "Job timeout"

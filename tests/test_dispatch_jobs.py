@@ -388,3 +388,19 @@ def test_following_running_jobs_never_waits_on_their_open_log_streams(hub, tmp_p
     for job in standin.jobs.jobs.values():
         job.cancel_requested = True
         standin.jobs._kill(job)
+
+
+def test_a_job_deleted_on_the_service_fails_its_request_as_stopped(hub, tmp_path, monkeypatch):
+    standin, stores, suite, _ = hub
+    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
+    get_settings.cache_clear()
+    request = submit(stores, suite, tmp_path)
+    dispatcher, thread = dispatch_in_thread(stores, standin)
+    job = standin.jobs.wait_for(lambda j: j.stage == "RUNNING" and j.process is not None, timeout=60)
+    standin.jobs.delete(job)
+    thread.join(timeout=120)
+    assert not thread.is_alive() and job.stage == "DELETED"
+    failed = Queue(stores.requests).get(request.id)
+    assert failed.status == Status.FAILED and failed.failure.reason == Reason.INTERNAL
+    assert failed.failure.message == JOB_STOPPED
+    assert "ended DELETED" in private_log(stores, request.id)
