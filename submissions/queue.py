@@ -14,6 +14,8 @@ A worker holds a RUNNING request through a lease (`lease_until`) it renews while
 works. Whoever next claims, or calls `expire_leases`, sends a request whose lease ran
 out back to PENDING with `attempt + 1`, or to FAILED(timeout) once it has used up
 `max_attempts`, so a killed worker never leaves a submission stuck.
+
+Each request is one file, spread over folders by a hash of its id (submissions/request_files.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from submissions.errors import ConflictError, InvalidTransition, LeaseLost, NotFoundError
+from submissions.request_files import read_all, read_request
 from submissions.requests import Event, Failure, Progress, Reason, Request, Status, utcnow
 from submissions.stores.base import Store
 
@@ -94,33 +97,14 @@ class Queue:
                             f"row; try again")
 
     def get(self, id: str) -> Request:
-        found = self.store.read(_path(id))
+        found = read_request(self.store, id)[1]
         if found is None:
             raise NotFoundError(f"no submission with id {id!r} in the {self.store.name} store")
         return Request.from_bytes(found.data)
 
     def all(self) -> list[Request]:
-        """Every request, oldest first. A file that cannot be parsed is skipped with a
-        warning naming it: one bad file must not stop the whole queue.
-
-        Read from one snapshot of the store (`local_folder`): on the Hub that is one
-        snapshot download fetching only the files that changed, where a `read` per file
-        would cost two requests each. Nothing here is decided on this view alone: every
-        change re-reads its file and compares-and-swaps."""
-        try:
-            folder = self.store.local_folder("")
-        except NotFoundError:
-            return []  # nothing was ever stored
-        requests = []
-        for file in sorted(folder.glob("*.json")):  # top level only: requests are <id>.json
-            try:
-                requests.append(Request.from_bytes(file.read_bytes()))
-            except FileNotFoundError:
-                continue  # deleted between listing and reading
-            except ValueError as e:
-                log.warning("skipping unreadable request file %s in the %s store: %s",
-                            file.name, self.store.name, e)
-        return sorted(requests, key=lambda r: (r.submitted_at, r.id))
+        """Every request, oldest first (submissions/request_files.py: read_all)."""
+        return read_all(self.store)
 
     # ---- the worker's side -----------------------------------------------------------
 
@@ -348,9 +332,8 @@ class Queue:
         """Read, decide, compare-and-swap; on a conflict wait a little (jittered, so racing
         workers fall out of step) and decide again from a fresh read. Returns the request
         as it now is and whether this call changed it."""
-        path = _path(id)
         for attempt in range(self.conflict_retries):
-            found = self.store.read(path)
+            path, found = read_request(self.store, id)
             if found is None:
                 raise NotFoundError(f"no submission with id {id!r} in the {self.store.name} store")
             current = Request.from_bytes(found.data)
@@ -387,10 +370,3 @@ def _reset_run(r: Request) -> None:
     r.finished_at = None
     r.progress = Progress()
     r.failure = None
-
-
-def _path(id: str) -> str:
-    # ids are file names: anything else cannot name a request (and must not reach the store as a path)
-    if not id or "/" in id or "\\" in id or id.startswith("."):
-        raise NotFoundError(f"{id!r} is not a submission id")
-    return f"{id}.json"

@@ -10,6 +10,7 @@ Unknown keys are ignored on read, so older code can read newer files.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
@@ -19,6 +20,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 REQUEST_SCHEMA_VERSION = 1
 
+
+
+# A folder of a Hub repo holds at most 10,000 entries (and lists slowly long before): the
+# requests are spread over 16 x 16 folders by a hash of their id, "3/f/<id>.json", so no
+# folder holds more than 16 folders, and a leaf 1/256 of the requests.
+
+
+def request_path(id: str) -> str:
+    """Where a request lives in the requests store: its shard folders, then `<id>.json`."""
+    digest = hashlib.sha256(id.encode()).hexdigest()
+    return f"{digest[0]}/{digest[1]}/{id}.json"
 
 class Status(str, Enum):
     PENDING = "PENDING"
@@ -108,7 +120,7 @@ class Request(BaseModel):
 
     @property
     def path(self) -> str:
-        return f"{self.id}.json"
+        return request_path(self.id)
 
     def dedup_key(self) -> tuple:
         """Two requests with the same key evaluate the same thing (any status)."""

@@ -21,6 +21,8 @@ What it models (read from huggingface_hub's own requests and error parsing):
   `parentCommit`: a parent that is not the head gets the Hub's 412. Commits are applied
   under one lock, so of two racing commits on the same parent one wins, one gets 412;
 - paths-info (`/api/datasets/{id}/paths-info/{rev}`: the blob id of each path asked for);
+- a cap on a folder's entries (`entry_cap`, off by default; the Hub's is 10,000): a commit
+  that would put more in one folder is refused;
 - a commit quota per repository (off by default; the Hub's "exceeded our hourly quotas
   for action: commit"): over it a commit gets 429;
 - per-token request quotas (off by default): every response under one carries the IETF
@@ -188,6 +190,7 @@ class HubStandin:
         self._faults: list[Fault] = []
         self._limits: dict[str, RateLimit] = {}
         self._commit_limit: RateLimit | None = None  # per repository, keyed by repo id
+        self.entry_cap: int | None = None  # the most entries a folder may hold (the Hub: 10,000); None: no cap
         self._serial = itertools.count()
         self._server: ThreadingHTTPServer | None = None
         from standin_jobs import JobsStandin  # beside this file, on the tests' path
@@ -506,10 +509,25 @@ class HubStandin:
             tree = dict(repo.at("main").tree)
             for line in lines[1:]:
                 _apply(tree, line["key"], line["value"])
+            crowded = _crowded_folder(tree, self.entry_cap) if self.entry_cap else None
+            if crowded is not None:
+                if self._commit_limit is not None:
+                    self._commit_limit.refund(repo_id, "commit")
+                raise HubError(400, f"A folder cannot hold more than {self.entry_cap} entries ({crowded!r} would)")
             commit = self._new_commit(repo, tree, header.get("summary", ""))
         return Reply.json({"success": True, "commitOid": commit.sha, "hookOutput": "",
                            "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{commit.sha}",
                            "pullRequestUrl": None})
+
+
+def _crowded_folder(tree: Mapping[str, bytes], cap: int) -> str | None:
+    """A folder of `tree` holding more than `cap` entries (files and folders), or None."""
+    entries: dict[str, set[str]] = {}
+    for path in tree:
+        parts = path.split("/")
+        for depth in range(len(parts)):
+            entries.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+    return next((folder or "/" for folder, names in entries.items() if len(names) > cap), None)
 
 
 def limit_resource(kind: str) -> str:

@@ -77,7 +77,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.baselines", "evaluator.demo",
     ]),
     ("stores", [
-        "submissions.queue", "submissions.stores", "submissions.stores.*",
+        "submissions.queue", "submissions.request_files", "submissions.stores", "submissions.stores.*",
         "submissions.quotas", "submissions.validation", "submissions.suites", "submissions.submit",
         # The published table's format: written by the worker, read by the site.
         "leaderboard.aggregate", "leaderboard.disclosure", "leaderboard.protocol_card",

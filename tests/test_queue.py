@@ -16,7 +16,7 @@ import pytest
 
 from submissions.errors import ConflictError, LeaseLost, NotFoundError
 from submissions.queue import InvalidTransition, Queue
-from submissions.requests import Progress, Reason, Request, Status
+from submissions.requests import Progress, Reason, Request, Status, request_path
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -173,7 +173,7 @@ def test_claim_moves_on_when_a_candidate_stays_contended(store, clock):
 
     class HotFirst(InterleavingStore):
         def write_if(self, path, data, expected, message=""):
-            if path == "req-00.json":
+            if path == request_path("req-00"):
                 raise ConflictError("busy")
             return self.inner.write_if(path, data, expected, message)
 
@@ -456,6 +456,24 @@ def test_all_lists_requests_oldest_first_and_skips_unreadable_files(queue, store
     store.write("README.md", b"# requests")
     assert [r.id for r in queue.all()] == ["req-00", "req-01", "req-02"]
     assert "broken.json" in caplog.text
+
+
+def test_requests_spread_over_shard_folders_and_older_top_level_ones_still_work(queue, store):
+    """A Hub folder holds at most 10,000 entries: requests live in 16 x 16 folders by a hash
+    of their id. A request stored at the top level before sharding is read and updated where
+    it is."""
+    for i in range(40):
+        queue.add(make_request(i))
+    paths = [p for p in store.list() if p.endswith(".json") and not p.startswith("admission/")]
+    folders = {p.rsplit("/", 1)[0] for p in paths}
+    assert all(p.count("/") == 2 for p in paths) and len(folders) > 20
+    assert request_path("req-00") in paths
+    legacy = make_request(99)
+    store.write(f"{legacy.id}.json", legacy.to_bytes())  # as stored before sharding
+    assert queue.get(legacy.id).status == Status.PENDING and legacy.id in {r.id for r in queue.all()}
+    queue.cancel(legacy.id)
+    assert queue.get(legacy.id).status == Status.CANCELLED
+    assert store.read(request_path(legacy.id)) is None  # updated in place, not copied into a shard
 
 
 # ---- the maintainer CLI ----------------------------------------------------------------------------

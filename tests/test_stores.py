@@ -1136,3 +1136,28 @@ def test_create_repos_command_needs_a_token(monkeypatch):
     with pytest.raises(SystemExit) as caught:
         args.func(args)
     assert "HF_TOKEN" in str(caught.value.code) and "acme" in str(caught.value.code)
+
+
+def test_a_folder_entry_cap_holds_hundreds_of_requests_through_the_queue(standin_store):
+    """With the stand-in's folder cap set low, a store refuses a crowded folder, and several
+    hundred requests through the queue (sharded by id) keep every folder under it."""
+    from submissions.queue import Queue
+    from submissions.requests import Request
+
+    standin, one, _ = standin_store
+    standin.entry_cap = 50
+    with pytest.raises(StoreError, match="cannot hold more than 50 entries"):
+        one.write_files({f"flat/{i}.json": b"{}" for i in range(51)}, message="too many in one folder")
+    queue = Queue(one)
+    ids = [f"20261126T1200{i:02d}-{i:010x}" if i < 60 else f"req-{i:04d}" for i in range(300)]
+    for id in ids:
+        queue.add(Request(id=id, kind="predictions", submitter="alice", suite_id="s", model=f"m{id}",
+                          predictions_sha256=id))
+    assert sorted(r.id for r in queue.all()) == sorted(ids)  # nothing lost
+    tree = standin.files(one.repo_id)
+    folders: dict[str, int] = {}
+    for path in tree:
+        if "/" in path:
+            folders[path.rsplit("/", 1)[0]] = folders.get(path.rsplit("/", 1)[0], 0) + 1
+    assert folders and max(folders.values()) <= 50
+    assert sum(1 for path in tree if "/" not in path) <= 50

@@ -521,7 +521,7 @@ def test_unexpected_errors_keep_details_private(deployment, tmp_path, monkeypatc
     assert ran.status == Status.FAILED and ran.failure.reason == reason
     if reason == Reason.INTERNAL:
         assert ran.failure.message == INTERNAL_MESSAGE
-    public = stores.requests.read(f"{request.id}.json").data.decode()
+    public = stores.requests.read(request.path).data.decode()
     assert "secret detail" not in public and "Traceback" not in public
     log = stores.private.read(f"logs/{request.id}.log").data.decode()
     assert "Traceback" in log and type(error).__name__ in log
