@@ -354,6 +354,8 @@ class HubStandin:
                 return "commit", lambda r: self._commit(r, repo_id, rest[1])
             if rest == ["settings"] and m == "PUT":
                 return "settings", lambda r: self._settings(r, repo_id)
+            if len(rest) == 2 and rest[0] == "super-squash" and m == "POST":
+                return "squash", lambda r: self._squash(r, repo_id, rest[1])
         if len(s) >= 6 and s[0] == "datasets" and s[3] == "resolve" and m in ("HEAD", "GET"):
             repo_id, path = f"{s[1]}/{s[2]}", "/".join(s[5:])
             return ("head" if m == "HEAD" else "download"), lambda r: self._resolve(r, repo_id, s[4], path)
@@ -386,6 +388,21 @@ class HubStandin:
         repo.commits[commit.sha] = commit
         repo.head = commit.sha
         return commit
+
+    def _squash(self, request: Request, repo_id: str, branch: str) -> Reply:
+        """super_squash_history: main becomes one commit holding the head's files; the old
+        commits are gone (a read at one of them is RevisionNotFound)."""
+        self._authorised(request)
+        if branch != "main":
+            raise HubError(400, "the stand-in squashes main only")
+        message = json.loads(request.body or b"{}").get("message") or "Super-squash"
+        with self._lock:
+            repo = self._repo(repo_id, request.token, write=True)
+            tree = repo.at("main").tree
+            repo.commits.clear()
+            repo.head = ""
+            commit = self._new_commit(repo, tree, message)
+        return Reply.json({"commitId": commit.sha})
 
     def _create_repo(self, request: Request) -> Reply:
         self._authorised(request)

@@ -40,7 +40,7 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, RepoFile
 from huggingface_hub.errors import Response as HubResponse
 from huggingface_hub.utils import hf_raise_for_status
 
-from submissions.errors import ConflictError, NotFoundError, StoreError, TransientStoreError
+from submissions.errors import ConflictError, NotFoundError, StoreError, SubmissionError, TransientStoreError
 from submissions.stores import LocalStore, RetryingStore, Stores, open_stores
 from submissions.stores.base import PUBLIC, STORE_NAMES, Versioned
 from submissions.stores.hub import HubStore
@@ -1161,3 +1161,50 @@ def test_a_folder_entry_cap_holds_hundreds_of_requests_through_the_queue(standin
             folders[path.rsplit("/", 1)[0]] = folders.get(path.rsplit("/", 1)[0], 0) + 1
     assert folders and max(folders.values()) <= 50
     assert sum(1 for path in tree if "/" not in path) <= 50
+
+
+def test_squashing_the_history_while_writers_commit_loses_nothing(hub_standin, tmp_path):
+    """`python -m evaluator squash-history` while two writers add requests and a third
+    changes them: every request is there afterwards with its last change, and the history is
+    short again."""
+    import threading
+
+    from submissions.queue import Queue
+    from submissions.requests import Request
+    from submissions.stores.deploy import squash_histories
+
+    stores = hub_standin.stores("sq", cache_dir=tmp_path / "cache")
+    repo_id = f"sq/{hub_standin.prefix}-requests"
+    queue = Queue(stores.requests, backoff_seconds=0.001)
+    errors: list[BaseException] = []
+
+    def add(prefix: str) -> None:
+        try:
+            for i in range(25):
+                queue.add(Request(id=f"{prefix}-{i:03d}", kind="predictions", submitter=prefix, suite_id="s",
+                                  model=f"{prefix}{i}", predictions_sha256=f"{prefix}{i}"))
+                if i % 5 == 4:
+                    queue.cancel(f"{prefix}-{i - 2:03d}")  # a change to an existing request
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    writers = [threading.Thread(target=add, args=(name,)) for name in ("alice", "bob")]
+    for t in writers:
+        t.start()
+    squashed = 0
+    while any(t.is_alive() for t in writers):
+        squash_histories(stores, ["requests"])  # far more often than a schedule would
+        squashed += 1
+        time.sleep(0.2)
+    for t in writers:
+        t.join()
+    assert not errors, errors
+    assert squashed >= 1
+    requests = {r.id: r for r in queue.all()}
+    assert len(requests) == 50
+    cancelled = {f"{p}-{i - 2:03d}" for p in ("alice", "bob") for i in range(25) if i % 5 == 4}
+    assert {i for i, r in requests.items() if r.status.value == "CANCELLED"} == cancelled
+    squash_histories(stores, ["requests"])
+    assert len(hub_standin.history(repo_id)) == 1
+    with pytest.raises(SubmissionError, match="not on the Hub"):
+        squash_histories(Stores.local(tmp_path / "local"), ["requests"])

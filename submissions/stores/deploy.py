@@ -1,6 +1,8 @@
-"""`python -m evaluator create-repos`: the five Hub dataset repos of a new deployment.
+"""`python -m evaluator create-repos`: the five Hub dataset repos of a new deployment, and
+`python -m evaluator squash-history`: their histories squashed on a maintainer's schedule.
 
     HF_TOKEN=hf_... python -m evaluator create-repos --owner my-org [--prefix video-reasoning-leaderboard]
+    LEADERBOARD_STORE=hub ... python -m evaluator squash-history [--store requests]
 
 requests, results and suite are public; answers and private are private (base.PUBLIC).
 Running it again is harmless: existing repos are kept. One thing it does change on an
@@ -74,8 +76,35 @@ def _command(args: argparse.Namespace) -> None:
     print(f"set LEADERBOARD_STORE=hub LEADERBOARD_HUB_OWNER={args.owner} LEADERBOARD_HUB_PREFIX={args.prefix}")
 
 
+def squash_histories(stores, names: list[str]) -> dict[str, int]:
+    """Squash the history of each named Hub store into one commit; {name: the files it holds}.
+    Safe while workers and the site write: a write whose parent vanished commits again on the
+    new head, a read reads the head again."""
+    done = {}
+    for name in names:
+        store = getattr(stores, name)
+        squash = getattr(store, "squash_history", None)
+        if squash is None:
+            raise SubmissionError(f"store {name!r} is not on the Hub: only a Hub repo has a history to squash")
+        squash(f"Squash the {name} store's history (python -m evaluator squash-history)")
+        done[name] = len(store.list())
+    return done
+
+
+def _squash_command(args: argparse.Namespace) -> None:
+    from space_config.settings import get_settings
+    from submissions.stores import open_stores
+
+    try:
+        done = squash_histories(open_stores(get_settings()), args.store or list(STORE_NAMES))
+    except (SubmissionError, OSError, ValueError) as e:
+        sys.exit(f"error: could not squash: {e}")
+    for name, files in done.items():
+        print(f"{name:9s} squashed: one commit holding its {files} files")
+
+
 def add_commands(subparsers) -> None:
-    """Add `create-repos` to an argparse sub-command set (python -m evaluator)."""
+    """Add `create-repos` and `squash-history` to an argparse sub-command set (python -m evaluator)."""
     p = subparsers.add_parser(
         "create-repos", help="create the five Hub dataset repos of a new deployment",
         description="Create the five dataset repos <owner>/<prefix>-<store> with the right visibility "
@@ -84,3 +113,13 @@ def add_commands(subparsers) -> None:
     p.add_argument("--owner", required=True, help="user or organisation that will own the repos")
     p.add_argument("--prefix", default=DEFAULT_PREFIX, help=f"repo name prefix (default {DEFAULT_PREFIX})")
     p.set_defaults(func=_command)
+    p = subparsers.add_parser(
+        "squash-history", help="maintainers: squash Hub stores' histories into one commit each",
+        description="The Hub slows down on repos with some thousands of commits, and every claim, renewal "
+                    "and finish of a request is a commit. This replaces each named store's history by one "
+                    "commit holding its current files (HfApi.super_squash_history). Nothing is lost, and "
+                    "it is safe while workers and the site write (they re-read and commit again). Run it "
+                    "on a schedule, e.g. weekly. Needs LEADERBOARD_STORE=hub and HF_TOKEN.")
+    p.add_argument("--store", action="append", choices=list(STORE_NAMES),
+                   help="a store to squash (repeat for several; default: all five)")
+    p.set_defaults(func=_squash_command)

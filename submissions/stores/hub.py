@@ -120,7 +120,9 @@ class HubStore:
         except RevisionNotFoundError as e:
             if conflict_is_cas:  # the commit we based the write on is not on the branch any more
                 raise ConflictError(f"{where}: the version read is no longer the head; re-read and retry") from e
-            raise StoreError(f"{where}: {_first_line(e)}") from e
+            # the commit just read as the head is gone: the history was squashed in between
+            raise TransientStoreError(f"{where}: the commit read is no longer in the repo's history "
+                                      f"(squashed?); read again ({_first_line(e)})") from e
         except HfHubHTTPError as e:
             raise self._http_error(where, e, conflict_is_cas) from e
         except OfflineModeIsEnabled as e:
@@ -155,6 +157,13 @@ class HubStore:
         if status in (401, 403):
             return StoreError(f"{where}: permission denied ({status}); HF_TOKEN needs write access to the repo")
         return StoreError(f"{where}: the Hub answered {status} ({detail})")
+
+    def squash_history(self, message: str) -> None:
+        """Replace the repo's history by one commit holding its current files (the Hub slows
+        down after some thousands of commits). A writer whose parent commit vanishes gets the
+        usual 412 and commits again on the new head; a reader reads the head again."""
+        with self._hub("squash the history"):
+            self.api.super_squash_history(self.repo_id, repo_type=REPO_TYPE, commit_message=message)
 
     # -- helpers ----------------------------------------------------------------------
 
