@@ -52,15 +52,45 @@ def _clip(text: str, limit: int = 80) -> str:
                    for ch in text)
 
 
+class _BadNumber(_Unreadable):
+    """NaN, Infinity or an integer too long to read: which field holds it is found after."""
+
+
 def _no_constant(name: str) -> float:
-    raise _Unreadable(f"{name} is not a JSON number; 'confidence' must be a number from 0 to 100")
+    raise _BadNumber(f"{name}, which is not a JSON number")
 
 
 def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
-        raise _Unreadable(f"a number with {len(digits.lstrip('-'))} digits; 'confidence' must be a number "
-                          f"from 0 to 100")
+        raise _BadNumber(f"a number with {len(digits.lstrip('-'))} digits")
     return int(digits)
+
+
+class _Odd:
+    """Stands in for a refused number while a line is read again to name its field."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+
+def _odd_int(digits: str) -> object:
+    return _Odd(f"a number with {len(digits.lstrip('-'))} digits") if len(digits.lstrip("-")) > MAX_INT_DIGITS \
+        else int(digits)
+
+
+_EXPECTED = {"confidence": "a number from 0 to 100", "run": "a whole number"}  # anything else: a string
+
+
+def _bad_number(line: str, what: str) -> str:
+    """Where a refused number stands ("'response' holds NaN, ...; it must be a string")."""
+    try:
+        record = _LENIENT.decode(line)
+    except (ValueError, RecursionError):
+        record = None
+    field = next((k for k, v in record.items() if isinstance(v, _Odd)), None) if isinstance(record, dict) else None
+    if field is None:
+        return f"{what} where a field's value was expected; give each field its expected value"
+    return f"'{_clip(field)}' holds {what}; it must be {_EXPECTED.get(field, 'a string')}"
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
@@ -75,6 +105,8 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 # One decoder for every line: json.loads with hooks would build a new one per line,
 # which is most of its cost on a file of 20k short lines.
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_bounded_int, object_pairs_hook=_unique_keys)
+_LENIENT = json.JSONDecoder(parse_constant=lambda name: _Odd(f"{name}, which is not a JSON number"),
+                            parse_int=_odd_int)  # read again only to name a refused number's field
 
 
 def _load(line: str) -> tuple[object, str | None]:
@@ -83,6 +115,8 @@ def _load(line: str) -> tuple[object, str | None]:
         return None, "not valid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) (column 1)"
     try:
         return _DECODER.decode(line), None
+    except _BadNumber as e:
+        return None, _bad_number(line, str(e))
     except json.JSONDecodeError as e:
         hint = "; put one JSON object on each line" if e.msg == "Extra data" else ""
         return None, f"not valid JSON: {e.msg} (column {e.colno}){hint}"

@@ -131,19 +131,19 @@ def numbers(base: Base, rng: random.Random) -> Iterator[Bad]:
         big = str(rng.randrange(1, 10)) + "7" * (digits - 1)
         line = base.lines[i][:-1] + f', "confidence": {big}}}'
         yield Bad(f"{digits}-digit confidence on line {i + 1}", base.with_line(i, line), i + 1,
-                  f"a number with {digits} digits")
+                  f"'confidence' holds a number with {digits} digits; it must be a number from 0 to 100")
         field = rng.choice(["id", "response"])
         yield Bad(f"{digits}-digit {field} on line {i + 1}",
                   base.with_line(i, json.dumps({**base.records[i], field: 0}).replace(f'"{field}": 0', f'"{field}": -{big}')),
-                  i + 1, f"a number with {digits} digits")
+                  i + 1, f"'{field}' holds a number with {digits} digits; it must be a string")
     for constant in ("NaN", "Infinity", "-Infinity"):
         i = rng.choice(base.plain)
         yield Bad(f"{constant} confidence on line {i + 1}", base.with_line(i, base.lines[i][:-1] +
                                                                           f', "confidence": {constant}}}'),
-                  i + 1, "is not a JSON number")
+                  i + 1, f"'confidence' holds {constant}, which is not a JSON number")
         yield Bad(f"{constant} response on line {i + 1}",
                   base.with_line(i, base.lines[i].replace('"response": ', f'"response": {constant}, "x": ', 1)),
-                  i + 1, "is not a JSON number")
+                  i + 1, f"'response' holds {constant}, which is not a JSON number; it must be a string")
     for value in ("1e400", "-1e999", "101", "-0.5", "100.0001", "1" + "0" * 99, '"87"', "true", "[87]", "{}"):
         i = rng.choice(base.plain)
         yield Bad(f"confidence {value[:12]} on line {i + 1}", base.with_line(i, base.lines[i][:-1] +
