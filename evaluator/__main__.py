@@ -79,8 +79,9 @@ def _cmd_publish_suite(args) -> None:
 
     settings = get_settings()
     suite_id, scored = publish_with_baselines(open_stores(settings), args.folder)
-    print(f"published suite {suite_id} to the {settings.store} store: public part to the suite store, answer key "
-          f"to the answers store")
+    where = f"the local store at {settings.home} (LEADERBOARD_HOME)" if settings.store == "local" else \
+        f"the Hub stores of {settings.hub_owner}"
+    print(f"published suite {suite_id} to {where}: public part to the suite store, answer key to the answers store")
     if scored:
         print(f"scored the built-in baselines on it ({', '.join(scored)}): its board opens with their rows")
 

@@ -1,8 +1,8 @@
 """The stable HTTP endpoint of the open exports, served by the site's own process (app.py
 hands these routes to Gradio's FastAPI app, ahead of Gradio's own):
 
-    GET /api/v1/leaderboard.json[?suite=<suite id>]      one suite's snapshot as JSON
-    GET /api/v1/leaderboard.parquet[?suite=<suite id>]   the same as Parquet
+    GET /api/v1/leaderboard.json[?suite=<suite id or name>]      one suite's snapshot as JSON
+    GET /api/v1/leaderboard.parquet[?suite=<suite id or name>]   the same as Parquet
     GET /api/v1/index.json                               every suite with a snapshot, its version
 
 Without `suite`, the site's own suite (LEADERBOARD_SUITE) is meant. The bodies are the
@@ -36,14 +36,18 @@ def _error(status: int, message: str, suites: list[str]) -> JSONResponse:
     return JSONResponse({"error": message, "suites": suites}, status_code=status)
 
 
-def routes(snapshots: Snapshots, default_suite: Callable[[], str | None]) -> list[APIRoute]:
-    """The endpoint's routes; `default_suite()` names the suite meant when none is given."""
+def routes(snapshots: Snapshots, default_suite: Callable[[], str | None],
+           named: Callable[[str], str | None] = lambda name: None) -> list[APIRoute]:
+    """The endpoint's routes; `default_suite()` names the suite meant when none is given, and
+    `named(name)` the id of a suite given by its name ("official": the newest of that name)."""
 
     def serve(kind: str, request: Request, suite: str | None) -> Response:
         try:
             index = snapshots.index()
             known = [entry.suite_id for entry in index.suites]
             suite_id = suite or default_suite()
+            if suite_id and suite_id not in known:
+                suite_id = named(suite_id) or suite_id
             if not suite_id:
                 return _error(404, "This site has no suite of its own yet; name one with ?suite=<suite id>.", known)
             exports.check_suite_id(suite_id)

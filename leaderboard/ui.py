@@ -110,5 +110,5 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         demo.load(h.suite_from_link, None, suite, api_visibility="private")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
         demo.load(h.calls_file, [suite], download, api_visibility="private")
-    demo.api_routes = api.routes(snapshots, h.configured_suite)  # app.py serves them beside the page
+    demo.api_routes = api.routes(snapshots, h.configured_suite, h.suite_named)  # app.py serves them beside the page
     return demo

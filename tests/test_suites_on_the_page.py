@@ -89,7 +89,7 @@ def baseline_file(home: Path, suite_id: str, out: Path, name: str = "first-optio
 
 
 def test_publishing_a_suite_scores_the_baselines_on_it(home, stores, official):
-    assert f"published suite {official}" in PUBLISHED["output"]
+    assert f"published suite {official} to the local store at {home} (LEADERBOARD_HOME)" in PUBLISHED["output"]
     assert "scored the built-in baselines on it (random, first-option)" in PUBLISHED["output"]
     table = aggregate.load_table(stores.results)
     rows = table[table["suite_id"] == official]
@@ -154,6 +154,16 @@ def test_every_view_opens_on_a_benchmark_the_suite_holds(handlers, official):
     assert hop_key.value.startswith("videosimpleqa") and len(hops) >= 2
     rank, level = handlers.level_choice(official, None)
     assert rank.value.startswith("Video-MMMU") and level.columns[3] == rank.value
+    assert not [c for c in level.columns if c.startswith(("ExpVid", "CausalStep"))]  # only the suite's own levels
+    assert handlers.first_benchmark_tab(official).selected == "bench-exact"
+    shaped, _, _ = handlers.first_page(official, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                                       views.DEFAULT_COLUMNS)
+    headers = list(shaped["value"]["headers"])
+    assert not [c for c in headers if c.startswith(("ExpVid", "CausalStep"))]
+    assert "ExAct" in headers and "Video SimpleQA" in headers
+    # every paper's rows stay one click away, and the API takes a suite's name too
+    assert views.REPORTED_SUITE in handlers.suite_options() and handlers.suite_options()[0] == official
+    assert handlers.suite_named("official") == official and handlers.suite_named("nope") is None
 
 
 # -- in a real browser --------------------------------------------------------------------------------------

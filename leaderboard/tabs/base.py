@@ -75,6 +75,13 @@ class BaseHandlers:
         return list(self._cached((self.source.generation, "suites"), lambda: views.suite_choices(
             self.source.suites, self.published(), self.configured_suite())))
 
+    def suite_named(self, name: str) -> str | None:
+        """The id of the published suite of this name or id (the newest of a name), or None."""
+        try:
+            return resolve_suite_id(self.stores, self.settings, name)
+        except SubmissionError:
+            return None
+
     def submission_suite(self, page_suite: str | None) -> str:
         """Where a submission made while `page_suite` is shown goes: that suite when it is
         published (a visitor submits to the board they are looking at), else the site's

@@ -11,7 +11,14 @@ from leaderboard.tabs.common import as_tables, failsafe, fill_when_open
 
 
 class BenchmarkHandlers(BaseHandlers):
-    """The Benchmarks tab's callback."""
+    """The Benchmarks tab's callbacks."""
+
+    @failsafe()
+    def first_benchmark_tab(self, suite: str):
+        """On a suite that holds only some benchmarks, open on the first it holds (a suite of
+        all five keeps the reader's own choice of sub-tab)."""
+        held = views.suite_benchmarks(self.board(suite))
+        return gr.Tabs(selected=f"bench-{held[0]}") if held and len(held) < len(views.BENCHMARKS) else gr.skip()
 
     @failsafe(outputs=len(views.BENCHMARKS))
     def benchmarks(self, suite: str) -> tuple:
@@ -29,10 +36,12 @@ def build(h: BenchmarkHandlers, suite: gr.Dropdown, generation: gr.State, opened
     with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
         gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed.")
         tables = []
-        with gr.Tabs():
+        with gr.Tabs(elem_id="benchmark-tabs") as inner:
             for name in views.BENCHMARKS:
                 with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
                     tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,
                                                max_height=640, label=views.TITLES[name], elem_id=f"bench-{name}"))
     fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmarks), [suite], tables,
                    "benchmarks")
+    gr.on([tab.select, suite.change], h.first_benchmark_tab, [suite], inner, show_progress="hidden",
+          api_visibility="private")

@@ -82,7 +82,8 @@ def build_level(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, 
     with gr.Tab("By level", id="by-level", elem_id="tab-by-level") as tab:
         gr.Markdown("ExpVid's three levels (perception, procedure, reasoning), Video-MMMU's three tracks "
                     "(perception, comprehension, adaptation) and CausalStep's descriptive (DUA) versus causal "
-                    "(ICRA) accuracy. Rows are ranked by the column you pick, shown first.")
+                    "(ICRA) accuracy. Rows are ranked by the column you pick, shown first (levels carry no interval: "
+                    "only equal scores tie).")
         rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id="by-level-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
@@ -94,7 +95,8 @@ def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.Sta
                     keys: Sequence[str], slug: str, note: str) -> None:
     with gr.Tab(title, id=f"by-{slug}", elem_id=f"tab-by-{slug}") as tab:
         gr.Markdown(note + " Rows are ranked by the score you pick, shown first: the benchmark's overall score "
-                    "(with its interval) or one group's.")
+                    "(ranked with its interval, as on the Leaderboard) or one group's (no interval: only equal "
+                    "scores tie).")
         with gr.Row():
             key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=keys[0], label="Breakdown",
                               elem_id=f"{slug}-select")

@@ -60,7 +60,8 @@ class LeaderboardHandlers(BaseHandlers):
         generation = board.attrs["generation"]
         filters = paging.view_filters(search, types, sizes, sources, frames, judges, protocols)
         wanted = set(protocol.columns_for(columns, protocols, board))
-        chosen = tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted)
+        held = self._view(board, ("held", suite), lambda: views.suite_benchmarks(board))
+        chosen = views.held_columns(tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted), held)
         filtered: list[pd.DataFrame] = []  # the filtered rows, computed at most once per call, kept by no cache
 
         def rows() -> pd.DataFrame:

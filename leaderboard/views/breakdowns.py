@@ -10,7 +10,7 @@ import pandas as pd
 
 from evaluator.judges import JUDGED
 from leaderboard import disclosure
-from leaderboard.views.board import ci_text, interval_ranks, source_text, _half_widths
+from leaderboard.views.board import ci_text, interval_ranks, source_text, suite_benchmarks, _half_widths
 from leaderboard.views.columns import (
     BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, TITLES, _col, _numbers,
 )
@@ -151,6 +151,8 @@ def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFra
     values = pd.DataFrame({label: _numbers(_col(board, column)) for column, label in LEVELS}, index=board.index)
     present = values.notna().any(axis=1)
     rows, values = board[present], values[present]
+    held = suite_benchmarks(board)
+    values = values[[label for column, label in LEVELS if column.split(".", 1)[0] in held]]  # the suite's own
     choices = level_rank_choices(rows)
     rank_by = rank_by if rank_by in choices else (choices[0] if choices else None)
     benchmark = next((column.split(".", 1)[0] for column, label in LEVELS if label == rank_by), "")
@@ -161,7 +163,8 @@ def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFra
     out = pd.DataFrame({**_identity_columns(rows, ranks), **{c: values[c].to_numpy() for c in shown}})
     for column, label in LEVELS:
         benchmark, metric = column.split(".", 1)
-        _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
+        if label in out.columns:
+            _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
     return out
 
 

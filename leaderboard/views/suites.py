@@ -18,12 +18,13 @@ def is_official(suite_id: str | None) -> bool:
 
 def suite_choices(in_table: Iterable[str], published: Iterable[str] = (), configured: str | None = None) -> list[str]:
     """Suites a reader can pick, the one to open first at the front: official suites
-    (newest version first); while none exists, the paper-reported pseudo-suite first,
-    so a visitor meets real models, then the others (the demo suite)."""
+    (newest version first), then the paper-reported pseudo-suite (first while no official
+    suite exists, so a visitor meets real models), then the others (the demo suite)."""
     ids = {s for s in [*in_table, *published, configured] if isinstance(s, str) and s and s != REPORTED_SUITE}
     official = sorted((s for s in ids if is_official(s)), reverse=True)
     others = sorted(ids - set(official))
-    return [*official, *others] if official else [REPORTED_SUITE, *others]
+    # the papers' rows stay one click away: an official suite shows only its own benchmarks' papers
+    return [*official, REPORTED_SUITE, *others] if official else [REPORTED_SUITE, *others]
 
 
 def suite_label(suite_id: str) -> str:

@@ -150,6 +150,13 @@ def column_widths(columns: Sequence[str]) -> list[str]:
 DISPLAY = "display"  # frame.attrs key: {column: [text per row]} shown in place of the numbers
 
 
+def held_columns(columns: Sequence[str], held: Sequence[str]) -> tuple[str, ...]:
+    """`columns` without those of the benchmarks a suite does not hold (its score, interval
+    and no-video columns): a suite of three shows no empty ExpVid column."""
+    missing = tuple(TITLES[b] for b in BENCHMARKS if b not in held)
+    return tuple(c for c in columns if not c.startswith(missing)) if missing and held else tuple(columns)
+
+
 def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS) -> pd.DataFrame:
     """One display row per result: ALWAYS_SHOWN, then the chosen optional columns in
     their fixed order (unknown names are ignored). Score columns stay numbers (they sort
