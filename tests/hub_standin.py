@@ -33,7 +33,11 @@ What it models (read from huggingface_hub's own requests and error parsing):
 - fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
   request, then drop the connection or answer 500), and `counts` of requests by kind.
 
-What it does not model: LFS and Xet uploads or downloads (no "lfs" upload mode), model and
+LFS as the Hub decides it per file (.gitattributes patterns, size): the batch upload, the
+`lfsFile` commit line, the tree's `lfs` entries and the resolve's CDN redirect, in
+tests/standin_lfs.py (`standin.lfs`).
+
+What it does not model: Xet uploads or downloads (HF_HUB_DISABLE_XET for every client), model and
 Space repos, branches other than main, tags, pull requests, copies, token
 scopes and organisations (one token may do everything; private repos are hidden from
 requests without it), gated repos, and the exact wording of most error messages.
@@ -60,7 +64,8 @@ from typing import Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 
 CONFLICT_MESSAGE = "A commit has happened since. Please refresh and try again."
-GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
+GITATTRIBUTES = (b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
+                 b"*.mp4 filter=lfs diff=lfs merge=lfs -text\n")  # as the Hub's default .gitattributes
 
 
 def blob_sha(data: bytes) -> str:
@@ -74,6 +79,7 @@ class Commit:
     parent: str | None
     message: str
     tree: Mapping[str, bytes]
+    lfs: frozenset = frozenset()  # the paths kept in LFS (tests/standin_lfs.py)
 
 
 @dataclass
@@ -194,8 +200,10 @@ class HubStandin:
         self._serial = itertools.count()
         self._server: ThreadingHTTPServer | None = None
         from standin_jobs import JobsStandin  # beside this file, on the tests' path
+        from standin_lfs import LfsStandin
 
         self.jobs = JobsStandin(self)
+        self.lfs = LfsStandin(self)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -361,6 +369,9 @@ class HubStandin:
             return ("head" if m == "HEAD" else "download"), lambda r: self._resolve(r, repo_id, s[4], path)
         if s[:2] == ["api", "jobs"]:
             return self.jobs.route(request)
+        lfs = self.lfs.route(request)
+        if lfs is not None:
+            return lfs
         return "unknown", lambda r: _raise(HubError(404, f"the stand-in does not serve {m} /{'/'.join(s)}"))
 
     # -- repos ----------------------------------------------------------------------------
@@ -380,11 +391,11 @@ class HubStandin:
         if request.token is None:
             raise HubError(401, "You must be authenticated to do this")
 
-    def _new_commit(self, repo: Repo, tree: Mapping[str, bytes], message: str) -> Commit:
+    def _new_commit(self, repo: Repo, tree: Mapping[str, bytes], message: str, lfs: frozenset = frozenset()) -> Commit:
         parent = repo.head or None
         digest = hashlib.sha1(json.dumps([repo.id, parent, message, next(self._serial),
                                           sorted((p, blob_sha(d)) for p, d in tree.items())]).encode())
-        commit = Commit(digest.hexdigest(), parent, message, MappingProxyType(dict(tree)))
+        commit = Commit(digest.hexdigest(), parent, message, MappingProxyType(dict(tree)), frozenset(lfs) & set(tree))
         repo.commits[commit.sha] = commit
         repo.head = commit.sha
         return commit
@@ -398,10 +409,10 @@ class HubStandin:
         message = json.loads(request.body or b"{}").get("message") or "Super-squash"
         with self._lock:
             repo = self._repo(repo_id, request.token, write=True)
-            tree = repo.at("main").tree
+            head = repo.at("main")
             repo.commits.clear()
             repo.head = ""
-            commit = self._new_commit(repo, tree, message)
+            commit = self._new_commit(repo, head.tree, message, head.lfs)
         return Reply.json({"commitId": commit.sha})
 
     def _create_repo(self, request: Request) -> Reply:
@@ -457,6 +468,8 @@ class HubStandin:
         if path not in commit.tree:
             raise HubError(404, "Entry not found", "EntryNotFound", headers=headers)
         data = commit.tree[path]
+        if path in commit.lfs:  # the Hub's CDN redirect, with the object's own etag and size
+            return Reply(302, headers | self.lfs.redirect(commit.sha, data))
         headers |= {"ETag": f'"{blob_sha(data)}"', "Accept-Ranges": "bytes",
                     "Content-Type": "application/octet-stream"}
         start = _range_start(request.headers.get("Range"), len(data))
@@ -473,7 +486,7 @@ class HubStandin:
             sha, offset = cursor.split(":") if cursor else (repo.at(revision).sha, "0")
             commit = repo.at(sha)
         recursive = request.query.get("recursive", ["false"])[0].lower() in ("1", "true")
-        entries = _tree_entries(commit.tree, folder, recursive)
+        entries = self._lfs_entries(_tree_entries(commit.tree, folder, recursive), commit)
         if folder and not entries:
             raise HubError(404, f"{folder} does not exist on main", "EntryNotFound")
         start, end = int(offset), int(offset) + self.page_size
@@ -484,11 +497,16 @@ class HubStandin:
             headers["Link"] = f'<{url}?{query}>; rel="next"'
         return Reply.json(entries[start:end], headers=headers)
 
+    def _lfs_entries(self, entries: list[dict], commit: Commit) -> list[dict]:
+        """Tree entries with a file kept in LFS listed as the Hub lists it."""
+        return [self.lfs.entry(e["path"], commit.tree[e["path"]]) if e["type"] == "file" and e["path"] in commit.lfs
+                else e for e in entries]
+
     def _paths_info(self, request: Request, repo_id: str, revision: str) -> Reply:
         paths = parse_qs(request.body.decode()).get("paths", [])
         with self._lock:
             commit = self._repo(repo_id, request.token).at(revision)
-        entries = _tree_entries(commit.tree, "", recursive=True)
+        entries = self._lfs_entries(_tree_entries(commit.tree, "", recursive=True), commit)
         return Reply.json([e for e in entries if e["path"] in paths])
 
     # -- writing --------------------------------------------------------------------------
@@ -498,10 +516,14 @@ class HubStandin:
         files = json.loads(request.body)["files"]
         with self._lock:
             commit = self._repo(repo_id, request.token, write=True).at(revision)
+        from standin_lfs import goes_to_lfs, lfs_patterns
+
+        patterns = lfs_patterns(commit.tree.get(".gitattributes"))
         answers = []
         for file in files:
-            answer = {"path": file["path"], "uploadMode": "regular", "shouldIgnore": False}
-            if file["path"] in commit.tree:  # lets the client drop a file that would not change
+            lfs = goes_to_lfs(file["path"], int(file.get("size") or 0), patterns)
+            answer = {"path": file["path"], "uploadMode": "lfs" if lfs else "regular", "shouldIgnore": False}
+            if file["path"] in commit.tree and not lfs:  # lets the client drop a file that would not change
                 answer["oid"] = blob_sha(commit.tree[file["path"]])
             answers.append(answer)
         return Reply.json({"files": answers, "commitOid": commit.sha})
@@ -523,15 +545,21 @@ class HubStandin:
                 if self._commit_limit is not None:
                     self._commit_limit.refund(repo_id, "commit")
                 raise HubError(412, CONFLICT_MESSAGE)
-            tree = dict(repo.at("main").tree)
+            tree, lfs = dict(repo.at("main").tree), set(repo.at("main").lfs)
             for line in lines[1:]:
+                if line["key"] == "lfsFile":  # a file uploaded to LFS before the commit
+                    value = line["value"]
+                    tree[value["path"]] = self.lfs.stored(value["oid"])
+                    lfs.add(value["path"])
+                    continue
+                lfs.discard(line["value"].get("path"))
                 _apply(tree, line["key"], line["value"])
             crowded = _crowded_folder(tree, self.entry_cap) if self.entry_cap else None
             if crowded is not None:
                 if self._commit_limit is not None:
                     self._commit_limit.refund(repo_id, "commit")
                 raise HubError(400, f"A folder cannot hold more than {self.entry_cap} entries ({crowded!r} would)")
-            commit = self._new_commit(repo, tree, header.get("summary", ""))
+            commit = self._new_commit(repo, tree, header.get("summary", ""), frozenset(lfs))
         return Reply.json({"success": True, "commitOid": commit.sha, "hookOutput": "",
                            "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{commit.sha}",
                            "pullRequestUrl": None})

@@ -1208,3 +1208,27 @@ def test_squashing_the_history_while_writers_commit_loses_nothing(hub_standin, t
     assert len(hub_standin.history(repo_id)) == 1
     with pytest.raises(SubmissionError, match="not on the Hub"):
         squash_histories(Stores.local(tmp_path / "local"), ["requests"])
+
+
+def test_a_suite_with_videos_and_parquet_round_trips_through_lfs(standin_store, tmp_path):
+    """The stand-in keeps .mp4 and .parquet files in LFS, as the Hub's .gitattributes says: they
+    go up through the LFS batch API and come down through the CDN redirect, byte for byte,
+    beside regular files."""
+    standin, one, _ = standin_store
+    source = tmp_path / "suite"
+    files = {"suite.json": b'{"id": "s"}', "videos/a.mp4": bytes(range(256)) * 300,
+             "exact/table.parquet": b"PAR1" + bytes(5000) + b"PAR1", "calls.jsonl": b'{"id": "c"}\n'}
+    for rel, data in files.items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_bytes(data)
+    one.upload_folder("s", source, "publish a suite")
+    assert standin.counts["lfs_batch"] >= 1 and standin.counts["lfs_upload"] == 2
+    head = standin.history(one.repo_id)[0]
+    assert head.lfs == {"s/videos/a.mp4", "s/exact/table.parquet"}  # the regular files stay in git
+    folder = one.local_folder("s")
+    assert {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == files
+    assert standin.counts["lfs_download"] == 2
+    assert one.read("s/videos/a.mp4").data == files["videos/a.mp4"]
+    uploads = standin.counts["lfs_upload"]
+    one.upload_folder("s", source, "publish it again")  # nothing new: the stored objects are not sent again
+    assert standin.counts["lfs_upload"] == uploads

@@ -46,7 +46,7 @@ import socket
 import threading
 import time
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -272,8 +272,7 @@ class Dispatcher:
         self._keep_lease(d, request)
 
     def _no_hardware(self, d: Dispatched) -> None:
-        """The job waited longer than LEADERBOARD_JOBS_HARDWARE_WAIT for its machine: cancel it
-        and give the request back (not the submitter's fault; another try may find one)."""
+        """Waited past LEADERBOARD_JOBS_HARDWARE_WAIT for a machine: cancel, give the request back."""
         waited = f"waited {self.jobs.hardware_wait_seconds:g} s for a {d.flavor} machine without starting"
         self._cancel(d, waited)
         self._append_log(d.request_id, [f"dispatcher {self.dispatcher_id}: job {d.job_id} {waited}; cancelled, "
@@ -308,6 +307,9 @@ class Dispatcher:
         except Exception as e:  # noqa: BLE001 - a help for whoever reads the log; the next round tries again
             log.info("could not fetch the log of job %s: %s: %s", d.job_id, type(e).__name__, e)
             return
+        self._log_new(d, lines)
+
+    def _log_new(self, d: Dispatched, lines: list[str]) -> None:
         for line in lines[d.lines_shown:]:
             log.info("[%s %s] %s", d.request_id, d.job_id[:8], line)
         d.lines_shown = max(d.lines_shown, len(lines))
@@ -319,10 +321,13 @@ class Dispatcher:
     def _ended(self, d: Dispatched, info, ours: bool) -> None:
         """The job reached a final stage: keep its output; fail a request it left RUNNING."""
         stage, message = d.stage, info.status.message or ""
+        if d.log_fetch is not None:  # an ended job's stream closes: the last fetch ends soon
+            wait([d.log_fetch], timeout=30)
         try:
             output = self._job_output(d)
         except Exception as e:  # noqa: BLE001 - the output is a help; the request's state matters more
             output = [f"(the job's output could not be fetched: {type(e).__name__}: {e})"]
+        self._log_new(d, output)  # its last lines into the dispatcher's own log too
         kept = output[-MAX_LOG_LINES:]
         ended = (f"dispatcher {self.dispatcher_id}: job {d.job_id} ({d.flavor}, worker {d.worker_id}) ended {stage}"
                  + (f": {message}" if message else "") + (f"; cancelled: {d.cancelled}" if d.cancelled else ""))
