@@ -27,7 +27,7 @@ def build_app() -> gr.Blocks:
     from leaderboard.source import TableSource
     from leaderboard.ui import build_ui
     from space_config.settings import get_settings
-    from submissions.errors import NotFoundError
+    from submissions.errors import NotFoundError, TransientStoreError
     from submissions.stores import open_stores
     from submissions.suites import resolve_suite_id
     from worker.suites import first_start
@@ -40,6 +40,8 @@ def build_app() -> gr.Blocks:
         resolve_suite_id(stores, settings)
     except NotFoundError as e:
         raise SystemExit(f"The site cannot start: {e}") from None
+    except TransientStoreError as e:  # the Hub busy now: start anyway; the Submit tab says so if it lasts
+        logging.getLogger(__name__).warning("could not check LEADERBOARD_SUITE at start: %s", e)
     scheduler = start_in_process(stores, settings) if settings.embedded_worker else None
     source = TableSource(stores, settings)
     demo = build_ui(stores, settings, source, scheduler)

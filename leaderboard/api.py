@@ -46,11 +46,11 @@ def routes(snapshots: Snapshots, default_suite: Callable[[], str | None],
             index = snapshots.index()
             known = [entry.suite_id for entry in index.suites]
             suite_id = suite or default_suite()
-            if suite_id and suite_id not in known:
-                suite_id = named(suite_id) or suite_id
             if not suite_id:
                 return _error(404, "This site has no suite of its own yet; name one with ?suite=<suite id>.", known)
             exports.check_suite_id(suite_id)
+            if suite_id not in known:
+                suite_id = named(suite_id) or suite_id
             entry = next((e for e in index.suites if e.suite_id == suite_id), None)
             tag = f'"{entry.table_version}-{kind}"' if entry is not None else None
             if tag is not None and request.headers.get("if-none-match") == tag:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,7 +61,8 @@ def resolve_suite_id(stores: Stores, settings: Settings, wanted: str | None = No
         raise NotFoundError(f"No demo suite in the {stores.suite.name} store: build and publish it first "
                             f"(`python app.py` does on its first start), or set LEADERBOARD_SUITE to the name "
                             f"or id of a published suite.")
-    raise NotFoundError(f"Suite '{wanted}' (LEADERBOARD_SUITE) is not in the {stores.suite.name} store; set it "
+    what = "(LEADERBOARD_SUITE) " if wanted == settings.suite.strip() else ""
+    raise NotFoundError(f"Suite '{wanted}' {what}is not in the {stores.suite.name} store; set it "
                         f"to the name or id of one that is: {describe_suites(stores.suite, published)}.")
 
 
@@ -72,32 +74,34 @@ def describe_suites(store: Store, suite_ids: list[str]) -> str:
 # -- which suite a prediction file was built for ----------------------------------------------
 
 SAMPLED_LINES = 50  # a file's first lines are enough to tell which suite's calls it answers
+SAMPLED_BYTES = 1 << 20  # and never more than this is read of it (a refused file may be huge)
 _ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]{1,200})"')
-_call_ids: dict[str, frozenset[bytes]] = {}  # suite id -> its call ids (a suite id names its content)
+_call_ids: OrderedDict[str, frozenset[bytes]] = OrderedDict()  # suite id -> its call ids, recent last
+CALL_ID_LISTS_KEPT = 16
 
 
 def suite_ids_of(store: Store, suite_id: str) -> frozenset[bytes]:
-    """The ids of a suite's calls, read once per suite (an id carries the suite's content hash)."""
-    if suite_id not in _call_ids:
-        found = store.read(f"{suite_id}/calls.jsonl")
-        ids = frozenset(m.group(1) for line in (found.data.splitlines() if found else [])
-                        if (m := _ID_RE.search(line)))
-        if len(_call_ids) >= 8:
-            _call_ids.pop(next(iter(_call_ids)))
-        _call_ids[suite_id] = ids
-    return _call_ids[suite_id]
+    """The ids of a suite's calls, kept per suite (a suite id names its content); a suite
+    without a call list has none (not kept: it may be published later)."""
+    if suite_id in _call_ids:
+        _call_ids.move_to_end(suite_id)
+        return _call_ids[suite_id]
+    found = store.read(f"{suite_id}/calls.jsonl")
+    if found is None:
+        return frozenset()
+    ids = frozenset(m.group(1) for line in found.data.splitlines() if (m := _ID_RE.search(line)))
+    _call_ids[suite_id] = ids
+    while len(_call_ids) > CALL_ID_LISTS_KEPT:
+        _call_ids.popitem(last=False)
+    return ids
 
 
 def suite_built_for(stores: Stores, path: Path, target: str) -> str | None:
     """Another published suite whose calls a prediction file answers, when it answers almost
     none of `target`'s: the file was built for that suite. None otherwise."""
-    sampled: list[bytes] = []
     with open(path, "rb") as f:
-        for line in f:
-            if len(sampled) >= SAMPLED_LINES:
-                break
-            if (m := _ID_RE.search(line)) is not None:
-                sampled.append(m.group(1))
+        head = f.read(SAMPLED_BYTES)
+    sampled = [m.group(1) for line in head.splitlines()[:SAMPLED_LINES] if (m := _ID_RE.search(line))]
     if not sampled:
         return None
 
@@ -107,9 +111,9 @@ def suite_built_for(stores: Stores, path: Path, target: str) -> str | None:
 
     if share(target) >= 0.5:
         return None
-    others = [s for s in published_suites(stores.suite) if s != target]
-    best = max(others, key=share, default=None)
-    return best if best is not None and share(best) >= 0.8 else None
+    shares = {s: share(s) for s in published_suites(stores.suite) if s != target}
+    best = max(shares, key=shares.get, default=None)
+    return best if best is not None and shares[best] >= 0.8 else None
 
 
 def explain_refusal(stores: Stores, path: Path, target: str, message: str) -> str:
@@ -118,7 +122,7 @@ def explain_refusal(stores: Stores, path: Path, target: str, message: str) -> st
     `message` as it is."""
     try:
         built_for = suite_built_for(stores, Path(path), target)
-    except OSError:
+    except Exception:  # noqa: BLE001 - a Hub hiccup must not hide the refusal itself
         return message
     return message if built_for is None else wrong_suite_message(stores, built_for, target)
 

@@ -90,6 +90,7 @@ class Dispatched:
     stage: str = "SCHEDULING"
     running_since: float | None = None  # monotonic: when the dispatcher first saw it RUNNING
     log_fetch: Future | None = None  # the fetch of its new log lines under way, on the log threads
+    no_hardware: bool = False  # cancelled for waiting too long for its machine: the request goes back
     lines_shown: int = 0
     cancelled: str = ""  # why the dispatcher cancelled the job ("" if it did not)
 
@@ -254,7 +255,9 @@ class Dispatcher:
             return  # asked already; waiting for the job to stop
         over_time = d.running_since is not None and now > d.running_since + d.timeout_seconds + self.jobs.poll_seconds
         if ours and d.running_since is None and now > d.launched + self.jobs.hardware_wait_seconds:
-            self._no_hardware(d)
+            # given back once the job has ended (then no second job can run it meanwhile)
+            self._cancel(d, f"waited {self.jobs.hardware_wait_seconds:g} s for a {d.flavor} machine without starting")
+            d.no_hardware = True
             return
         if not ours:
             if request is not None and request.status in (Status.FINISHED, Status.FAILED) and not over_time:
@@ -271,17 +274,6 @@ class Dispatcher:
             return
         self._keep_lease(d, request)
 
-    def _no_hardware(self, d: Dispatched) -> None:
-        """Waited past LEADERBOARD_JOBS_HARDWARE_WAIT for a machine: cancel, give the request back."""
-        waited = f"waited {self.jobs.hardware_wait_seconds:g} s for a {d.flavor} machine without starting"
-        self._cancel(d, waited)
-        self._append_log(d.request_id, [f"dispatcher {self.dispatcher_id}: job {d.job_id} {waited}; cancelled, "
-                                        f"the request goes back to the queue"])
-        try:
-            self.queue.give_back(d.request_id, d.worker_id, f"its Hugging Face Job {waited}", NOT_STARTED)
-        except (LeaseLost, StoreError) as e:  # its lease runs out instead
-            log.warning("could not give back %s: %s", d.request_id, e)
-
     def _keep_lease(self, d: Dispatched, request: Request) -> None:
         """Renew the lease only if the job's worker has not (it renews every third of a
         lease once it runs): while the job waits for hardware, the dispatcher holds it."""
@@ -297,8 +289,8 @@ class Dispatcher:
 
     def _cancel(self, d: Dispatched, why: str) -> None:
         log.info("request %s: cancelling job %s (%s)", d.request_id, d.job_id, why)
-        d.cancelled = why
         self.api.cancel_job(job_id=d.job_id, namespace=self.jobs.namespace)
+        d.cancelled = why  # only once asked: a failed call is tried again next round
 
     def _show_logs(self, d: Dispatched) -> None:
         """The job's new log lines into the dispatcher's log (on a log thread)."""
@@ -335,12 +327,17 @@ class Dispatcher:
                  f"-- the job's output ({len(kept)} of {len(output)} lines) --", *(f"| {line}" for line in kept),
                  "-- end of the job's output --"]
         failure = job_failure(d.stage, info.status.message, info.durations.total_secs if info.durations else None,
-                              d.timeout_seconds) if ours else None
+                              d.timeout_seconds) if ours and not d.no_hardware else None
         if failure is not None:
             lines.append(f"FAILED {failure[0].value}: {failure[1]}")
         path = self._append_log(d.request_id, lines)
         if failure is not None:
             self._fail(d.request_id, d.worker_id, *failure, path)
+        elif ours and d.no_hardware:  # not the submitter's fault: back to the queue, saying which wait ran out
+            try:
+                self.queue.give_back(d.request_id, d.worker_id, f"its Hugging Face Job {d.cancelled}", NOT_STARTED)
+            except (LeaseLost, StoreError) as e:  # its lease runs out instead
+                log.warning("could not give back %s: %s", d.request_id, e)
         log.info("request %s: job %s ended %s%s", d.request_id, d.job_id, stage,
                  f"; request FAILED {failure[0].value}" if failure else "")
         del self.running[d.request_id]

@@ -18,8 +18,8 @@ from leaderboard import paging, views
 from leaderboard.checking import FileChecker
 from leaderboard.source import QueueSource, TableSource
 from leaderboard.tabs.common import CACHE_ENTRIES, failsafe, picker_choices, skip
-from submissions.errors import SubmissionError
-from submissions.suites import published_suites, resolve_suite_id
+from submissions.errors import NotFoundError, SubmissionError
+from submissions.suites import published_suites, resolve_suite_id, suite_manifest
 
 if TYPE_CHECKING:
     from space_config.settings import Settings
@@ -62,33 +62,40 @@ class BaseHandlers:
 
     def published(self) -> list[str]:
         """The suites in the suite store, looked up once per table generation (listing the
-        store costs a Hub call); [] when it cannot be listed."""
-        def listed() -> list[str]:
-            try:
-                return published_suites(self.stores.suite)
-            except Exception as e:  # noqa: BLE001 - the results table still names its suites
-                log.warning("could not list the published suites: %s", e)
-                return []
-        return list(self._cached((self.source.generation, "published"), listed))
+        store costs a Hub call); [] when it cannot be listed (not kept: the next call tries again)."""
+        try:
+            return list(self._cached((self.source.generation, "published"),
+                                     lambda: published_suites(self.stores.suite)))
+        except Exception as e:  # noqa: BLE001 - the results table still names its suites
+            log.warning("could not list the published suites: %s", e)
+            return []
 
     def suite_options(self) -> list[str]:
         return list(self._cached((self.source.generation, "suites"), lambda: views.suite_choices(
             self.source.suites, self.published(), self.configured_suite())))
 
     def suite_named(self, name: str) -> str | None:
-        """The id of the published suite of this name or id (the newest of a name), or None."""
-        try:
-            return resolve_suite_id(self.stores, self.settings, name)
-        except SubmissionError:
-            return None
+        """The id of the published suite of this name or id (the newest of a name), or None;
+        the manifests are read once per table generation."""
+        published = self.published()
+        if name in published:
+            return name
+        manifests = self._cached((self.source.generation, "manifests"),
+                                 lambda: {s: suite_manifest(self.stores.suite, s) for s in published})
+        named = [s for s in published if manifests.get(s, {}).get("name") == name]
+        return max(named, key=lambda s: (str(manifests[s].get("created", "")), s)) if named else None
 
     def submission_suite(self, page_suite: str | None) -> str:
         """Where a submission made while `page_suite` is shown goes: that suite when it is
         published (a visitor submits to the board they are looking at), else the site's
-        suite (the papers' rows take no submissions)."""
+        suite (the papers' rows take no submissions); NotFoundError when there is none."""
         if page_suite and page_suite in self.published():
             return page_suite
-        return resolve_suite_id(self.stores, self.settings)
+        configured = self.configured_suite()
+        if configured is None:
+            raise NotFoundError(f"Suite '{self.settings.suite}' (LEADERBOARD_SUITE) is not published: submissions "
+                                f"cannot be taken now.")
+        return configured
 
     def default_suite(self, options: Sequence[str] | None = None) -> str:
         """The first page: an official suite when one exists, else the papers' rows

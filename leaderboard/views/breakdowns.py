@@ -140,8 +140,10 @@ def _identity_columns(rows: pd.DataFrame, ranks: pd.Series) -> dict[str, object]
 
 
 def level_rank_choices(board: pd.DataFrame) -> list[str]:
-    """The By level columns a reader may rank by: those with a score on this board."""
-    return [label for column, label in LEVELS if _numbers(_col(board, column)).notna().any()]
+    """The By level columns a reader may rank by: those of the suite's benchmarks with a score."""
+    held = suite_benchmarks(board)
+    return [label for column, label in LEVELS
+            if column.split(".", 1)[0] in held and _numbers(_col(board, column)).notna().any()]
 
 
 def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFrame:
@@ -153,7 +155,7 @@ def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFra
     rows, values = board[present], values[present]
     held = suite_benchmarks(board)
     values = values[[label for column, label in LEVELS if column.split(".", 1)[0] in held]]  # the suite's own
-    choices = level_rank_choices(rows)
+    choices = [c for c in values.columns if values[c].notna().any()]
     rank_by = rank_by if rank_by in choices else (choices[0] if choices else None)
     benchmark = next((column.split(".", 1)[0] for column, label in LEVELS if label == rank_by), "")
     score = values[rank_by] if rank_by else pd.Series(np.nan, index=rows.index)
