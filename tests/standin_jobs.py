@@ -257,8 +257,8 @@ class JobsStandin:
     # -- the process ----------------------------------------------------------------------
 
     def _start(self, job: StandinJob) -> None:
-        if job.cancel_requested or job.deleted:  # cancelled while it waited for hardware: it never starts
-            return
+        if job.cancel_requested or job.deleted or self.standin._server is None:
+            return  # cancelled while it waited for hardware, or the stand-in is gone: it never starts
         spec = job.spec
         command = list(spec["command"]) + list(spec.get("arguments") or [])
         if command[0] in ("python", "python3"):  # the image's python: this interpreter, in the repo

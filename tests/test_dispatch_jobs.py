@@ -109,7 +109,7 @@ def test_a_request_runs_end_to_end_as_a_job(hub, tmp_path):
     # the job's output is in the private log, after the job's worker's own lines
     text = private_log(stores, request.id)
     assert f"job {job.id} (cpu-upgrade, worker {done.worker_id}) ended COMPLETED" in text
-    assert f"| " in text and f"request {request.id} ended FINISHED" in text
+    assert "| " in text and f"request {request.id} ended FINISHED" in text
     assert text.index("claimed " + request.id) < text.index(f"job {job.id} (cpu-upgrade")
     # the commit budget: claim, the job id in the progress, finish; nothing per poll
     assert commits(standin, "requests") - before == 3
@@ -350,17 +350,24 @@ def test_a_running_job_is_held_to_its_time_limit_from_when_it_runs(hub, tmp_path
     assert failed.status == Status.FAILED and failed.failure.reason == Reason.TIMEOUT
 
 
+def running_job(hub, tmp_path, monkeypatch):
+    """A request whose job runs and holds (its worker waits before doing anything), dispatched
+    in a thread: (stand-in, stores, request, the dispatcher's thread, the job)."""
+    standin, stores, suite, _ = hub
+    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
+    get_settings.cache_clear()
+    request = submit(stores, suite, tmp_path)
+    _, thread = dispatch_in_thread(stores, standin)
+    job = standin.jobs.wait_for(lambda j: j.stage == "RUNNING" and j.process is not None, timeout=60)
+    return standin, stores, request, thread, job
+
+
 def test_a_killed_container_reports_137_and_reads_as_out_of_memory(hub, tmp_path, monkeypatch):
     """A container killed by SIGKILL (the kernel's out-of-memory killer) exits 137, as the
     service reports it, and the dispatcher reads that as running out of memory."""
     import signal
 
-    standin, stores, suite, _ = hub
-    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
-    get_settings.cache_clear()
-    request = submit(stores, suite, tmp_path)
-    dispatcher, thread = dispatch_in_thread(stores, standin)
-    job = standin.jobs.wait_for(lambda j: j.stage == "RUNNING" and j.process is not None, timeout=60)
+    standin, stores, request, thread, job = running_job(hub, tmp_path, monkeypatch)
     os.killpg(job.process.pid, signal.SIGKILL)
     thread.join(timeout=120)
     assert not thread.is_alive()
@@ -393,12 +400,7 @@ def test_following_running_jobs_never_waits_on_their_open_log_streams(hub, tmp_p
 
 
 def test_a_job_deleted_on_the_service_fails_its_request_as_stopped(hub, tmp_path, monkeypatch):
-    standin, stores, suite, _ = hub
-    monkeypatch.setenv("LEADERBOARD_WORKER_HOLD_SECONDS", "120")
-    get_settings.cache_clear()
-    request = submit(stores, suite, tmp_path)
-    dispatcher, thread = dispatch_in_thread(stores, standin)
-    job = standin.jobs.wait_for(lambda j: j.stage == "RUNNING" and j.process is not None, timeout=60)
+    standin, stores, request, thread, job = running_job(hub, tmp_path, monkeypatch)
     standin.jobs.delete(job)
     thread.join(timeout=120)
     assert not thread.is_alive() and job.stage == "DELETED"
