@@ -518,3 +518,21 @@ def test_my_submissions_read_only_my_own_logs(requests):
     assert bobs.set_index("Submission").loc["bad", "Reason"] == "bad_predictions"
     assert views.my_submissions(requests, None).empty and views.my_log(requests, None, "done", read_log) == ""
 
+
+def test_a_submitters_log_leaves_the_jobs_own_output_to_the_maintainers(requests):
+    """The dispatcher keeps a Hugging Face Job's output (a traceback, say) in the request's log
+    for the maintainers; its submitter reads the log without it, told that it is kept."""
+    log = ("2026-11-26T12:00:00Z worker disp: scoring\n"
+           "2026-11-26T12:00:05Z dispatcher d: job j1 (cpu-upgrade, worker w) ended ERROR: exit code 1\n"
+           "2026-11-26T12:00:05Z -- the job's output (3 of 3 lines) --\n"
+           "2026-11-26T12:00:05Z | Traceback (most recent call last):\n"
+           "2026-11-26T12:00:05Z |   File \"/app/worker.py\", line 3\n"
+           "2026-11-26T12:00:05Z | ValueError: LEADERBOARD_MIN_BUCKET_ITEMS must be a whole number\n"
+           "2026-11-26T12:00:05Z -- end of the job's output --\n"
+           "2026-11-26T12:00:05Z FAILED internal: The evaluation job stopped with an error\n")
+    shown = views.my_log(requests, "alice", "done", lambda path: log)
+    assert "Traceback" not in shown and "LEADERBOARD_MIN_BUCKET_ITEMS" not in shown and "| " not in shown
+    assert "ended ERROR" in shown and "FAILED internal" in shown
+    assert "2026-11-26T12:00:05Z (the job's own output is kept for the maintainers)" in shown
+    assert views.for_the_submitter("no job output here\n") == "no job output here\n"
+

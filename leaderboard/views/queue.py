@@ -80,6 +80,29 @@ def log_tail(text: str | None, lines: int) -> str:
     return "\n".join(text.rstrip("\n").splitlines()[-lines:])
 
 
+# The dispatcher keeps a Hugging Face Job's own output in the request's log between these lines
+# (worker/dispatch.py): it is for the maintainers (a traceback, the environment's errors), not the submitter.
+JOB_OUTPUT_START, JOB_OUTPUT_END = "-- the job's output (", "-- end of the job's output --"
+JOB_OUTPUT_KEPT = "(the job's own output is kept for the maintainers)"
+
+
+def for_the_submitter(text: str | None) -> str | None:
+    """A request's log as its submitter sees it: the job's own output left out."""
+    if not text or JOB_OUTPUT_START not in text:
+        return text
+    out, inside = [], False
+    for line in text.splitlines():
+        if JOB_OUTPUT_START in line:
+            inside = True
+            out.append(line[:line.index(" -- the job's output")] + " " + JOB_OUTPUT_KEPT
+                       if " -- the job's output" in line else JOB_OUTPUT_KEPT)
+        elif inside:
+            inside = JOB_OUTPUT_END not in line
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def _log_path(request) -> str:
     # Recorded when a job ends; while one runs (or after an attempt that died) the log
     # sits where the worker always writes it (worker.joblog.JobLog).
@@ -117,4 +140,4 @@ def my_log(requests: Sequence, user: str | None, submission: str | None, read_lo
         return ""
     if not _has_log(request):
         return "(no log yet: the submission has not started)"
-    return log_tail(read_log(_log_path(request)), tail_lines) or "(the log is empty)"
+    return log_tail(for_the_submitter(read_log(_log_path(request))), tail_lines) or "(the log is empty)"
