@@ -49,6 +49,9 @@ class WorkerSettings:
     job_timeout_seconds: float = 6 * 3600.0
     hold_seconds: float = 0.0  # failure drills only: pause after claiming (a worker to kill mid-job)
     hold_publish_seconds: float = 0.0  # failure drills only: pause between FINISHED and publishing
+    # a FINISHED request's own worker publishes it; others publish it for that worker only after
+    # this long (it died between the two), so a result is not published twice in the meantime
+    publish_grace_seconds: float = 60.0
     # Model runners (model-ID requests). Set by the worker's operator, never by a submission.
     backend: str = "auto"  # "transformers", "vllm", or "auto" (vllm when installed with CUDA)
     # None: each benchmark's own (its protocol.toml); a number here caps every benchmark
@@ -277,6 +280,7 @@ def _read_worker(store: str) -> WorkerSettings:
         job_timeout_seconds=float(_env("LEADERBOARD_JOB_TIMEOUT", str(6 * 3600))),
         hold_seconds=float(_env("LEADERBOARD_WORKER_HOLD_SECONDS", "0")),
         hold_publish_seconds=float(_env("LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS", "0")),
+        publish_grace_seconds=float(_env("LEADERBOARD_PUBLISH_GRACE_SECONDS", "60")),
         backend=_env("LEADERBOARD_RUNNER_BACKEND", "auto"),
         max_new_tokens=_int_or_none(_env("LEADERBOARD_MAX_NEW_TOKENS", "")),
         batch_size=int(_env("LEADERBOARD_BATCH_SIZE", "8")),

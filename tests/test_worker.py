@@ -324,7 +324,8 @@ def test_crash_drill_a_worker_killed_before_publishing(deployment, tmp_path, hom
             a.kill()
         assert queue.get(request.id).status == Status.FINISHED
         assert result_files(stores) == [] and request.id not in set(load_table(stores.results)["id"])
-        b = start_worker(home, "B", "--once")
+        # B publishes it once A's publish grace is over (A died: it never will)
+        b = start_worker(home, "B", "--once", LEADERBOARD_PUBLISH_GRACE_SECONDS="3")
         output = b.communicate(timeout=300)[0]
     assert b.returncode == 0, output
     assert list(load_table(stores.results)["id"]) == [request.id] and result_files(stores) == [f"{request.id}.json"]
@@ -391,8 +392,9 @@ def test_failed_uploads_are_retried_and_nothing_is_duplicated(deployment, tmp_pa
 def test_publishing_that_keeps_failing_is_done_by_the_next_poll(deployment, tmp_path, home, failing):
     """Choice: the evaluation is done and the request FINISHED before anything is public
     (so no reader ever sees a row whose request is not FINISHED). If the public results
-    store then refuses the result (after its retries), nothing is public yet; the next
-    poll of any worker publishes it from the staged copy, once."""
+    store then refuses the result (after its retries), nothing is public yet; a poll of any
+    worker after the publish grace (while its own worker may still be publishing, nobody
+    else does) publishes it from the staged copy, once."""
     stores, suite = deployment
     request = submit(stores, make_settings(), suite, tmp_path, seed=5)
     paths = [f"{request.id}.json"] if failing == "result" else [TABLE_PATH]
@@ -404,12 +406,13 @@ def test_publishing_that_keeps_failing_is_done_by_the_next_poll(deployment, tmp_
     assert ran.status == Status.FINISHED and ran.worker_id == "w1" and ran.runs == 1
     assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
     assert f"publishing {request.id} failed" in stores.private.read(f"logs/{request.id}.log").data.decode()
-    assert Worker(broken, make_settings()).publish_pending() == 0  # still refused: still nothing public
+    assert Worker(broken, make_settings(publish_grace_seconds=0)).publish_pending() == 0  # still refused: still nothing public
 
-    assert Worker(stores, make_settings(), worker_id="w2").publish_pending() == 1
+    assert Worker(stores, make_settings(publish_grace_seconds=3600), worker_id="w2").publish_pending() == 0
+    assert Worker(stores, make_settings(publish_grace_seconds=0), worker_id="w2").publish_pending() == 1
     assert result_files(stores) == [f"{request.id}.json"]
     assert list(load_table(stores.results)["id"]) == [request.id]
-    assert Worker(stores, make_settings(), worker_id="w3").publish_pending() == 0  # once
+    assert Worker(stores, make_settings(publish_grace_seconds=0), worker_id="w3").publish_pending() == 0  # once
 
 
 def test_a_result_that_cannot_be_staged_is_retried_later_not_finished(deployment, tmp_path, home):

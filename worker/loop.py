@@ -9,7 +9,7 @@ import os
 import signal
 import threading
 import traceback
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -138,12 +138,15 @@ class Worker(Evaluating, Publishing):
 
     def _others_running(self) -> float | None:
         """Seconds to wait before looking again while other workers hold RUNNING requests
-        (at most a poll interval, and no longer than the first lease still has), or None
-        when none is running."""
+        (at most a poll interval, and no longer than the first lease still has) or may still be
+        publishing a result they finished (until its publish grace ends), or None when neither."""
         running = [r for r in self.queue.all() if r.status == Status.RUNNING]
-        if not running:
-            return None
         now = self.queue.clock()
+        if not running:  # a result its own worker may still be publishing: wait for it, or for its grace
+            recent = self.unpublished()[1]
+            ends = [r.finished_at + timedelta(seconds=self.settings.worker.publish_grace_seconds) for r in recent]
+            return min(max(min((e - now).total_seconds() for e in ends), 0.1),
+                       self.settings.worker.poll_seconds) if ends else None
         left = min(((r.lease_until - now).total_seconds() for r in running if r.lease_until), default=0.0)
         return min(max(left, 0.1), self.settings.worker.poll_seconds)
 

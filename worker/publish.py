@@ -82,18 +82,27 @@ class Publishing:
         note(f"published {path} and updated {aggregate.TABLE_PATH} with its row, in one step")
         return True
 
+    def unpublished(self) -> tuple[list[Request], list[Request]]:
+        """FINISHED requests whose row is not in the table: (those finished over
+        publish_grace_seconds ago, whose worker died or failed to publish; those its own worker
+        may still be publishing)."""
+        finished = [r for r in self.queue.all() if r.status == Status.FINISHED and r.runs > 0]
+        if not finished:
+            return [], []
+        runs = aggregate.published_runs(self.stores.results)
+        missing = [r for r in finished
+                   if not (r.id in runs and (runs[r.id] is None or runs[r.id] >= r.runs))]
+        now, grace = self.queue.clock(), self.settings.worker.publish_grace_seconds
+        recent = [r for r in missing if r.finished_at is not None and (now - r.finished_at).total_seconds() < grace]
+        return [r for r in missing if r not in recent], recent
+
     def publish_pending(self) -> int:
         """Publish the results of FINISHED requests whose row is not in the table (their
         worker died, or a store failed, between finishing and publishing), from the staged
-        copies. Returns how many were published."""
-        finished = [r for r in self.queue.all() if r.status == Status.FINISHED and r.runs > 0]
-        if not finished:
-            return 0
-        runs = aggregate.published_runs(self.stores.results)
+        copies, once their own worker has had publish_grace_seconds to do it. Returns how
+        many were published."""
         published = 0
-        for request in finished:
-            if request.id in runs and (runs[request.id] is None or runs[request.id] >= request.runs):
-                continue
+        for request in self.unpublished()[0]:
             try:
                 published += self._publish_staged(request)
             except Exception:  # noqa: BLE001 - one bad copy must not stop the others
