@@ -60,9 +60,15 @@ def _no_constant(name: str) -> float:
     raise _BadNumber(f"{name}, which is not a JSON number")
 
 
+def _too_long(digits: str) -> str | None:
+    """What is wrong with an integer too long to read ("a number with 5000 digits"), else None."""
+    n = len(digits.lstrip("-"))
+    return f"a number with {n} digits" if n > MAX_INT_DIGITS else None
+
+
 def _bounded_int(digits: str) -> int:
-    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
-        raise _BadNumber(f"a number with {len(digits.lstrip('-'))} digits")
+    if (wrong := _too_long(digits)) is not None:
+        raise _BadNumber(wrong)
     return int(digits)
 
 
@@ -74,8 +80,8 @@ class _Odd:
 
 
 def _odd_int(digits: str) -> object:
-    return _Odd(f"a number with {len(digits.lstrip('-'))} digits") if len(digits.lstrip("-")) > MAX_INT_DIGITS \
-        else int(digits)
+    wrong = _too_long(digits)
+    return int(digits) if wrong is None else _Odd(wrong)
 
 
 _EXPECTED = {"confidence": "a number from 0 to 100", "run": "a whole number"}  # anything else: a string

@@ -13,7 +13,7 @@ import json
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from space_config.settings import Settings
 from submissions.errors import NotFoundError
@@ -43,7 +43,21 @@ def suite_manifest(store: Store, suite_id: str) -> dict:
 def newest(store: Store, suite_ids: list[str]) -> str:
     """The most recently built of these suites (several demo suites exist once the demo
     generator has changed: the newest is current)."""
-    return max(suite_ids, key=lambda s: (str(suite_manifest(store, s).get("created", "")), s))
+    return _newest({s: suite_manifest(store, s) for s in suite_ids})
+
+
+def _newest(manifests: Mapping[str, dict]) -> str:
+    return max(manifests, key=lambda s: (str(manifests[s].get("created", "")), s))
+
+
+def named_suite(wanted: str, manifests: Mapping[str, dict]) -> str | None:
+    """Of the published suites (id -> its suite.json), the one `wanted` names: that id, or
+    the newest suite of that name; None when it names none."""
+    if wanted in manifests:
+        return wanted
+    named = {s: m for s, m in manifests.items()
+             if m.get("name") == wanted or (wanted == "demo" and s.startswith(DEMO_PREFIX))}
+    return _newest(named) if named else None
 
 
 def resolve_suite_id(stores: Stores, settings: Settings, wanted: str | None = None) -> str:
@@ -52,23 +66,23 @@ def resolve_suite_id(stores: Stores, settings: Settings, wanted: str | None = No
     published = published_suites(stores.suite)
     wanted = (wanted or settings.suite).strip()
     if wanted in published:
-        return wanted
-    named = [s for s in published if suite_manifest(stores.suite, s).get("name") == wanted
-             or (wanted == "demo" and s.startswith(DEMO_PREFIX))]
-    if named:
-        return newest(stores.suite, named)
+        return wanted  # no manifest to read
+    manifests = {s: suite_manifest(stores.suite, s) for s in published}
+    found = named_suite(wanted, manifests)
+    if found is not None:
+        return found
     if wanted == "demo" and not published:
         raise NotFoundError(f"No demo suite in the {stores.suite.name} store: build and publish it first "
                             f"(`python app.py` does on its first start), or set LEADERBOARD_SUITE to the name "
                             f"or id of a published suite.")
     what = "(LEADERBOARD_SUITE) " if wanted == settings.suite.strip() else ""
     raise NotFoundError(f"Suite '{wanted}' {what}is not in the {stores.suite.name} store; set it "
-                        f"to the name or id of one that is: {describe_suites(stores.suite, published)}.")
+                        f"to the name or id of one that is: {describe_suites(manifests)}.")
 
 
-def describe_suites(store: Store, suite_ids: list[str]) -> str:
+def describe_suites(manifests: Mapping[str, dict]) -> str:
     """"demo (demo-v3-1a2b...), official (official-v1-9f8e...)", or "none published"."""
-    return ", ".join(f"{suite_manifest(store, s).get('name') or s} ({s})" for s in suite_ids) or "none published"
+    return ", ".join(f"{m.get('name') or s} ({s})" for s, m in manifests.items()) or "none published"
 
 
 # -- which suite a prediction file was built for ----------------------------------------------
@@ -135,5 +149,5 @@ def wrong_suite_message(stores: Stores, built_for: str, target: str) -> str:
             f"its calls.")
 
 
-__all__ = ["DEMO_PREFIX", "describe_suites", "explain_refusal", "newest", "published_suites", "resolve_suite_id", "suite_built_for",
+__all__ = ["DEMO_PREFIX", "describe_suites", "explain_refusal", "named_suite", "newest", "published_suites", "resolve_suite_id", "suite_built_for",
            "suite_ids_of", "suite_manifest", "wrong_suite_message"]

@@ -21,7 +21,7 @@ from evaluator.answers.checklists import choice_from_checklist
 from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import _SHORT_RE, _choice_before_note, _choice_from_markers, _is_word_start
 from evaluator.answers.mentions import _ENUM_LINE_RE, _both, _enumerated, _mentions, _negated
-from evaluator.answers.rewrite import canonical_text, placed_ordinal
+from evaluator.answers.rewrite import NUMBER_WORDS, canonical_text, placed_ordinal
 
 
 # a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
@@ -94,15 +94,12 @@ def _last_sentence(t: str) -> str:
     return parts[-1].strip(_FLUFF + "*_") if parts else ""
 
 
-_NUMBER_WORD = {w: str(i) for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)}
-
-
 def _bare_label(s: str, lab: dict):
     """The label if ``s`` is nothing but one ("Option 3.", "(B)", "Five." where the labels
     are numbers), else None."""
     m = _SHORT_RE.fullmatch(s) if len(s) <= 40 else None
-    if m is None and s.lower() in _NUMBER_WORD and "1" in lab and "A" not in lab:
-        return lab.get(_NUMBER_WORD[s.lower()])
+    if m is None and s.lower() in NUMBER_WORDS and "1" in lab and "A" not in lab:
+        return lab.get(str(NUMBER_WORDS[s.lower()]))
     return lab.get(m.group("l").upper()) if m else None
 
 

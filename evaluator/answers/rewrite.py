@@ -23,7 +23,7 @@ _OTHER_ORDINALS = {w: i + 1 for i, ws in enumerate((
     "sixième sexta sexto sesta sesto sechste sechsten sechster sechstes",
     "septième séptima séptimo settima settimo siebte siebten siebter siebtes",
     "huitième octava octavo ottava ottavo achte achten achter achtes")) for w in ws.split()}
-_NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
+NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
 _ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
 _ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|(?:10|[1-9])(?:st|nd|rd|th)"
 _ALL_ORD = _ORD_ALT + "|" + "|".join(sorted(_OTHER_ORDINALS, key=len, reverse=True))
@@ -52,7 +52,7 @@ _MAX_ORDINAL_TEXT = 200
 # One cheap search before the full one: most responses have no ordinal at all.
 # One cheap look before the full search: the reply's words against every ordinal and
 # number word (most replies have none).
-_HINT_WORDS = frozenset([*_ORDINAL_NUMS, *_NUMBER_WORDS, "last", *_OTHER_ORDINALS])
+_HINT_WORDS = frozenset([*_ORDINAL_NUMS, *NUMBER_WORDS, "last", *_OTHER_ORDINALS])
 # what follows an ordinal that names an option: its noun ("option", "step"), or a stop
 _NAMES_NEXT_RE = re.compile(rf"\s*(?:(?:very\s+)?(?:{_ITEM}|{_STEP})\b|[.!;,:—–)*]|$)")
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -68,7 +68,7 @@ _NUMBERED = ((re.compile(r"選択肢|オプション"), "选项"),  # Japanese "
              (re.compile(r"第\s*(\d{1,2})\s*(?:条|條|个|個|项|項|号|號)"), r"option \1"),
              (re.compile(r"ステップ\s*(\d{1,2})"), r"step \1"), (re.compile(r"(\d{1,2})\s*단계"), r"step \1"),
              (re.compile(r"\b(?i:step)\s+(one|two|three|four|five|six|seven|eight|nine|ten)\b", re.I),
-              lambda m: f"step {_NUMBER_WORDS[m[1].lower()]}"))
+              lambda m: f"step {NUMBER_WORDS[m[1].lower()]}"))
 
 
 def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str, bool]:
@@ -116,17 +116,17 @@ def _closing_start(t: str) -> int:
 def _has_ordinal(low: str) -> bool:
     words = low.lstrip(" *_\"'(").split(None, 1)
     first = words[0].strip(".!,*_\"')") if words else ""
-    if "第" in low or "最后" in low or "最後" in low or first in _NUMBER_WORDS:
+    if "第" in low or "最后" in low or "最後" in low or first in NUMBER_WORDS:
         return _ORDINAL_RE.search(low) is not None
     words = set(_WORD_RE.findall(low))
     hinted = _HINT_WORDS & words
     if not ("option" in words or "statement" in words or "choice" in words):
-        hinted -= _NUMBER_WORDS.keys()  # "one" names an option only as "option one" (or opening the reply)
+        hinted -= NUMBER_WORDS.keys()  # "one" names an option only as "option one" (or opening the reply)
     # the full search only from the first hinted word that a noun or a stop follows ("the
     # third option", "It's the fourth.") or, a number word, that a noun precedes ("Statement
     # five"): an article may precede it
     starts = [p for w in hinted for p in _places(low, w) if _NAMES_NEXT_RE.match(low, p + len(w))
-              or (w in _NUMBER_WORDS and low[:p].rstrip().endswith(("option", "statement", "choice", "number")))]
+              or (w in NUMBER_WORDS and low[:p].rstrip().endswith(("option", "statement", "choice", "number")))]
     return bool(starts) and _ORDINAL_RE.search(low, max(0, min(starts) - 16)) is not None
 
 
@@ -159,10 +159,10 @@ def _label_of(m: re.Match, labels: tuple, lab: dict) -> str | None:
     names option N where the labels are numbers ("Statement five"), the N-th where
     they are letters; a bare number word ("Two.") only where the labels are numbers."""
     if m.group("w"):
-        found = lab.get(str(_NUMBER_WORDS[m.group("w")]))
+        found = lab.get(str(NUMBER_WORDS[m.group("w")]))
         return None if found is None else f"option {str(found).strip()}"
     if m.group("n"):  # "Option three": option 3 where labels are numbers, else the third
-        k = _NUMBER_WORDS[m.group("n")]
+        k = NUMBER_WORDS[m.group("n")]
         found = (labels[k - 1] if k <= len(labels) else None) if str(labels[0]).isalpha() else lab.get(str(k))
         return None if found is None else f"option {str(found).strip()}"
     word = m.group("o") or m.group("b") or m.group("a")
@@ -195,4 +195,4 @@ def placed_ordinal(t: str, lab: dict):
     return lab.get(found.pop().upper(), _MISS)
 
 
-__all__ = ["canonical_text", "placed_ordinal"]
+__all__ = ["NUMBER_WORDS", "canonical_text", "placed_ordinal"]

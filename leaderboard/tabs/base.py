@@ -19,7 +19,7 @@ from leaderboard.checking import FileChecker
 from leaderboard.source import QueueSource, TableSource
 from leaderboard.tabs.common import CACHE_ENTRIES, failsafe, picker_choices, skip
 from submissions.errors import NotFoundError, SubmissionError
-from submissions.suites import published_suites, resolve_suite_id, suite_manifest
+from submissions.suites import named_suite, published_suites, resolve_suite_id, suite_manifest
 
 if TYPE_CHECKING:
     from space_config.settings import Settings
@@ -82,8 +82,7 @@ class BaseHandlers:
             return name
         manifests = self._cached((self.source.generation, "manifests"),
                                  lambda: {s: suite_manifest(self.stores.suite, s) for s in published})
-        named = [s for s in published if manifests.get(s, {}).get("name") == name]
-        return max(named, key=lambda s: (str(manifests[s].get("created", "")), s)) if named else None
+        return named_suite(name, manifests)
 
     def submission_suite(self, page_suite: str | None) -> str:
         """Where a submission made while `page_suite` is shown goes: that suite when it is
