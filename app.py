@@ -4,7 +4,8 @@ In the embedded default (local store) the first start publishes the demo suite a
 scores the built-in baselines, and a worker runs in this process.
 
     python app.py     # serves on GRADIO_SERVER_NAME (default 0.0.0.0) : GRADIO_SERVER_PORT (default 7860)
-                      # and the open exports' JSON endpoint under /api/v1/ (leaderboard/api.py)
+                      # and the open exports' JSON endpoint under /api/v1/ (leaderboard/api.py),
+                      # and a model run's raw outputs to its submitter at /raw-outputs/ (leaderboard/outputs_api.py)
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def main() -> None:
 
     demo = build_app()
     # GRADIO_* are gradio's own variables; gradio would default to 127.0.0.1, a Space needs 0.0.0.0.
-    # app_kwargs routes come before gradio's own: the JSON endpoint of the open exports (leaderboard/api.py)
+    # app_kwargs routes come before gradio's own: the JSON endpoint of the open exports (leaderboard/api.py),
+    # the raw outputs (leaderboard/outputs_api.py)
     demo.queue(default_concurrency_limit=8).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), css=CSS,

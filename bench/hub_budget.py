@@ -147,8 +147,10 @@ def _all_done(standin: HubStandin, ids: set[str]) -> bool:
     """Whether every request is FINISHED in the requests repo (read directly: no calls counted)."""
     import json
 
+    from submissions.requests import request_path
+
     files = standin.files(f"{OWNER}/{standin.prefix}-requests")
-    return all(json.loads(files.get(f"{i}.json", b'{"status": ""}'))["status"] in ("FINISHED", "FAILED")
+    return all(json.loads(files.get(request_path(i), b'{"status": ""}'))["status"] in ("FINISHED", "FAILED")
                for i in ids)
 
 

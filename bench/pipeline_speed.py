@@ -41,7 +41,7 @@ from evaluator.result import Result  # noqa: E402
 from evaluator.scoring import score_file  # noqa: E402
 from evaluator.suite import load_answers  # noqa: E402
 from worker.loop import start_in_process, wake  # noqa: E402
-from leaderboard.aggregate import build_table, load_table, read_results, rebuild  # noqa: E402
+from leaderboard.aggregate import build_table, load_table, read_results, rebuild, result_path  # noqa: E402
 from space_config.settings import Quotas, get_settings  # noqa: E402
 from submissions.queue import Queue  # noqa: E402
 from submissions.requests import Status  # noqa: E402
@@ -137,7 +137,7 @@ def table(tmp: Path, count: int, repeats: int = 5) -> float:
     rng = random.Random(0)
     for i in range(count):
         result = vary(base, i, rng)
-        store.write(f"{result.submission['id']}.json", result.model_dump_json(indent=2).encode())
+        store.write(result_path(result.submission["id"]), result.model_dump_json(indent=2).encode())
     rebuild(store)
 
     def scan() -> pd.DataFrame:

@@ -1,16 +1,8 @@
-"""`python -m evaluator`: maintainers' and submitters' tools. `--help` on each command.
-
-    demo-suite   build a demo suite (real video files, answer key apart, a fresh secret)
-    import       build a suite from the benchmarks' official releases
-    publish-suite upload a built suite to the stores (public part and answer key apart) and score
-                 the built-in baselines on it
-    template     write the call list a submitter must answer
-    baseline     write a built-in baseline's prediction file (random, first-option)
-    score        score a prediction file against a suite's hidden answers
-    protocol     print each benchmark's reference protocol (its paper's, as we run it)
-    queue        maintainers: list, show, requeue, rerun, cancel, prioritise submissions
-    create-repos maintainers: create the five Hub dataset repos of a new deployment
-"""
+"""`python -m evaluator`: maintainers' and submitters' tools (`--help` lists the commands,
+`python -m evaluator COMMAND --help` explains one). The suite, prediction and protocol
+commands are here; the queue's are in submissions/cli.py, create-repos and squash-history
+in submissions/stores/deploy.py. Every command's help is written for its users: what it
+does, each option and its default, an example (tests/test_cli_help.py checks them)."""
 
 from __future__ import annotations
 
@@ -143,10 +135,27 @@ def _cmd_score(args) -> None:
         print(f"  {name:14s} overall {metrics['overall']}{ci_text}")
 
 
+DESCRIPTION = """\
+Tools of the video reasoning leaderboard: build and publish test suites, write a suite's
+call list or a baseline's predictions, score a prediction file, print the benchmarks'
+reference protocols, and manage the submission queue and the Hub stores."""
+EPILOG = """\
+Commands that read or write the stores (publish-suite, queue, create-repos, squash-history)
+use the settings of the site and the worker: LEADERBOARD_STORE (local or hub),
+LEADERBOARD_HOME for a local store, LEADERBOARD_HUB_OWNER and HF_TOKEN for the Hub.
+
+Examples:
+  python -m evaluator demo-suite --out demo     build a demo suite in ./demo
+  python -m evaluator publish-suite demo        publish it and score the baselines on it
+  python -m evaluator queue list                the submission queue
+  python -m evaluator score --help              one command's options"""
+SUITE_HELP = "the suite's public folder, or the folder holding its suite/ and answers/; required"
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m evaluator", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, title="commands", metavar="COMMAND")
     _add_suite_commands(sub)  # demo-suite, import, publish-suite
     _add_prediction_commands(sub)  # template, baseline, score
     _add_protocol_command(sub)  # protocol
@@ -155,29 +164,51 @@ def parser() -> argparse.ArgumentParser:
     from submissions.stores.deploy import add_commands as add_deploy_commands
 
     add_queue_commands(sub)  # queue list|show|requeue|rerun|cancel|priority
-    add_deploy_commands(sub)  # create-repos
+    add_deploy_commands(sub)  # create-repos, squash-history
     return p
 
 
 def _add_suite_commands(sub) -> None:
     """The maintainers' commands that build and publish a suite."""
-    s = sub.add_parser("demo-suite", help="build a demo suite, drawn from a fresh secret kept in its answer key")
-    s.add_argument("--out", required=True, type=Path, help="folder to write suite/ and answers/ into")
+    from submissions.cli import add_command
+
+    s = add_command(sub, "demo-suite", "build a small demo suite of synthetic videos, to try the site with",
+                    "Its public part (questions, videos, call list) goes to OUT/suite, its answer key to\n"
+                    "OUT/answers; publish-suite OUT puts it on the site.",
+                    ["python -m evaluator demo-suite --out demo"])
+    s.add_argument("--out", required=True, type=Path, help="folder to write suite/ and answers/ into; required")
     _secret_from_argument(s)
     s.set_defaults(func=_cmd_demo_suite)
+    _add_import_command(sub)
 
+    s = add_command(sub, "publish-suite", "upload a built suite to the stores and score the built-in baselines "
+                                          "on it",
+                    "The public part goes to the suite store, the answer key to the private answers store;\n"
+                    "the baselines' rows (random, first-option) open the suite's board.",
+                    ["python -m evaluator publish-suite demo",
+                     "LEADERBOARD_STORE=hub LEADERBOARD_HUB_OWNER=my-org HF_TOKEN=hf_... "
+                     "python -m evaluator publish-suite official-v1"])
+    s.add_argument("folder", type=Path, help="the folder holding suite/ and answers/ (written by demo-suite or "
+                                             "import --out)")
+    s.set_defaults(func=_cmd_publish_suite)
+
+
+def _add_import_command(sub) -> None:
     from evaluator.benchmarks import BENCHMARKS, ORDER
+    from submissions.cli import add_command
 
-    layouts = "\n\n".join(f"--{name} DIR: {BENCHMARKS[name].TITLE}\n" + textwrap.indent(BENCHMARKS[name].RELEASE_LAYOUT, "  ")
-                            for name in ORDER)
-    s = sub.add_parser("import", help="build a suite from official releases",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog="Each release folder (DIR, shown as <root>) in its official layout:\n\n" + layouts +
-                       "\n\n--check reads every release given and lists every missing video with the folders "
-                       "searched; nothing is written.")
+    s = add_command(sub, "import", "build a suite from the benchmarks' official release folders",
+                    "Give at least one release folder. With --check, nothing is written: each release is read\n"
+                    "and what it holds is listed, every missing video with the folders searched.",
+                    ["python -m evaluator import --exact ExAct --videommmu Video-MMMU --out official-v1",
+                     "python -m evaluator import --exact ExAct --check"])
+    s.epilog = "Each release folder (DIR, shown as <root>) in its official layout:\n\n" + "\n\n".join(
+        f"--{name} DIR: {BENCHMARKS[name].TITLE}\n" + textwrap.indent(BENCHMARKS[name].RELEASE_LAYOUT, "  ")
+        for name in ORDER) + "\n\n" + s.epilog
     for name in ORDER:
-        s.add_argument(f"--{name}", metavar="DIR", help=f"the {name} release folder (layout below)")
-    s.add_argument("--out", type=Path, help="folder to write suite/ and answers/ into (not with --check)")
+        s.add_argument(f"--{name}", metavar="DIR",
+                       help=f"the {BENCHMARKS[name].TITLE} release folder (layout below); default: left out")
+    s.add_argument("--out", type=Path, help="folder to write suite/ and answers/ into; required unless --check")
     s.add_argument("--check", action="store_true",
                    help="only read the releases and print, per benchmark, the items, levels or tracks, "
                         "categories with counts, options per question and what was repaired or skipped; "
@@ -188,52 +219,79 @@ def _add_suite_commands(sub) -> None:
     _secret_from_argument(s)
     s.set_defaults(func=_cmd_import)
 
-    s = sub.add_parser("publish-suite", help="upload a built suite to the stores (answer key apart), then score "
-                                             "the built-in baselines on it")
-    s.add_argument("folder", type=Path, help="the folder holding suite/ and answers/ (demo-suite or import --out)")
-    s.set_defaults(func=_cmd_publish_suite)
-
 
 def _add_prediction_commands(sub) -> None:
     """The submitters' commands: a suite's call list, a baseline's predictions, scoring them."""
-    s = sub.add_parser("template", help="write the call list a submitter must answer")
-    s.add_argument("--suite", required=True, type=Path, help="the suite's public folder")
-    s.add_argument("--out", required=True, type=Path)
-    s.add_argument("--benchmark", action="append", help="only this benchmark (repeatable)")
+    from submissions.cli import add_command
+
+    s = add_command(sub, "template", "write a suite's call list: the calls a prediction file answers",
+                    "JSON Lines, one call a line: its id, prompt, options and the frames of its video file to\n"
+                    "show. Run your model on each call and write one prediction per call: a prediction file.",
+                    ["python -m evaluator template --suite demo --out calls.jsonl"])
+    s.add_argument("--suite", required=True, type=Path, help=SUITE_HELP)
+    s.add_argument("--out", required=True, type=Path, help="where to write the call list (JSON Lines); required")
+    s.add_argument("--benchmark", action="append",
+                   help="only this benchmark's calls: expvid, causalstep, exact, videommmu or videosimpleqa "
+                        "(repeat for several); default: every benchmark")
     s.set_defaults(func=_cmd_template)
 
-    s = sub.add_parser("baseline", help="write a built-in baseline's predictions")
-    s.add_argument("--suite", required=True, type=Path)
-    s.add_argument("--name", required=True, choices=["random", "first-option"])
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--out", required=True, type=Path)
+    s = add_command(sub, "baseline", "write a built-in baseline's prediction file for a suite",
+                    "random gives each call a random option (or value), the same for the same call and --seed;\n"
+                    "first-option always gives the first option.",
+                    ["python -m evaluator baseline --suite demo --name random --out random.jsonl"])
+    s.add_argument("--suite", required=True, type=Path, help=SUITE_HELP)
+    s.add_argument("--name", required=True, choices=["random", "first-option"], help="which baseline; required")
+    s.add_argument("--seed", type=int, default=0, help="seed of the random baseline's choices; default: 0")
+    s.add_argument("--out", required=True, type=Path, help="where to write the prediction file (JSON Lines); "
+                                                           "required")
     s.set_defaults(func=_cmd_baseline)
+    _add_score_command(sub)
 
-    s = sub.add_parser("score", help="score a prediction file against hidden answers")
-    s.add_argument("--suite", required=True, type=Path, help="the suite's public folder")
-    s.add_argument("--answers", required=True, type=Path, help="the suite's answer-key folder")
-    s.add_argument("--predictions", required=True, type=Path, help="JSON Lines, one record per call")
-    s.add_argument("--out", required=True, type=Path, help="where to write the result JSON")
+
+def _add_score_command(sub) -> None:
+    from submissions.cli import add_command
+
+    s = add_command(sub, "score", "score a prediction file against a suite's hidden answers",
+                    "Writes the result (scores, intervals, breakdowns) as JSON and prints each benchmark's\n"
+                    "overall score.",
+                    ["python -m evaluator score --suite demo --answers demo --predictions random.jsonl "
+                     "--out result.json"])
+    s.add_argument("--suite", required=True, type=Path, help=SUITE_HELP)
+    s.add_argument("--answers", required=True, type=Path,
+                   help="the suite's answer-key folder, or the folder holding its suite/ and answers/; required")
+    s.add_argument("--predictions", required=True, type=Path,
+                   help="the prediction file: JSON Lines, one record per call; required")
+    s.add_argument("--out", required=True, type=Path, help="where to write the result (JSON); required")
     s.add_argument("--judge", help="one judge for every judged benchmark: normalized-match, llm:<model id or path>, "
-                                   "openai:<model> (LEADERBOARD_JUDGE_BASE_URL, _API_KEY) or hf:<model>[:<provider>] "
-                                   "(default: LEADERBOARD_JUDGE and LEADERBOARD_JUDGE_<BENCHMARK>)")
-    s.add_argument("--judge-cache", type=Path, help="sqlite file caching LLM judgements "
-                   "(default: $LEADERBOARD_HOME/private/judge-cache.sqlite)")
+                                   "openai:<model> (with LEADERBOARD_JUDGE_BASE_URL and LEADERBOARD_JUDGE_API_KEY) "
+                                   "or hf:<model>[:<provider>]; default: LEADERBOARD_JUDGE_<BENCHMARK>, else "
+                                   "LEADERBOARD_JUDGE, else normalized-match")
+    s.add_argument("--judge-cache", type=Path,
+                   help="SQLite file keeping model judges' verdicts, so scoring again asks nothing twice; default: "
+                        "LEADERBOARD_JUDGE_CACHE, else $LEADERBOARD_HOME/private/judge-cache.sqlite")
     s.add_argument("--causalstep-reading", choices=["prose", "algo"],
                    help="CausalStep's restart and points rules, both from the paper's prose or both from its "
-                        "Algorithm 1 (default: LEADERBOARD_CAUSALSTEP_READING, else its protocol.toml's)")
+                        "Algorithm 1; default: LEADERBOARD_CAUSALSTEP_READING, else the benchmark's reference "
+                        "protocol")
     s.add_argument("--worker-run", action="store_true",
-                   help="accept the hidden worker-only calls (Video SimpleQA sub-questions)")
+                   help="also accept the hidden calls only a worker asks (Video SimpleQA's sub-questions), as in "
+                        "a worker's own run")
     s.set_defaults(func=_cmd_score)
 
 
 def _add_protocol_command(sub) -> None:
     from evaluator.benchmarks import ORDER
+    from submissions.cli import add_command
 
-    s = sub.add_parser("protocol", help="print each benchmark's reference protocol (its protocol.toml): frames, "
-                                        "resolution, prompt, generation, judge, scoring, and where ours differs")
-    s.add_argument("--benchmark", choices=ORDER, action="append", help="only this benchmark (repeatable)")
-    s.add_argument("--markdown", action="store_true", help="docs/protocol.md's tables instead of plain text")
+    s = add_command(sub, "protocol", "print each benchmark's reference protocol: the paper's settings as our "
+                                     "workers run them",
+                    "Frames, resolution, prompt, generation, judge and scoring, with the paper section each\n"
+                    "value comes from and where ours differs from the paper.",
+                    ["python -m evaluator protocol --benchmark exact"])
+    s.add_argument("--benchmark", choices=ORDER, action="append",
+                   help="only this benchmark (repeat for several); default: all five")
+    s.add_argument("--markdown", action="store_true",
+                   help="print Markdown tables (as in docs/protocol.md) instead of plain text")
     s.set_defaults(func=_cmd_protocol)
 
 

@@ -50,13 +50,13 @@ def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.nd
     return [round_half_up(float(low)), round_half_up(float(high))]
 
 
-def paired_difference(stats_a: np.ndarray, from_a: Callable[[np.ndarray], np.ndarray],
-                      stats_b: np.ndarray, from_b: Callable[[np.ndarray], np.ndarray],
-                      samples: int = 1000, seed: int = 0, level: float = 0.95,
-                      videos: int | None = None, rows: np.ndarray | None = None) -> tuple[float, float] | None:
-    """[low, high] (unrounded) of metric(A) - metric(B) over `samples` paired resamples:
-    row i of both matrices is the same video, and each resample draws the same videos
-    for both models, so what the two share (an easy or a hard video) cancels out.
+def paired_differences(stats_a: np.ndarray, from_a: Callable[[np.ndarray], np.ndarray],
+                       stats_b: np.ndarray, from_b: Callable[[np.ndarray], np.ndarray],
+                       samples: int = 1000, seed: int = 0, videos: int | None = None,
+                       rows: np.ndarray | None = None) -> np.ndarray | None:
+    """metric(A) - metric(B) in each of `samples` paired resamples: row i of both matrices
+    is the same video, and each resample draws the same videos for both models, so what
+    the two share (an easy or a hard video) cancels out.
 
     The draw is the one `interval` makes for `videos` videos and this seed (default: the
     matrices' rows). A bucket of a benchmark passes the benchmark's video count and, in
@@ -74,8 +74,32 @@ def paired_difference(stats_a: np.ndarray, from_a: Callable[[np.ndarray], np.nda
     diff = (np.asarray(from_a(weights @ stats_a), dtype=np.float64)
             - np.asarray(from_b(weights @ stats_b), dtype=np.float64))
     diff = diff[np.isfinite(diff)]
-    if diff.size == 0:
-        return None
+    return diff if diff.size else None
+
+
+def percentile_interval(differences: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """[low, high] (unrounded) of the resampled differences: their central `level` share."""
     tail = (1.0 - level) / 2 * 100
-    low, high = np.percentile(diff, [tail, 100 - tail])
+    low, high = np.percentile(differences, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def paired_difference(stats_a: np.ndarray, from_a: Callable[[np.ndarray], np.ndarray],
+                      stats_b: np.ndarray, from_b: Callable[[np.ndarray], np.ndarray],
+                      samples: int = 1000, seed: int = 0, level: float = 0.95,
+                      videos: int | None = None, rows: np.ndarray | None = None) -> tuple[float, float] | None:
+    """[low, high] (unrounded) of metric(A) - metric(B) over `samples` paired resamples
+    (`paired_differences` says how they are drawn); None when no resample is left."""
+    diff = paired_differences(stats_a, from_a, stats_b, from_b, samples, seed, videos, rows)
+    return None if diff is None else percentile_interval(diff, level)
+
+
+def two_sided_p(differences: np.ndarray) -> float:
+    """The paired bootstrap's two-sided p-value of "A − B is 0": twice the smaller share
+    of resamples on either side of 0, a resample at exactly 0 counting on both sides
+    (two identical results get 1). One is added to each count and to the number of
+    resamples, so p is never 0: R resamples cannot tell a p below 2 / (R + 1). p ≤ 0.05
+    implies that the 95% percentile interval excludes 0."""
+    diff = np.asarray(differences, dtype=np.float64)
+    below, above = int((diff <= 0).sum()), int((diff >= 0).sum())
+    return min(1.0, 2 * (min(below, above) + 1) / (diff.size + 1))

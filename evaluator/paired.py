@@ -5,8 +5,9 @@ needs more: the SAME resampled videos for both in every replicate, so the differ
 of their scores has its own interval. That needs each model's per-video statistics,
 per benchmark and per breakdown bucket (level, task, domain, hop, category...). A
 video's statistics can be one item's right/wrong, which would rebuild the answer key
-(design §4), so they go to the PRIVATE store only (`paired/<submission id>.json`,
-written by the worker beside the staged result); the site reads them there to answer
+(design §4), so they go to the PRIVATE store only (`paired/<h>/<h>/<submission id>.json`,
+sharded by a hash of the id: evaluator/shards.py; written by the worker beside the staged
+result; older ones stay at `paired/<id>.json`); the site reads them there to answer
 a comparison and shows only aggregates (leaderboard/compare.py).
 
 How a bucket's statistics are made: the benchmark's own scorer is run again on the
@@ -36,8 +37,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from evaluator import benchmarks
-from evaluator.buckets import count_buckets, hook  # the very counts the small-bucket rule uses
+from evaluator.buckets import bucket_paths, count_buckets, hook  # the very counts the small-bucket rule uses
 from evaluator.records import BenchmarkScore, Responses, ScoringContext
+from evaluator.shards import sharded
 
 SCHEMA_VERSION = 1
 OVERALL = ("overall",)
@@ -45,7 +47,7 @@ OVERALL = ("overall",)
 
 def paired_path(submission_id: str) -> str:
     """Where a submission's per-video statistics live in the private store."""
-    return f"paired/{submission_id}.json"
+    return sharded("paired", submission_id, ".json")
 
 
 # -- records -----------------------------------------------------------------------------
@@ -148,18 +150,8 @@ def _video(q: Any) -> str | None:
     return q.video
 
 
-def _no_paths(q: Any, labelled: bool) -> list[tuple[str, ...]]:
-    return []
-
-
 def _row_key(name: str, q: Any) -> str | None:
     return hook(name, "paired_row_key", _video)(q)
-
-
-def _bucket_paths(name: str, q: Any, labelled: bool) -> list[tuple[str, ...]]:
-    """The breakdown buckets (as paths of the published metrics) a question counts in:
-    levels and tasks, domains and disciplines, categories, hops."""
-    return hook(name, "paired_bucket_paths", _no_paths)(q, labelled)
 
 
 def opaque(suite_id: str, key: str) -> str:
@@ -218,7 +210,7 @@ def collect_benchmark(name: str, questions: list, answers: list, responses: Resp
     labelled = any(getattr(q, "category", None) for q in questions if getattr(q, "question", True))
     groups: dict[tuple[str, ...], list] = {}
     for q in questions:
-        for path in _bucket_paths(name, q, labelled):
+        for path in bucket_paths(name, q, labelled):
             groups.setdefault(path, []).append(q)
     for path, subset in groups.items():
         if path not in counts:

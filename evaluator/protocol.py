@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict
 from importlib import metadata
 from typing import Any, Literal
@@ -271,11 +272,17 @@ def reference_for(suite, thinking: bool = False, frames: dict[str, int] | None =
 
 
 def _declared_frames_differ(card: ProtocolCard) -> bool:
-    stated = card.declared.get("frames")
+    return declared_frames_differ(card.declared.get("frames"), card.frames)
+
+
+def declared_frames_differ(stated: str | None, budgets: Mapping[str, int]) -> bool:
+    """Whether a prediction file's stated frame count ("8") departs from the call list's
+    frame budgets (budget key -> frames): one count matches only a suite whose budgets are
+    all that count (1-frame budgets, single images, aside)."""
     if stated is None:
         return False
-    budgets = {v for v in card.frames.values() if v != 1}
-    return budgets != {int(stated)} if stated.isdigit() else True
+    counts = {int(v) for v in budgets.values() if int(v) != 1}
+    return counts != {int(stated)} if str(stated).isdigit() else True
 
 
 def deviations(card: ProtocolCard, reference_: dict[str, Any]) -> list[str]:

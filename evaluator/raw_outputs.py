@@ -1,6 +1,8 @@
 """A model-ID run's raw outputs: what the model answered to each public call.
 
-The worker keeps them in the private store, `outputs/<submission id>.jsonl`, written in
+The worker keeps them in the private store, `outputs/<h>/<h>/<submission id>.jsonl` (sharded
+by a hash of the id: evaluator/shards.py; a run's from before sharding stays at
+`outputs/<submission id>.jsonl` and is read there), written in
 the same step as the staged result (one commit on the Hub); the site hands them to the
 run's submitter only (leaderboard/downloads.py).
 
@@ -21,6 +23,7 @@ import json
 from collections.abc import Iterable, Mapping
 
 from evaluator.records import Call, Prediction
+from evaluator.shards import sharded
 
 FOLDER = "outputs"
 FIELDS = ("id", "response", "confidence", "context", "run")  # the prediction-file fields: nothing else
@@ -28,7 +31,7 @@ FIELDS = ("id", "response", "confidence", "context", "run")  # the prediction-fi
 
 def outputs_path(submission_id: str) -> str:
     """Where a run's raw outputs live in the private store."""
-    return f"{FOLDER}/{submission_id}.jsonl"
+    return sharded(FOLDER, submission_id, ".jsonl")
 
 
 def _line(record: Mapping) -> bytes:

@@ -1,17 +1,19 @@
 """The one aggregated table the site reads (design §2, §7).
 
 Every finished submission has its own Result JSON in the results store,
-`<submission id>.json`. The site does not scan those (one download per file, 429s
+`<h>/<h>/<submission id>.json` (16 x 16 folders by a hash of the id: evaluator/shards.py;
+one published before that stays at `<submission id>.json`, where a rerun replaces it).
+The site does not scan those (one download per file, 429s
 on the Hub, a slow start): it reads ONE parquet file, `leaderboard.parquet`, with
 one flat row per result. The worker keeps it current with `publish`, which writes
 each result file together with its row; `rebuild` recreates it from the result files
 (after a schema change, or by a maintainer who deleted a result).
 
     row = result_row(result, request)      # a flat dict
-    publish(stores.results, result, request)  # <id>.json and its row, in one step
+    publish(stores.results, result, request)  # the result file and its row, in one step
     upsert(stores.results, result, request)  # insert or replace the row alone (compare-and-swap)
     frame = load_table(stores.results)     # pandas.DataFrame, one row per submission
-    rebuild(stores.results)                # the table again, from every <id>.json
+    rebuild(stores.results)                # the table again, from every result file
     build_table(results)                   # the same frame from Result objects, nothing written
 
 Numbers are float64 columns, text and breakdowns string columns, `thinking` bool.
@@ -49,6 +51,7 @@ import pyarrow.parquet as pq
 from evaluator.benchmarks import ORDER
 from evaluator.records import ratio
 from evaluator.result import Result
+from evaluator.shards import flat_path, sharded
 from leaderboard import disclosure, exports, protocol_card
 # The format itself (columns, cell types, parquet bytes) is leaderboard/table_format.py, which
 # the exports build on too; its names stay reachable here (aggregate.TABLE_PATH, ...).
@@ -236,20 +239,27 @@ def upsert(results_store: Store, result: Result, request=None, min_items: int | 
 
 
 def publish(results_store: Store, result: Result, request=None, min_items: int | None = None) -> str:
-    """Make a result public: its file `<id>.json` and its table row, written in one step
+    """Make a result public: its file (`result_path`, or where the request says an earlier
+    run's is) and its table row, written in one step
     (one commit on the Hub), so no reader ever finds one without the other. Both are the
     public form (disclosure.public, with `min_items` or the setting): no small breakdown
     bucket's score leaves here. Returns the result file's path."""
     result = disclosure.public(result, min_items)
     row = result_row(result, request, result.min_bucket_items)
-    path = result_path(row[ID])
+    path = getattr(request, "result_path", None) or result_path(row[ID])
     _swap(results_store, _upserted(row), f"Result of {row[ID]} ({row['model']}) and its table row",
           {path: result.model_dump_json(indent=2).encode()}, ids={row[ID]}, min_items=result.min_bucket_items)
     return path
 
 
 def result_path(submission_id: str) -> str:
-    return f"{submission_id}.json"
+    """Where a submission's public result goes in the results store: `<h>/<h>/<id>.json`."""
+    return sharded("", submission_id, ".json")
+
+
+def is_result_file(path: str) -> bool:
+    """A result file: `<h>/<h>/<id>.json`, or `<id>.json` at the top from before sharding."""
+    return path.endswith(".json") and ("/" not in path or (path.count("/") == 2 and flat_path(path) is not None))
 
 
 def published_runs(results_store: Store) -> dict[str, int | None]:
@@ -264,11 +274,10 @@ def published_runs(results_store: Store) -> dict[str, int | None]:
 
 
 def read_results(results_store: Store) -> list[Result]:
-    """Every result file (`<id>.json` at the top of the store); unreadable ones are
-    skipped with a warning naming them."""
+    """Every result file (`is_result_file`); unreadable ones are skipped with a warning naming them."""
     results = []
     for path in results_store.list():
-        if "/" in path or not path.endswith(".json"):
+        if not is_result_file(path):
             continue
         found = results_store.read(path)
         if found is None:

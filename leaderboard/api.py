@@ -4,9 +4,12 @@ hands these routes to Gradio's FastAPI app, ahead of Gradio's own):
     GET /api/v1/leaderboard.json[?suite=<suite id or name>]      one suite's snapshot as JSON
     GET /api/v1/leaderboard.parquet[?suite=<suite id or name>]   the same as Parquet
     GET /api/v1/index.json                               every suite with a snapshot, its version
+    GET /api/v1/reported.json                            the papers' reported rows, with their sources
 
 Without `suite`, the site's own suite (LEADERBOARD_SUITE) is meant. The bodies are the
-files of leaderboard/exports.py, byte for byte (README "Open exports" documents them).
+files of leaderboard/exports.py, byte for byte, and the papers' rows of
+leaderboard/reported_export.py (docs/exports.md documents both); `?suite=` naming the papers'
+rows as the site's suite picker does ("official (paper-reported)") gets those as JSON too.
 Each answer has an ETag (the snapshot's table_version): a client that sends it back in
 If-None-Match gets 304 until the suite's rows change. Errors are JSON,
 {"error": "...", "suites": [...]}: 400 for a malformed suite id, 404 for a suite with no
@@ -22,8 +25,9 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 
-from leaderboard import exports
+from leaderboard import exports, reported_export
 from leaderboard.downloads import Snapshots
+from leaderboard.views.columns import REPORTED_SUITE
 from leaderboard.errors import ExportError, SnapshotNotFound
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,8 @@ def routes(snapshots: Snapshots, default_suite: Callable[[], str | None],
     `named(name)` the id of a suite given by its name ("official": the newest of that name)."""
 
     def serve(kind: str, request: Request, suite: str | None) -> Response:
+        if suite in (REPORTED_SUITE, reported_export.KIND):
+            return papers(kind, request)
         try:
             index = snapshots.index()
             known = [entry.suite_id for entry in index.suites]
@@ -75,6 +81,9 @@ def routes(snapshots: Snapshots, default_suite: Callable[[], str | None],
     def leaderboard_parquet(request: Request, suite: str | None = None) -> Response:
         return serve("parquet", request, suite)
 
+    def reported_json(request: Request) -> Response:
+        return papers("json", request)
+
     def index_json() -> Response:
         try:
             index = snapshots.index()
@@ -87,4 +96,21 @@ def routes(snapshots: Snapshots, default_suite: Callable[[], str | None],
     return [APIRoute(f"{PREFIX}/leaderboard.json", leaderboard_json, methods=["GET"], name="leaderboard_json"),
             APIRoute(f"{PREFIX}/leaderboard.parquet", leaderboard_parquet, methods=["GET"],
                      name="leaderboard_parquet"),
-            APIRoute(f"{PREFIX}/index.json", index_json, methods=["GET"], name="exports_index")]
+            APIRoute(f"{PREFIX}/index.json", index_json, methods=["GET"], name="exports_index"),
+            APIRoute(f"{PREFIX}/reported.json", reported_json, methods=["GET"], name="reported_json")]
+
+
+def papers(kind: str, request: Request) -> Response:
+    """The papers' reported rows (JSON only: their columns differ from paper to paper)."""
+    if kind != "json":
+        return _error(404, f"The papers' reported rows come as JSON only: {PREFIX}/reported.json.", [])
+    try:
+        data, tag = reported_export.document(), f'"{reported_export.version()}-json"'
+    except Exception:  # noqa: BLE001 - the site stays up; details go to its log
+        log.exception("building the papers' rows failed")
+        return _error(503, "The papers' rows could not be read just now; try again shortly.", [])
+    if request.headers.get("if-none-match") == tag:
+        return Response(status_code=304, headers={"ETag": tag})
+    return Response(data, media_type=FORMATS["json"],
+                    headers={"Cache-Control": "no-cache", "ETag": tag,
+                             "Content-Disposition": f'inline; filename="{reported_export.FILE_NAME}"'})

@@ -4,6 +4,9 @@ scores with a 95% paired bootstrap interval over videos. Pure logic, no gradio.
     pair = check_pair(row_a, row_b)                       # CompareRefused: why not
     stats = load_paired(stores.private, submission_id)   # evaluator.paired.PairedStats or None
     frame = compare(stats_a, stats_b, min_items=10)      # one row per comparable number
+    gap = compare_protocol.protocol_gap(row_a, row_b)     # where the two rows' protocols differ
+    frame = mark_protocols(frame, gap)                    # ... marked in Note
+    text = summary(row_a, row_b, frame, samples, gap)    # the status line (Markdown)
 
 Where it runs, and why: the per-video statistics are private (a video's right/wrong
 can be one item's, design §4), so they are never in the public table. The site reads
@@ -13,8 +16,10 @@ one matrix product per bucket (milliseconds). Precomputing every pair in the wor
 would grow with the square of the rows, for pairs nobody asks for.
 
 What leaves here is aggregates only: each model's score on the bucket (public already),
-the difference, its interval and whether the interval excludes zero. A bucket with
-fewer items than LEADERBOARD_MIN_BUCKET_ITEMS is refused like on the rest of the site.
+the difference, its interval, its p-value raw and adjusted for the number of scores
+compared (leaderboard/multiple_testing.py), and whether it is significant after the
+headline correction (HEADLINE). A bucket with fewer items than
+LEADERBOARD_MIN_BUCKET_ITEMS is refused like on the rest of the site.
 """
 
 from __future__ import annotations
@@ -33,14 +38,22 @@ from evaluator.benchmarks import ORDER
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.paired import OVERALL, SCHEMA_VERSION, BucketStats, PairedStats, paired_path, reducer
 from evaluator.records import round_half_up
+from leaderboard import compare_protocol, markup, multiple_testing, number_format
+from leaderboard.compare_protocol import ProtocolGap
 from leaderboard.disclosure import hidden_text
 from leaderboard.errors import CompareRefused
 from leaderboard.views import METRICS
+from submissions.stores.sharded import read_sharded
 
 # Display columns (the tab and the browser tests use them).
-BENCHMARK, NUMBER, N, SCORE_A, SCORE_B, DIFF, INTERVAL, SIGNIFICANT, NOTE = (
-    "Benchmark", "Score", "n", "Model A", "Model B", "A − B", "95% interval of A − B", "Significant", "Note")
-COLUMNS = (BENCHMARK, NUMBER, N, SCORE_A, SCORE_B, DIFF, INTERVAL, SIGNIFICANT, NOTE)
+BENCHMARK, NUMBER, N, SCORE_A, SCORE_B, DIFF, INTERVAL, NOTE = (
+    "Benchmark", "Score", "n", "Model A", "Model B", "A − B", "95% interval of A − B", "Note")
+P_RAW, P_HOLM, P_BH = "p", "p (Holm)", "p (BH)"
+# The headline correction is Benjamini-Hochberg's (docs/compare.md says why); Holm's is shown beside it.
+HEADLINE = multiple_testing.BH
+SIGNIFICANT = "Significant (BH)"
+COLUMNS = (BENCHMARK, NUMBER, N, SCORE_A, SCORE_B, DIFF, INTERVAL, P_RAW, P_HOLM, P_BH, SIGNIFICANT, NOTE)
+P_COLUMNS = (P_RAW, P_HOLM, P_BH)
 
 REPORTED_NOTE = ("Papers' reported rows cannot be compared: a paper gives one number per benchmark, not the "
                  "per-video results a paired interval needs. Pick two ✓ verified rows.")
@@ -78,7 +91,7 @@ def check_pair(a: dict[str, Any], b: dict[str, Any]) -> None:
 def load_paired(private_store, submission_id: str) -> PairedStats | None:
     """A result's per-video statistics from the private store; None when it has none
     (scored before comparisons existed)."""
-    found = private_store.read(paired_path(submission_id))
+    found = read_sharded(private_store, paired_path(submission_id))[1]
     if found is None:
         return None
     try:
@@ -144,7 +157,7 @@ def _aligned(a: BucketStats, b: BucketStats) -> tuple[np.ndarray, np.ndarray] | 
 
 def compare_bucket(a: BucketStats, b: BucketStats, samples: int, seed: int,
                    drawn: list[str] | None = None) -> dict[str, Any]:
-    """Scores, difference, its paired interval and significance of one bucket. `drawn`:
+    """Scores, difference, its paired interval and raw p-value of one bucket. `drawn`:
     the benchmark's videos (its overall's), which each resample draws; a bucket's score
     in a resample comes from the drawn videos that have items in it. Default: the
     bucket's own videos."""
@@ -162,15 +175,15 @@ def compare_bucket(a: BucketStats, b: BucketStats, samples: int, seed: int,
                            DIFF: _rounded(score_a - score_b)}
     if len(a.videos) < 2:  # every resample is that one video again: no spread to measure
         return out | {NOTE: "one video only: no interval"}
-    bounds = bootstrap.paired_difference(stats[0], fn_a, stats[1], fn_b, samples=samples, seed=seed,
+    diffs = bootstrap.paired_differences(stats[0], fn_a, stats[1], fn_b, samples=samples, seed=seed,
                                          videos=len(where), rows=rows)
-    if bounds is None or not (np.isfinite(score_a) and np.isfinite(score_b)):
+    if diffs is None or not (np.isfinite(score_a) and np.isfinite(score_b)):
         return out | {NOTE: "no interval: the score is undefined in every resample"}
-    low, high = bounds
-    # significant: the whole 95% interval lies on one side of zero (decided before rounding)
+    low, high = bootstrap.percentile_interval(diffs)
+    # significance is decided on the unrounded p-values, once all of them are known (compare)
     return out | {"low": round_half_up(low), "high": round_half_up(high),
-                  INTERVAL: f"[{round_half_up(low):.2f}, {round_half_up(high):.2f}]",
-                  SIGNIFICANT: "yes" if low > 0 or high < 0 else "no"}
+                  INTERVAL: number_format.interval(low, high),
+                  P_RAW: bootstrap.two_sided_p(diffs)}
 
 
 def _rounded(value: float) -> float:
@@ -179,9 +192,10 @@ def _rounded(value: float) -> float:
 
 def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
     """One row per benchmark and bucket either result has: the scores, A − B, the 95%
-    paired bootstrap interval of A − B and whether it excludes zero; a bucket with fewer
-    than `min_items` items, or one only one model has, gets a note and no numbers.
-    `frame.attrs`: "path", "low", "high" per row (the bounds as numbers)."""
+    paired bootstrap interval of A − B, its p-value raw and adjusted over every compared
+    row (Holm, Benjamini-Hochberg) and whether the headline's is at most 5%; a bucket
+    with fewer than `min_items` items, or one only one model has, gets a note and no
+    numbers. `frame.attrs`: "path", "benchmark", "low", "high" per row (the bounds as numbers)."""
     if (a.samples, a.seed) != (b.samples, b.seed):
         raise CompareRefused(f"The two results' statistics were made with different bootstrap settings "
                              f"({a.samples} and {b.samples} resamples): a maintainer's rerun aligns them.")
@@ -200,7 +214,8 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
             and sorted(overall_a.videos) == sorted(overall_b.videos) else None
         for path in sorted(set(by_path_a) | set(by_path_b), key=lambda p: _order(benchmark, p)):
             sa, sb = by_path_a.get(path), by_path_b.get(path)
-            row: dict[str, Any] = {BENCHMARK: title, NUMBER: bucket_label(path), "path": "/".join(path)}
+            row: dict[str, Any] = {BENCHMARK: title, NUMBER: bucket_label(path), "path": "/".join(path),
+                                   "benchmark": benchmark}
             if sa is None or sb is None:
                 missing = "A" if sa is None else "B"
                 what = "did not attempt this benchmark" if not (by_path_a if sa is None else by_path_b) \
@@ -216,25 +231,76 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
                 rows.append(row | {NOTE: "the two results were scored on different items"})
                 continue
             rows.append(row | compare_bucket(sa, sb, a.samples, a.seed, drawn))
-    return _frame(rows)
+    return _frame(adjusted(rows))
+
+
+def adjusted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with their p-values adjusted for testing all the compared ones at once
+    (the family: every row with a raw p), and the headline's significance."""
+    tested = [i for i, row in enumerate(rows) if P_RAW in row]
+    raw = [rows[i][P_RAW] for i in tested]
+    holm, bh = multiple_testing.holm(raw), multiple_testing.benjamini_hochberg(raw)
+    out = [dict(row) for row in rows]
+    for i, by_holm, by_bh, yes in zip(tested, holm, bh, multiple_testing.significant(bh)):
+        out[i] |= {P_HOLM: by_holm, P_BH: by_bh, SIGNIFICANT: "yes" if yes else "no"}
+    return out
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    full = pd.DataFrame(rows, columns=[*COLUMNS, "path", "low", "high"])
-    for column in (N, SCORE_A, SCORE_B, DIFF, "low", "high"):
+    full = pd.DataFrame(rows, columns=[*COLUMNS, "path", "benchmark", "low", "high"])
+    for column in (N, SCORE_A, SCORE_B, DIFF, *P_COLUMNS, "low", "high"):
         full[column] = pd.to_numeric(full[column], errors="coerce")
     for column in (INTERVAL, SIGNIFICANT, NOTE):
         full[column] = full[column].astype(object).fillna("")
     out = full[list(COLUMNS)].copy()
-    out.attrs.update(path=list(full["path"]), low=list(full["low"]), high=list(full["high"]))
+    out.attrs.update(path=list(full["path"]), benchmark=list(full["benchmark"]), low=list(full["low"]),
+                     high=list(full["high"]))
     return out
 
 
-def summary(label_a: str, label_b: str, frame: pd.DataFrame, samples: int) -> str:
-    """What the table compares, in a sentence or two (Markdown; the labels escaped by the caller)."""
-    compared = int((frame[SIGNIFICANT] != "").sum())
-    significant = int((frame[SIGNIFICANT] == "yes").sum())
-    return (f"**Model A**: {label_a} · **Model B**: {label_b} — same suite and judge. "
-            f"A − B with a 95% paired bootstrap interval ({samples} resamples of videos, the same videos for "
-            f"both models in each). **{significant}** of {compared} compared scores differ significantly "
-            f"(the interval excludes 0).")
+def mark_protocols(frame: pd.DataFrame, gap: ProtocolGap) -> pd.DataFrame:
+    """A copy of the frame whose rows of benchmarks where the two protocols differ say so
+    in Note, before any note of their own."""
+    out = frame.copy()
+    marks = [gap.mark(b) for b in frame.attrs.get("benchmark", [""] * len(frame))]
+    out[NOTE] = ["; ".join(t for t in (mark, note) if t) for mark, note in zip(marks, frame[NOTE])]
+    return out
+
+
+def _named(row: dict[str, Any]) -> str:
+    label = _text(row.get("label")) or _text(row.get("id"))
+    return f"{markup.escape(label)} [{markup.escape(compare_protocol.status_text(row))}]"
+
+
+def counts(frame: pd.DataFrame) -> dict[str, int]:
+    """How many scores were compared, and how many are significant raw and after each correction."""
+    def at_most(column: str) -> int:
+        return int(sum(multiple_testing.significant(frame[column].dropna())))
+    return {"compared": int(frame[P_RAW].notna().sum()), "raw": at_most(P_RAW), multiple_testing.HOLM: at_most(P_HOLM),
+            multiple_testing.BH: at_most(P_BH)}
+
+
+def summary(row_a: dict[str, Any], row_b: dict[str, Any], frame: pd.DataFrame, samples: int,
+            gap: ProtocolGap) -> str:
+    """What the table compares, in a few sentences (Markdown, the rows' labels escaped): both
+    rows with their protocol status, how many scores differ significantly after the headline
+    correction (and after the other one, and uncorrected), and whether the protocols differ."""
+    n = counts(frame)
+    return (f"**Model A**: {_named(row_a)}; **Model B**: {_named(row_b)} — same suite and judge. "
+            f"A − B with a 95% paired bootstrap interval and p-value ({samples} resamples of videos, the same "
+            f"videos for both models in each). **{n[HEADLINE]}** of {n['compared']} compared scores differ "
+            f"significantly after the Benjamini-Hochberg correction for testing {n['compared']} at once (false "
+            f"discovery rate 5%; column {SIGNIFICANT}). After Holm's stricter correction (family-wise error 5%): "
+            f"{n[multiple_testing.HOLM]}; uncorrected (p ≤ 0.05): {n['raw']}.\n\n" + gap.note())
+
+
+def cell_text(column: str, value: Any) -> str:
+    """How the tab shows one cell: scores with two decimals as everywhere on the site,
+    p-values with three (below 0.001 as "<0.001"), missing ones empty."""
+    if value is None or pd.isna(value):
+        return ""
+    if column == N:
+        return number_format.count(value) or ""
+    if column in P_COLUMNS:
+        return number_format.p_value(value) or ""
+    return (number_format.score(value) or "") if column in (SCORE_A, SCORE_B, DIFF) else str(value)

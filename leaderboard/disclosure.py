@@ -11,6 +11,15 @@ metric's shape down to the hidden cell, whose leaf is the bucket's item count:
     "n_by_hop": {"2": 10, "3": 5, "4": 1},
     "suppressed": {"by_hop": {"4": 1}, "level3": 7}
 
+Hiding one bucket is not enough where its group makes up a published score (the domains
+of a benchmark make up its overall, a level's tasks make up the level): the hidden score
+would be the parent's less the shown ones. So the group's smallest shown buckets are
+hidden too, until the hidden ones are at least two and hold `min_bucket_items` items
+together (`complements`); the groups are declared per benchmark (evaluator/buckets.py:
+`partitions`). What the parent then says of them is no finer than a published bucket.
+A near-duplicate file's result also hides the buckets it changed on too few items
+(submissions/near_duplicates.py), with their complements.
+
 `overall` (and its interval) and every whole-benchmark metric always use all items
 and are never touched. Only public copies are suppressed (`public`); the worker's
 staged copy in the private store keeps every score for the maintainers.
@@ -19,12 +28,14 @@ staged copy in the private store keeps every score for the maintainers.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from evaluator.buckets import Path, count_buckets
+from evaluator.buckets import Partition, Path, count_buckets, partitions
 from evaluator.result import Result
 
 REASON = "n too small"  # what the site shows (with n) in place of a hidden bucket's score
+COMPLEMENT = "hidden with a smaller bucket"  # ... of a bucket hidden so that a small one stays hidden
 SUPPRESSED = "suppressed"  # the key of the tree of hidden buckets in a benchmark's scores
 
 
@@ -42,29 +53,68 @@ def _set(tree: dict, path: Path, value: Any) -> None:
     tree[path[-1]] = value
 
 
-def suppress_benchmark(name: str, metrics: dict[str, Any], minimum: int) -> dict[str, Any]:
-    """A copy of one benchmark's scores with every bucket of 1..minimum-1 items hidden.
-    Buckets with no item carry no score anyway and are left alone."""
+def suppress_benchmark(name: str, metrics: dict[str, Any], minimum: int,
+                       close: Iterable[Path] = ()) -> dict[str, Any]:
+    """A copy of one benchmark's scores with every bucket of 1..minimum-1 items hidden, and
+    the `close` buckets (those a near-duplicate file changes on too few items), and then
+    their complements. Buckets with no item carry no score anyway and are left alone."""
+    sizes, down = hidden_buckets(name, metrics, minimum, close)
     out = copy.deepcopy(metrics)
     hidden: dict[str, Any] = copy.deepcopy(out.get(SUPPRESSED) or {})
-    for path, n in list(count_buckets(name, metrics, minimum)):
-        if 0 < n < minimum and _has(out, path):
-            _set(out, path, None)
-            _set(hidden, path, n)
+    for path in sorted(down):
+        _set(out, path, None)
+        _set(hidden, path, sizes[path])
     if hidden:
         out[SUPPRESSED] = hidden
     return out
 
 
+def hidden_buckets(name: str, metrics: dict[str, Any], minimum: int,
+                   close: Iterable[Path] = ()) -> tuple[dict[Path, int], set[Path]]:
+    """(item count of every bucket with items, the buckets to hide)."""
+    sizes = {path: n for path, n in count_buckets(name, metrics, minimum) if n > 0 and _has(metrics, path)}
+    down = {path for path, n in sizes.items() if n < minimum} | {p for p in close if p in sizes}
+    return sizes, complements(down, sizes, partitions(name, metrics, minimum), minimum)
+
+
+def complements(down: set[Path], sizes: dict[Path, int], groups: list[Partition], minimum: int) -> set[Path]:
+    """`down` grown until no hidden bucket can be recomputed from a published score made
+    of its group (complementary suppression, as statistical agencies do for tables):
+    where a group's published parent is made of its members, the hidden members must be
+    at least two and hold at least `minimum` items together, so that what the parent
+    gives back about them is no finer than a published bucket. The smallest shown member
+    is hidden next; a group with every member hidden hides its parent bucket instead."""
+    down = set(down)
+    grew = True
+    while grew:
+        grew = False
+        for group in groups:
+            if group.parent in down:
+                continue  # the parent is not published: nothing to subtract from
+            members = [p for p in group.members if p in sizes]
+            hidden = [p for p in members if p in down]
+            if not hidden or (len(hidden) > 1 and sum(sizes[p] for p in hidden) >= minimum):
+                continue
+            shown = [p for p in members if p not in down]
+            if shown:
+                down.add(min(shown, key=lambda p: (sizes[p], p)))
+            elif group.parent is not None and group.parent in sizes:
+                down.add(group.parent)
+            else:
+                continue
+            grew = True
+    return down
+
+
 def exposed(scores: dict[str, dict[str, Any]], minimum: int) -> list[tuple[str, Path]]:
-    """(benchmark, path) of every bucket of 1..minimum-1 items that still shows a score:
-    empty when `scores` is already public at `minimum`. Cheap (no copy): exports check
-    every row of a table with it and suppress only the rows it names."""
+    """(benchmark, path) of every bucket that should be hidden at `minimum` (small, or
+    the complement of one) and still shows a score: empty when `scores` is already public
+    at `minimum`. No copy: exports check every row of a table with it and suppress only
+    the rows it names."""
     found = []
     for name, metrics in scores.items():
-        for path, n in count_buckets(name, metrics, minimum):
-            if 0 < n < minimum and _has(metrics, path) and _get(metrics, path) is not None:
-                found.append((name, path))
+        _, down = hidden_buckets(name, metrics, minimum)
+        found.extend((name, path) for path in sorted(down) if _get(metrics, path) is not None)
     return found
 
 
@@ -74,21 +124,28 @@ def _get(tree: dict, path: Path) -> Any:
     return tree
 
 
-def suppress(scores: dict[str, dict[str, Any]], minimum: int) -> dict[str, dict[str, Any]]:
-    return {name: suppress_benchmark(name, metrics, minimum) for name, metrics in scores.items()}
+def suppress(scores: dict[str, dict[str, Any]], minimum: int,
+             close: Iterable[Sequence[str]] = ()) -> dict[str, dict[str, Any]]:
+    """Every benchmark's scores suppressed; `close`: buckets as [benchmark, *path]."""
+    paths = [tuple(c) for c in close if len(c) > 1]
+    return {name: suppress_benchmark(name, metrics, minimum, [p[1:] for p in paths if p[0] == name])
+            for name, metrics in scores.items()}
 
 
 def public(result: Result, minimum: int | None = None) -> Result:
     """The result as it may be published: buckets below `minimum` items (default: the
-    LEADERBOARD_MIN_BUCKET_ITEMS setting) hidden, the minimum recorded. A result already
-    made public with at least this minimum comes back unchanged."""
+    LEADERBOARD_MIN_BUCKET_ITEMS setting) hidden, with their complements and the buckets
+    a near-duplicate file changed too little (`submission.close_cells`), the minimum
+    recorded. Hiding again what is hidden changes nothing, so a copy published under an
+    older rule is brought up to this one."""
     if minimum is None:
         from space_config.settings import get_settings
 
         minimum = get_settings().min_bucket_items
-    if result.min_bucket_items is not None and minimum <= result.min_bucket_items:
-        return result
-    return result.model_copy(update={"scores": suppress(result.scores, minimum), "min_bucket_items": minimum})
+    close = (result.submission or {}).get("close_cells") or ()
+    minimum = max(minimum, result.min_bucket_items or 0)  # what was hidden stays hidden
+    return result.model_copy(update={"scores": suppress(result.scores, minimum, close),
+                                     "min_bucket_items": minimum})
 
 
 def suppressed_n(hidden: Any, path: Path) -> int | None:
@@ -103,6 +160,12 @@ def suppressed_n(hidden: Any, path: Path) -> int | None:
     return None
 
 
-def hidden_text(n: int) -> str:
-    """What the site shows in place of a hidden bucket's score."""
-    return f"{REASON} (n={n})"
+def hidden_text(n: int, minimum: int | None = None) -> str:
+    """What the site shows in place of a hidden bucket's score: "n too small", or, for a
+    bucket big enough to be shown (hidden with a smaller one, or as a near-duplicate
+    file's), COMPLEMENT."""
+    if minimum is None:
+        from space_config.settings import get_settings
+
+        minimum = get_settings().min_bucket_items
+    return f"{REASON if n < minimum else COMPLEMENT} (n={n})"

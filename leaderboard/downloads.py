@@ -7,15 +7,18 @@ the JSON endpoint both use it).
 
     own_model_runs(requests, user)          # the user's finished model-ID runs
     own_outputs(requests, user, submission, read_private, public_calls)   # (file name, bytes); DownloadRefused
+    OUTPUTS_PATH + "/<submission id>"      # where the site serves them (leaderboard/outputs_api.py)
 
 Snapshots are the files the worker published in the results store
-(leaderboard/exports.py), served as they are when the table's own index lists them;
-for a table written before exports existed they are built from the table here, the
-same way. Either way they are cached per table generation.
+(leaderboard/exports.py), served as they are when the table's own index lists them in
+the current format; for a table written before exports existed (or before that format)
+they are built from the table here, the same way. Either way they are cached per table
+generation. (The papers' reported rows are leaderboard/reported_export.py's.)
 
 Raw outputs are a model-ID run's answers (evaluator/raw_outputs.py), kept in the
-private store. Only the signed-in submitter of that run gets them; a refusal reads the
-same whether the submission is someone else's or does not exist.
+private store. Only the signed-in submitter of that run gets them, through a route of the
+site's own that reads the sign-in from the request itself; a refusal reads the same whether
+the submission is someone else's or does not exist.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 
 from evaluator import raw_outputs
 from leaderboard import aggregate, exports
-from leaderboard.errors import DownloadRefused, SnapshotNotFound
+from leaderboard.errors import DownloadRefused, OutputsNotStored, SnapshotNotFound
 
 CACHED = 8  # snapshots kept in memory (a few suites, two formats)
 
@@ -91,7 +94,7 @@ class Snapshots:
         def compute() -> bytes:
             table = self._table()
             index = exports.index_of(table)
-            if index is not None and any(e.suite_id == suite_id for e in index.suites):
+            if index is not None and exports.is_current(index, suite_id):
                 found = self.store.read(path)  # written with the table that lists it
                 if found is not None:
                     return found.data
@@ -111,6 +114,7 @@ def _stamp(table) -> str | None:
 
 # -- a model run's raw outputs, for its submitter only ------------------------------------------
 
+OUTPUTS_PATH = "/raw-outputs"  # never under gradio's own file routes, which serve anyone holding the link
 SIGN_IN = "Sign in with Hugging Face to download the raw outputs of your model runs."
 NOT_YOURS = ("{id!r} is not one of your finished model runs: raw outputs go only to the person who submitted "
              "the model, once its run has finished.")
@@ -157,6 +161,6 @@ def own_outputs(requests: Sequence, user: str | None, submission: str | None,
         raise DownloadRefused(NOT_YOURS.format(id=submission or ""))
     data = read_private(raw_outputs.outputs_path(request.id))
     if data is None:
-        raise DownloadRefused(f"No raw outputs are stored for {request.id}: the run finished before the worker "
-                              f"kept them. Ask a maintainer to re-run it.")
+        raise OutputsNotStored(f"No raw outputs are stored for {request.id}: the run finished before the worker "
+                               f"kept them. Ask a maintainer to re-run it.")
     return outputs_name(request), raw_outputs.public_only(data, public_calls(request.suite_id))

@@ -27,3 +27,7 @@ class SnapshotNotFound(LeaderboardError):
 class DownloadRefused(LeaderboardError):
     """A raw-outputs download that is not the signed-in user's to have (or not there yet);
     the message never says whether someone else's submission exists."""
+
+
+class OutputsNotStored(DownloadRefused):
+    """The signed-in submitter's own run, finished before the worker kept raw outputs."""

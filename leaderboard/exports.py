@@ -18,8 +18,14 @@ is never behind the table and costs no commit of its own:
 A JSON record is one result: the table's non-score columns (id, model, submitter,
 suite_id, judge_id, code_version, runner.*, meta.*, average ...) plus `scores` (the
 result's scores, nested: `scores[benchmark][metric]`) and `counts` (calls and answered
-calls per benchmark). The flat score columns and `scores_json` are derived from those
-two, exactly as the table derives them, which is how `read_json` rebuilds the table.
+calls per benchmark, integers). The flat score columns and `scores_json` are derived from
+those two, exactly as the table derives them, which is how `read_json` rebuilds the table.
+
+Each row carries the `rank` and `band` the Leaderboard gives it (leaderboard/ranking.py,
+the same code; null for a row it does not rank, one off the reference protocol): the first
+two columns of the flat table, two keys of a record. Rows come by rank, equal ranks in the
+Leaderboard's order, then the unranked rows in the Leaderboard's order. Ranks count within
+one judge, as on the site.
 
 What a snapshot never holds: an answer, a call id or any per-item outcome. It is made
 only from the aggregated table, whose rows are the public form of each result; small
@@ -39,6 +45,7 @@ import json
 import re
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -46,15 +53,16 @@ from pydantic import BaseModel
 
 from evaluator import CODE_VERSION
 from evaluator.benchmarks import ORDER
-from leaderboard import disclosure, table_format
+from leaderboard import disclosure, number_format, ranking, table_format
 from leaderboard.errors import ExportError
 
-EXPORT_SCHEMA_VERSION = 1
+EXPORT_SCHEMA_VERSION = 2  # 2: each row's rank and band, rows in the Leaderboard's order; integer counts
 FOLDER = "exports"
 INDEX_PATH = f"{FOLDER}/index.json"
 HEADER_KEY = b"leaderboard.export"  # parquet key-value metadata: the snapshot header (JSON)
 INDEX_KEY = table_format.EXPORTS_KEY  # the aggregated table's metadata: the index entries (JSON)
 SCORES, COUNTS = "scores", "counts"  # the record keys that replace the flat score columns
+STANDING = ("rank", "band")  # each row's place on the Leaderboard (leaderboard/ranking.py), first columns
 _SAFE_SUITE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -75,6 +83,7 @@ class SnapshotHeader(BaseModel):
 
 class IndexEntry(BaseModel):
     suite_id: str
+    schema_version: int = 1  # of the snapshot's files (an entry written before versions were listed: 1)
     table_version: str
     table_updated_at: str | None
     rows: int
@@ -137,7 +146,7 @@ class _Records:
         tally = {name: {key: table[f"{name}.{column}"].to_pylist() for key, column in _COUNT_COLUMNS
                         if f"{name}.{column}" in columns}
                  for name in sorted(benchmarks) if f"{name}.n_calls" in columns and f"{name}.n_answered" in columns}
-        self.counts = [{name: {key: values[i] for key, values in kept.items()
+        self.counts = [{name: {key: number_format.whole(values[i]) for key, values in kept.items()
                                if key in ("calls", "answered") or values[i] is not None}
                         for name, kept in tally.items()
                         if kept["calls"][i] is not None or kept["answered"][i] is not None} for i in range(len(ids))]
@@ -182,7 +191,34 @@ def _schema(base: pa.Schema, rows: list[dict[str, Any]]) -> pa.Schema:
 
 def _flat_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     table = pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
-    return table_format._tidy(table)
+    return _standing_first(_rows_in(table_format._tidy(table), [row[table_format.ID] for row in rows]))
+
+
+def _rows_in(table: pa.Table, ids: list[str]) -> pa.Table:
+    """`table`'s rows (tidied: by id) in the order of `ids`."""
+    if not len(table):
+        return table
+    return table.take(pc.index_in(pa.array(ids, pa.string()), value_set=table[table_format.ID]))
+
+
+def _standing_first(table: pa.Table) -> pa.Table:
+    return table.select([*(c for c in STANDING if c in table.column_names),
+                         *(c for c in table.column_names if c not in STANDING)])
+
+
+def _standing(part: pa.Table) -> pa.Table:
+    """A suite's tidied rows by rank, each with the rank and band the Leaderboard gives it;
+    equal ranks, and then the rows it does not rank (null: off the reference protocol), in
+    the Leaderboard's order."""
+    frame = part.select(ranking.reads(part.column_names)).to_pandas()
+    placed = ranking.ranked(frame) if len(frame) else frame.assign(id=[], rank=[], band=[])
+    placed = placed.sort_values("rank", na_position="last", kind="stable")  # ranked rows first, by rank
+    part = _rows_in(part.drop_columns([c for c in STANDING if c in part.column_names]),
+                    [str(v) for v in placed[table_format.ID]])
+    for name in STANDING:  # in the rows' new order
+        part = part.append_column(name, pa.array([None if pd.isna(v) else number_format.whole(v)
+                                                  for v in placed[name]], pa.int64()))
+    return _standing_first(part)
 
 
 def suite_rows(table: pa.Table, suite_id: str) -> pa.Table:
@@ -202,9 +238,9 @@ def build(table: pa.Table, suite_id: str, minimum: int, updated_at: str | None, 
     than `minimum` items still showing a score are made public here; rows not checked
     were found public when they were exported before."""
     check_suite_id(suite_id)
-    part = suite_rows(table.replace_schema_metadata(None), suite_id)
+    part = _standing(table_format._tidy(suite_rows(table.replace_schema_metadata(None), suite_id)))
     recs = _Records(part, minimum, check)
-    flat = table_format._tidy(part)
+    flat = part
     if recs.fixed:  # those rows' score columns derived again from their public scores, the table's way
         rows = part.to_pylist()
         for i, scores in recs.fixed.items():
@@ -277,6 +313,16 @@ def _entries(table: pa.Table | None) -> dict[str, IndexEntry]:
         return {}  # unreadable: every suite is written again
 
 
+def _current(entries: dict[str, IndexEntry]) -> dict[str, IndexEntry]:
+    """The entries whose files are in this code's format."""
+    return {s: e for s, e in entries.items() if e.schema_version == EXPORT_SCHEMA_VERSION}
+
+
+def is_current(index: ExportIndex, suite_id: str) -> bool:
+    """Whether the index lists this suite's files, written in this code's format."""
+    return any(e.suite_id == suite_id and e.schema_version == EXPORT_SCHEMA_VERSION for e in index.suites)
+
+
 def suites_in(table: pa.Table | None, ids: set[str] | None = None) -> set[str]:
     if table is None or "suite_id" not in table.column_names or not len(table):
         return set()
@@ -298,7 +344,7 @@ def refresh(old: pa.Table | None, new: pa.Table, ids: set[str] | None, minimum: 
     entries = _entries(old)
     present = suites_in(new)
     changed = present | set(entries) if ids is None else suites_in(old, ids) | suites_in(new, ids)
-    changed |= present - set(entries)
+    changed |= present - set(_current(entries))  # new suites, and those exported in an older format
     files: dict[str, bytes] = {}
     for suite_id in sorted(changed):
         if not _SAFE_SUITE.match(suite_id):
@@ -307,11 +353,13 @@ def refresh(old: pa.Table | None, new: pa.Table, ids: set[str] | None, minimum: 
         # Only the changed rows need a look when every other row was found public at this
         # minimum last time; else (a new suite or minimum, rows that the table holds under a
         # lower minimum) every row is checked again.
-        settled = before is not None and before.min_bucket_items == minimum and not before.suppressed_here
+        settled = (before is not None and before.min_bucket_items == minimum and not before.suppressed_here
+                   and before.schema_version == EXPORT_SCHEMA_VERSION)
         check = ids if ids is not None and settled else None
         header, written = snapshot_files(new, suite_id, minimum, updated_at, check)
         files.update(written)
-        entries[suite_id] = IndexEntry(suite_id=suite_id, table_version=header.table_version,
+        entries[suite_id] = IndexEntry(suite_id=suite_id, schema_version=EXPORT_SCHEMA_VERSION,
+                                       table_version=header.table_version,
                                        table_updated_at=updated_at, rows=header.rows, min_bucket_items=minimum,
                                        suppressed_here=header.suppressed_here,
                                        json_path=json_path(suite_id), parquet_path=parquet_path(suite_id))
@@ -331,9 +379,10 @@ def index_of(table: pa.Table) -> ExportIndex | None:
 
 
 def index_for(table: pa.Table, minimum: int) -> ExportIndex:
-    """The table's index; for a table written before exports, the one its snapshots would have."""
+    """The table's index; for a table written before exports (or before their current
+    format), the one its snapshots would have."""
     index = index_of(table)
-    if index is not None:
+    if index is not None and all(is_current(index, e.suite_id) for e in index.suites):
         return index
     stamp = (table.schema.metadata or {}).get(table_format.UPDATED_AT_KEY)
     _, entries = refresh(None, table, None, minimum, stamp.decode() if stamp else None)

@@ -83,6 +83,15 @@ def view_filters(search: str | None, types: Sequence[str] | None, sizes: Sequenc
                    protocols=protocols or None)
 
 
+def view_key(suite: str, search: str | None, types: Sequence[str] | None, sizes: Sequence[str] | None,
+             sources: Sequence[str] | None, frames: Sequence[str] | None, judges: Sequence[str] | None,
+             columns: Sequence[str] | None, protocols: str | None = None) -> tuple:
+    """What decides which rows and columns the Leaderboard shows (not which page of them):
+    when it changes, the table starts again at page 1."""
+    return (suite, view_filters(search, types, sizes, sources, frames, judges, protocols),
+            tuple(sorted(columns or ())))
+
+
 class Lru:
     """A bounded map of computed values, least recently used dropped first. The pages have one
     of their own: a flood of distinct searches then evicts only other pages, never the boards

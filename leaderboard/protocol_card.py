@@ -28,7 +28,7 @@ import pandas as pd
 
 from evaluator.judges import JUDGED
 from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
-from leaderboard import markup
+from leaderboard import markup, number_format
 
 REFERENCE, DECLARED, DIFFERS, UNKNOWN, PAPER = "reference", "declared", "differs", "unknown", "paper"
 DEFAULT_STATUSES = (REFERENCE, DECLARED, PAPER)
@@ -232,9 +232,16 @@ def _runs(runs: dict | None, source: str = "") -> str:
     if not runs:
         return ("one run (a built-in baseline draws nothing at random: more runs would repeat it)"
                 if source == "baseline" else "one run of every benchmark")
-    return "; ".join(f"{name}: {r.get('runs')} runs, overall per run {_code(r.get('overall_per_run'))}"
-                     + (f", sd {r['sd']:.2f}" if isinstance(r.get("sd"), (int, float)) else "")
+    return "; ".join(f"{name}: {r.get('runs')} runs, overall per run {_code(_scores(r.get('overall_per_run')))}"
+                     + (f", sd {number_format.score(r['sd'])}" if isinstance(r.get("sd"), (int, float)) else "")
                      for name, r in sorted(runs.items()))
+
+
+def _scores(values: Any) -> Any:
+    """A list of scores as the site writes them ("[52.80, 53.10]"); anything else as it is."""
+    if not isinstance(values, list):
+        return values
+    return "[" + ", ".join(number_format.score(v) or "null" for v in values) + "]"
 
 
 def paper_differences(benchmarks: list[str]) -> str:

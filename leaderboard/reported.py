@@ -28,6 +28,7 @@ DATA_DIR = Path(__file__).resolve().parent / "reported_data"
 BENCHMARK_ORDER = ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa")
 ROW_KINDS = ("model", "human", "random")
 SOURCE = "reported"
+MODELS_FILE = "models.json"  # the model identities (leaderboard/models.py), not a paper's table
 
 FLAT_KEYS = ("id", "model", "kind", "row_kind", "source", "suite_id", "judge_id", "thinking", "frames",
              "open", "params_b", "paper", "scores_json")
@@ -159,7 +160,7 @@ def load_table(path: Path) -> ReportedTable:
 def load_reported(data_dir: Path | None = None) -> list[ReportedTable]:
     """Every reported table, in the leaderboard's benchmark order."""
     directory = Path(data_dir) if data_dir is not None else DATA_DIR
-    tables = [load_table(p) for p in sorted(directory.glob("*.json"))]
+    tables = [load_table(p) for p in sorted(directory.glob("*.json")) if p.name != MODELS_FILE]
     seen = [t.benchmark for t in tables]
     if len(set(seen)) != len(seen):
         raise ReportedDataError(f"two files for one benchmark: {seen}")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS, ORDER
+from leaderboard import number_format
 
 GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE = "GPU-s / call", "TTFT (s)", "Tokens/s", "GPU"
 # What a remote LLM judge cost to grade the row (any row it graded, prediction files too).
@@ -62,6 +63,5 @@ def sources(rows: pd.DataFrame) -> dict[str, Callable[[], pd.Series]]:
 
 def texts(rows: pd.DataFrame, key: Callable[[str], str]) -> dict[str, np.ndarray]:
     """key(label) -> shown text of each no-video column: two decimals, like the scores beside them."""
-    return {key(name): np.array([None if np.isnan(v) else f"{v:.2f}" for v in _values(rows, source).to_numpy()],
-                                dtype=object)
+    return {key(name): np.array([number_format.score(v) for v in _values(rows, source).to_numpy()], dtype=object)
             for name, source in NO_VIDEO.items()}

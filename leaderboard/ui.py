@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING
 
 import gradio as gr
 
-from leaderboard import api, views
+from leaderboard import api, outputs_api, views
 from leaderboard.source import TableSource
-from leaderboard.tabs import about, benchmarks, breakdowns, citation, compare, downloads, plots, queue, submit
+from leaderboard.tabs import about, benchmarks, breakdowns, citation, compare, downloads, models, plots, queue, submit
 from leaderboard.tabs import leaderboard as leaderboard_tab
 from leaderboard.tabs.benchmarks import BenchmarkHandlers
 from leaderboard.tabs.breakdowns import BreakdownHandlers
@@ -45,6 +45,7 @@ from leaderboard.tabs.common import (  # noqa: F401 - also imported from here (a
 )
 from leaderboard.tabs.common import picker_choices
 from leaderboard.tabs.leaderboard import LeaderboardHandlers
+from leaderboard.tabs.models import ModelsHandlers
 from leaderboard.tabs.plots import PlotHandlers
 from leaderboard.tabs.queue import QueueHandlers
 from leaderboard.tabs.submit import SubmitHandlers
@@ -54,14 +55,13 @@ if TYPE_CHECKING:
     from submissions.stores import Stores
     from submissions.validation import HubClient
 
-HEADER = f"""# 🎬 {TITLE}
-Video-language models on **ExpVid**, **CausalStep**, **ExAct**, **Video-MMMU** and **Video SimpleQA**,
-scored by our worker against answers the public never sees (**✓ verified**), beside the numbers the
-papers report (**📄 reported**). One suite is shown at a time: scores from different suites or judges
-are not comparable."""
+HEADER = f"""## 🎬 {TITLE}"""
+BLURB = ("Video-language models on **ExpVid**, **CausalStep**, **ExAct**, **Video-MMMU** and **Video SimpleQA**: "
+         "**✓ verified** by our worker against answers the public never sees, beside the numbers the papers report "
+         "(**📄 reported**).")
 
 
-class Handlers(LeaderboardHandlers, BenchmarkHandlers, BreakdownHandlers, PlotHandlers, QueueHandlers,
+class Handlers(ModelsHandlers, LeaderboardHandlers, BenchmarkHandlers, BreakdownHandlers, PlotHandlers, QueueHandlers,
                SubmitHandlers):
     """Every callback of the site (each tab's own class in leaderboard/tabs/, sharing
     tabs/base.py's BaseHandlers). Views are cached per table generation and suite."""
@@ -76,15 +76,19 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
     options = h.suite_options()
     initial = h.default_suite(options)
     with gr.Blocks(title=TITLE) as demo:
-        gr.Markdown(HEADER)
-        with gr.Row():
-            suite = gr.Radio(picker_choices(options), value=initial, label="Show", elem_id="suite-select", scale=3,
-                             info="Results are ranked within one suite only")
+        with gr.Row(equal_height=True):
+            gr.Markdown(HEADER, elem_id="site-title")
             updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
+        gr.Markdown(BLURB, elem_id="site-blurb")
+        # The suite picker serves every tab but the first (Models shows every model at once)
+        with gr.Row(visible=False) as suite_row:
+            suite = gr.Radio(picker_choices(options), value=initial, label="Show", elem_id="suite-select",
+                             info="Results are ranked within one suite only")
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
-        opened = gr.State("leaderboard")  # the open tab (tabs other than the Leaderboard fill when opened)
+        opened = gr.State("models")  # the open tab (tabs other than Models and Leaderboard fill when opened)
         with gr.Tabs() as tabs:
+            models.build(h, generation)
             leaderboard_tab.build(h, suite, generation, initial)
             benchmarks.build(h, suite, generation, opened)
             breakdowns.build_level(h, suite, generation, opened)
@@ -97,18 +101,21 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
             compare.build(h, suite, generation)
             signed, quota, submit_tab, download = submit.build(h, suite)
             queue.build(h, signature)
-            snapshots = downloads.build(h, suite, generation, signature)
+            download_tab = downloads.build(h, suite, generation, signature)
             about.build(h)
             citation.build()
-        for tab in tabs.children:  # which tab is open, for fill_when_open
+        for tab in tabs.children:  # which tab is open, for fill_when_open; the suite picker beside all but Models
             if isinstance(tab, gr.Tab):
-                tab.select(lambda shown=tab.id: shown, None, opened, show_progress="hidden", api_visibility="private")
+                tab.select(lambda shown=tab.id: (shown, gr.update(visible=shown != "models")), None,
+                           [opened, suite_row], show_progress="hidden", api_visibility="private")
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]
         gr.on([demo.load, timer.tick], h.tick, None, refresh, show_progress="hidden", api_name="tick")
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
-        demo.load(h.suite_from_link, None, suite, api_visibility="private")
+        demo.load(h.suite_from_link, None, [suite, tabs, suite_row], api_visibility="private")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
         demo.load(h.calls_file, [suite], download, api_visibility="private")
-    demo.api_routes = api.routes(snapshots, h.configured_suite, h.suite_named)  # app.py serves them beside the page
+    # app.py serves them beside the page: the open exports, and raw outputs to their submitter only
+    demo.api_routes = [*api.routes(download_tab.snapshots, h.configured_suite, h.suite_named),
+                       *outputs_api.routes(download_tab.own_outputs, settings)]
     return demo

@@ -202,6 +202,9 @@ class Settings:
     # A breakdown bucket (level, domain, hop...) with fewer items is published without its
     # score: a one-item bucket would tell a submitter whether that one answer was right.
     min_bucket_items: int = 10
+    # A prediction file whose changes from an earlier file of its submitter (or model name)
+    # would move some published score on fewer items is refused (submissions/near_duplicates.py).
+    near_duplicate_items: int = 10
     store: str = "local"  # "local" (folders under home) or "hub" (dataset repos)
     hub_owner: str | None = None  # user or org owning the five dataset repos
     hub_prefix: str = "video-reasoning-leaderboard"
@@ -242,6 +245,8 @@ def get_settings() -> Settings:
         grade_truncated_reasoning=_env("LEADERBOARD_GRADE_TRUNCATED_REASONING", "0") == "1",
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
         min_bucket_items=_non_negative_int("LEADERBOARD_MIN_BUCKET_ITEMS", "10"),
+        near_duplicate_items=_non_negative_int("LEADERBOARD_NEAR_DUPLICATE_ITEMS",
+                                               _env("LEADERBOARD_MIN_BUCKET_ITEMS", "10")),
         max_prediction_bytes=int(_env("LEADERBOARD_MAX_PREDICTION_BYTES", str(64 * 1024 * 1024))),
         judge_cache=Path(_env("LEADERBOARD_JUDGE_CACHE",
                               str(Path(_env("LEADERBOARD_HOME", ".leaderboard")) / "private" / "judge-cache.sqlite"))),

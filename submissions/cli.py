@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from datetime import datetime
 
 from submissions.queue import Queue
@@ -129,38 +130,69 @@ def _cmd_priority(args) -> None:
     print(f"{r.id}: priority {r.priority} ({r.status.value})")
 
 
+QUEUE_HELP = "manage the submission queue: list, show, requeue, rerun, cancel, prioritise"
+QUEUE_DETAILS = """\
+The queue lives in the requests store that the site and the worker use, chosen by the same
+settings: LEADERBOARD_STORE (local or hub), LEADERBOARD_HOME for a local store, and
+LEADERBOARD_HUB_OWNER with HF_TOKEN for the Hub."""
+QUEUE_EXAMPLES = ["python -m evaluator queue list --status FAILED", "python -m evaluator queue show ID",
+                  "python -m evaluator queue requeue ID", "python -m evaluator queue priority ID 10"]
+HELP_WIDTH = 88  # a command's description, wrapped here: its details keep their own lines
+ID_HELP = "the request's id (the first column of `queue list`)"
+
+
+def add_command(subparsers, name: str, summary: str, details: str = "",
+                examples: list[str] | None = None) -> argparse.ArgumentParser:
+    """A sub-command whose --help opens with `summary` (the line the command list shows), then
+    `details` (written wrapped), and ends with its examples."""
+    description = textwrap.fill(f"{summary[0].upper()}{summary[1:]}.", HELP_WIDTH)
+    description += f"\n\n{details}" if details else ""
+    epilog = "Examples:\n" + "\n".join(f"  {e}" for e in examples) if examples else None
+    return subparsers.add_parser(name, help=summary, description=description, epilog=epilog,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def add_queue_commands(subparsers) -> None:
     """Add `queue` and its sub-commands to an argparse sub-parser set; each sets `func`."""
-    q = subparsers.add_parser("queue", help="list, requeue, rerun, cancel and prioritise submissions",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = q.add_subparsers(dest="queue_command", required=True, metavar="{list,show,requeue,rerun,cancel,priority}")
+    q = add_command(subparsers, "queue", QUEUE_HELP, QUEUE_DETAILS, QUEUE_EXAMPLES)
+    sub = q.add_subparsers(dest="queue_command", required=True, title="commands",
+                           metavar="{list,show,requeue,rerun,cancel,priority}")
+    _add_list_commands(sub)
+    _add_change_commands(sub)
 
-    s = sub.add_parser("list", help="every request with its status, attempt, progress and age")
-    s.add_argument("--status", type=_status, help="only requests in this status (PENDING, RUNNING, FINISHED, "
-                                                   "FAILED, CANCELLED)")
-    s.add_argument("--json", action="store_true", help="print the full requests as JSON")
+
+def _add_list_commands(sub) -> None:
+    s = add_command(sub, "list", "list every request with its status, attempt, progress, age and why it failed")
+    s.add_argument("--status", type=_status, help="only requests in this status: PENDING, RUNNING, FINISHED, "
+                                                   "FAILED or CANCELLED (any case); default: every status")
+    s.add_argument("--json", action="store_true", help="print the requests in full, as JSON, instead of a table")
     s.set_defaults(func=_cmd_list)
 
-    s = sub.add_parser("show", help="one request in full, history included")
-    s.add_argument("id")
+    s = add_command(sub, "show", "print one request in full, its history included (JSON)")
+    s.add_argument("id", help=ID_HELP)
     s.set_defaults(func=_cmd_show)
 
-    s = sub.add_parser("requeue", help="FAILED or CANCELLED -> PENDING, attempts reset")
-    s.add_argument("id")
+
+def _add_change_commands(sub) -> None:
+    s = add_command(sub, "requeue", "put a FAILED or CANCELLED request back in the queue, its attempts counted "
+                                    "from 1 again")
+    s.add_argument("id", help=ID_HELP)
     s.set_defaults(func=_cmd_requeue)
 
-    s = sub.add_parser("rerun", help="evaluate a FINISHED request again; its result is replaced when done")
-    s.add_argument("id")
-    s.add_argument("--suite", help="evaluate against this suite id instead of the request's own")
+    s = add_command(sub, "rerun", "evaluate a FINISHED request again; its result stays published until the new "
+                                  "one replaces it")
+    s.add_argument("id", help=ID_HELP)
+    s.add_argument("--suite", help="the id of the suite to evaluate against; default: the request's own suite")
     s.set_defaults(func=_cmd_rerun)
 
-    s = sub.add_parser("cancel", help="PENDING or RUNNING -> CANCELLED")
-    s.add_argument("id")
+    s = add_command(sub, "cancel", "cancel a PENDING or RUNNING request (a worker running it stops at its next "
+                                   "lease renewal)")
+    s.add_argument("id", help=ID_HELP)
     s.set_defaults(func=_cmd_cancel)
 
-    s = sub.add_parser("priority", help="set a request's priority (higher is claimed first; default 0)")
-    s.add_argument("id")
-    s.add_argument("priority", type=int)
+    s = add_command(sub, "priority", "set a request's priority: higher is claimed first (a new request has 0)")
+    s.add_argument("id", help=ID_HELP)
+    s.add_argument("priority", type=int, help="the new priority, a whole number (negative: claimed last)")
     s.set_defaults(func=_cmd_priority)
 
 
@@ -184,13 +216,18 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m submissions.cli",
+                                description="The submission queue's commands, as `python -m evaluator queue` runs "
+                                            "them.")
+    add_queue_commands(p.add_subparsers(dest="command", required=True, title="commands", metavar="queue"))
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m submissions.cli queue ...`: the queue commands as `python -m evaluator
     queue ...` runs them (same parser, same errors and exit codes)."""
-    p = argparse.ArgumentParser(prog="python -m submissions.cli", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_queue_commands(p.add_subparsers(dest="command", required=True))
-    return run_command(p.parse_args(argv))
+    return run_command(parser().parse_args(argv))
 
 
 if __name__ == "__main__":

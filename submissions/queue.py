@@ -32,6 +32,9 @@ from submissions.request_files import read_all, read_request
 from submissions.requests import Event, Failure, Progress, Reason, Request, Status, utcnow
 from submissions.stores.base import Store
 
+# What a prediction file's submitter states about it (the Submit form's optional fields)
+DECLARED_KEYS = ("params", "open", "frames", "thinking")
+
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
@@ -164,7 +167,9 @@ class Queue:
     def finish(self, id: str, worker_id: str, result_path: str, code_version: str,
                log_path: str | None, progress: Progress | None = None) -> Request:
         """RUNNING -> FINISHED, with the final `progress` recorded in the same write."""
-        def done(r: Request) -> Request:
+        def done(r: Request) -> Request | None:
+            if r.status == Status.FINISHED and r.worker_id == worker_id:  # ours landed, its reply lost:
+                return None  # nothing to do (a claim sets a new worker id, a rerun clears it)
             self._check_owner(r, worker_id)
             r = self._moved(r, Status.FINISHED, f"finished by {worker_id} (run {r.runs + 1}, code {code_version})")
             r.finished_at = self.clock()
@@ -192,20 +197,23 @@ class Queue:
 
         return self._update(id, failed, f"Fail {id} ({worker_id}): {Reason(reason).value}")
 
-    def give_back(self, id: str, worker_id: str, why: str, failure_message: str) -> Request:
-        """RUNNING -> PENDING with `attempt + 1`, by the worker holding it that could not
-        start it (a dispatcher whose job was refused); FAILED(internal, `failure_message`)
-        once that would reach max_attempts, as an expired lease would."""
+    def give_back(self, id: str, worker_id: str, why: str, failure_message: str,
+                  log_path: str | None = None) -> Request:
+        """RUNNING -> PENDING with `attempt + 1`, by the worker holding it that could not run
+        it through no fault of the submission (a dispatcher whose job was refused, killed or
+        crashed; `why` says which); FAILED(internal, `failure_message`) once that would reach
+        max_attempts, as an expired lease would."""
         def back(r: Request) -> Request:
             self._check_owner(r, worker_id)
             attempt = r.attempt + 1
             if attempt >= r.max_attempts:
-                r = self._moved(r, Status.FAILED, f"{worker_id} could not start it: {why} (attempt {attempt} of "
+                r = self._moved(r, Status.FAILED, f"{worker_id} gave it back: {why} (attempt {attempt} of "
                                                   f"{r.max_attempts}, no attempts left)")
                 r.finished_at = self.clock()
                 r.failure = Failure(reason=Reason.INTERNAL, message=failure_message)
+                r.log_path = log_path or r.log_path
             else:
-                r = self._moved(r, Status.PENDING, f"{worker_id} could not start it: {why} "
+                r = self._moved(r, Status.PENDING, f"{worker_id} gave it back: {why} "
                                                    f"(attempt {attempt + 1} of {r.max_attempts} next)")
                 r.worker_id = None
             r.attempt = attempt
@@ -294,6 +302,26 @@ class Queue:
             return r
 
         return self._update(id, again, f"Rerun {id}")
+
+    def correct(self, id: str, declared: dict[str, str]) -> Request:
+        """A prediction file's declared settings (DECLARED_KEYS) replaced by its submitter's
+        (checked by submissions.submit.correct_declared): a FINISHED one is scored again (its
+        row stays until replaced), a PENDING one just carries them. No request is added."""
+        def change(r: Request) -> Request:
+            if r.kind != "predictions" or r.status not in (Status.FINISHED, Status.PENDING):
+                raise InvalidTransition(f"{id} is a {r.status.value} {r.kind} submission: only a prediction file's "
+                                        f"settings can be corrected, while it waits or once it has finished")
+            r = r.model_copy(deep=True)
+            r.metadata = {k: v for k, v in r.metadata.items() if k not in DECLARED_KEYS} | declared
+            note = f"settings corrected by the submitter: {sorted(declared.items()) or 'none stated'}"
+            if r.status == Status.PENDING:
+                r.history.append(Event(at=self.clock(), status=r.status, note=note))
+                return r
+            r = self._moved(r, Status.PENDING, note)
+            _reset_run(r)
+            return r
+
+        return self._update(id, change, f"Correct the declared settings of {id}")
 
     def cancel(self, id: str, by: str = "maintainer") -> Request:
         """PENDING or RUNNING -> CANCELLED. A worker running it gets LeaseLost at its next

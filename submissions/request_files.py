@@ -14,6 +14,7 @@ import logging
 from submissions.errors import NotFoundError
 from submissions.requests import Request, request_path
 from submissions.stores.base import Store, Versioned
+from submissions.stores.sharded import read_sharded
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +32,7 @@ def request_file(id: str) -> str:
 def read_request(store: Store, id: str) -> tuple[str, Versioned | None]:
     """(the request's path, what is stored there): its shard, or the top level for a
     request stored there before sharding."""
-    path = request_file(id)
-    found = store.read(path)
-    if found is None:
-        legacy = store.read(f"{id}.json")
-        if legacy is not None:
-            return f"{id}.json", legacy
-    return path, found
+    return read_sharded(store, request_file(id))
 
 
 def read_all(store: Store) -> list[Request]:

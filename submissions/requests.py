@@ -10,7 +10,6 @@ Unknown keys are ignored on read, so older code can read newer files.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
@@ -18,19 +17,22 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.shards import sharded
+
 REQUEST_SCHEMA_VERSION = 1
 
 
-
-# A folder of a Hub repo holds at most 10,000 entries (and lists slowly long before): the
-# requests are spread over 16 x 16 folders by a hash of their id, "3/f/<id>.json", so no
-# folder holds more than 16 folders, and a leaf 1/256 of the requests.
-
-
 def request_path(id: str) -> str:
-    """Where a request lives in the requests store: its shard folders, then `<id>.json`."""
-    digest = hashlib.sha256(id.encode()).hexdigest()
-    return f"{digest[0]}/{digest[1]}/{id}.json"
+    """Where a request lives in the requests store: "3/f/<id>.json", spread over 16 x 16
+    folders by a hash of its id (evaluator/shards.py), as a Hub folder holds at most 10,000 entries."""
+    return sharded("", id, ".json")
+
+
+def request_log_path(id: str) -> str:
+    """Where a request's log is in the private store: "logs/3/f/<id>.log" (one written before
+    logs were sharded stays at "logs/<id>.log": submissions/stores/sharded.py reads it there)."""
+    return sharded("logs", id, ".log")
+
 
 class Status(str, Enum):
     PENDING = "PENDING"
@@ -100,6 +102,9 @@ class Request(BaseModel):
     predictions_path: str | None = None  # in the private store
     predictions_sha256: str | None = None
     metadata: dict[str, str] = Field(default_factory=dict)  # e.g. parameters, model type for display
+    # Breakdown buckets ([benchmark, *path in its metrics]) this file changes on too few items
+    # against an earlier file: published without their score (submissions/near_duplicates.py).
+    close_cells: list[list[str]] = Field(default_factory=list)
 
     # lifecycle
     status: Status = Status.PENDING

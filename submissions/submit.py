@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 from evaluator.records import Call
 from evaluator.reference import budget_errors, budgets_for
+from evaluator.shards import sharded
 from space_config.settings import Settings
+from submissions import near_duplicates
 from submissions.errors import NotFoundError, Refused, SubmissionUnconfirmed
 from submissions.queue import Queue
 from submissions.quotas import check_quota, model_org, quota_usage, same_user
-from submissions.requests import Request, new_id, utcnow
+from submissions.requests import Request, Status, new_id, utcnow
 from submissions.stores.base import Store
 from submissions.suites import explain_refusal, resolve_suite_id, suite_manifest
 from submissions.validation import (
@@ -173,6 +175,30 @@ def _check_duplicate(candidate: Request, requests: list[Request]) -> None:
                                        f"(your submission {r.id}, now {r.status.value}).{after}")
 
 
+def _check_near_duplicates(stores: Stores, settings: Settings, who: Identity, name: str, suite_id: str,
+                           file_path: Path, requests: list[Request]) -> list[list[str]]:
+    """Refuse a file that changes too few answers of an earlier scored (or queued) file of
+    this submitter or of this model name (submissions/near_duplicates.py); the breakdown
+    buckets it changes too little, to be published without their score."""
+    minimum = settings.near_duplicate_items
+    earlier = [r for r in requests if r.kind == "predictions" and r.suite_id == suite_id and r.predictions_path
+               and r.status not in (Status.FAILED, Status.CANCELLED)
+               and (same_user(r.submitter, who.username) or r.model.casefold() == name.casefold())]
+    if minimum <= 1 or not earlier:
+        return []
+    new = near_duplicates.responses_of(file_path.read_bytes())
+    calls = read_calls(stores.suite, suite_id)
+    groups = near_duplicates.item_groups(stores.suite, suite_id)
+    hidden: set[tuple[str, ...]] = set()
+    for r in earlier:
+        found = stores.private.read(r.predictions_path)
+        if found is not None:
+            old = near_duplicates.Earlier(r.id, same_user(r.submitter, who.username),
+                                          near_duplicates.responses_of(found.data))
+            hidden.update(near_duplicates.check(new, [old], calls, groups, minimum, settings.min_bucket_items))
+    return [list(score) for score in sorted(hidden)]
+
+
 def _rules(request: Request, settings: Settings, org: str | None) -> Callable[[list[Request]], None]:
     """The admission rules for `request`, as one check over the queue (see Queue.admit)."""
     def check(requests: list[Request]) -> None:
@@ -211,7 +237,7 @@ def submit_predictions(stores: Stores, settings: Settings, identity: Identity | 
                        model_name: str, suite_id: str | None = None,
                        metadata: Mapping[str, str] | None = None, checked_sha256: str | None = None) -> Request:
     """Queue a prediction file for scoring. The file is validated against the suite's call
-    list first; only then is it stored (private store, `predictions/<id>.jsonl`) and the
+    list first; only then is it stored (private store, `predictions/<h>/<h>/<id>.jsonl`) and the
     PENDING request added. `checked_sha256`: the caller already validated a file with this
     hash against this suite (the site does it in a process of its own); it is validated
     again here unless the file still has that hash."""
@@ -228,10 +254,11 @@ def submit_predictions(stores: Stores, settings: Settings, identity: Identity | 
             raise Refused(e.reason, explain_refusal(stores, file_path, suite_id, str(e))) from None
 
     queue = Queue(stores.requests)
+    close = _check_near_duplicates(stores, settings, who, name, suite_id, file_path, queue.all())
     request = Request(id=new_id(), kind="predictions", submitter=who.username, suite_id=suite_id, model=name,
-                      predictions_sha256=sha256, metadata=extra,
+                      predictions_sha256=sha256, metadata=extra, close_cells=close,
                       max_attempts=settings.worker.max_attempts)
-    request.predictions_path = f"predictions/{request.id}.jsonl"
+    request.predictions_path = sharded("predictions", request.id, ".jsonl")  # one folder holds 10,000 at most
     rules = _rules(request, settings, None)
     rules(queue.all())  # refuse early, before uploading; the decision itself is admit's
 
@@ -312,6 +339,23 @@ def _discard_upload(stores: Stores, request: Request) -> None:
             stores.private.delete(request.predictions_path, message=f"Undo upload of {request.id}")
         except Exception:  # noqa: BLE001 - an orphan upload is harmless; the refusal is what matters
             log.exception("could not remove the upload of refused submission %s", request.id)
+
+
+def correct_declared(stores: Stores, settings: Settings, identity: Identity | Any, request_id: str,
+                     declared: Mapping[str, str]) -> Request:
+    """The signed-in submitter's correction of what they declared about their own
+    prediction file (frames, parameters, weights, thinking): scored again with it, without
+    a new upload and without spending quota (Queue.correct). Somebody else's submission
+    is answered as unknown, so ids cannot be probed."""
+    who = _identity(identity)
+    queue = Queue(stores.requests)
+    try:
+        request = queue.get(request_id)
+    except NotFoundError:
+        request = None
+    if request is None or not same_user(request.submitter, who.username):
+        raise NotFoundError(f"You have no submission {request_id!r}.")
+    return queue.correct(request_id, _metadata(declared))
 
 
 # -- for the Submit tab ---------------------------------------------------------------------------------

@@ -25,13 +25,23 @@ What it models (read from huggingface_hub's own requests and error parsing):
   that would put more in one folder is refused;
 - a commit quota per repository (off by default; the Hub's "exceeded our hourly quotas
   for action: commit"): over it a commit gets 429;
+- a repo that slows down with its history (`slow_after`, off by default). The Hub does not
+  document it; what users see on repos with some thousands of commits is every commit
+  taking longer, and some failing with a gateway timeout, until the history is squashed
+  (super_squash_history, the Hub's advice). So: once a repo's history holds N commits,
+  each further commit waits `delay` seconds before it is applied, and every `fail_every`-th
+  one is answered 504 without landing. A squash leaves one commit: the repo is fast again;
 - per-token request quotas (off by default): every response under one carries the IETF
   `RateLimit` / `RateLimit-Policy` headers the Hub documents, and over quota a request gets
-  429 with them; `Retry-After`, which the Hub does not promise, only when a test asks;
+  429 with them; `Retry-After`, which the Hub does not promise, only when a test asks (LFS
+  objects going to and from storage count against no quota: on the Hub that is S3 and a CDN);
 - Jobs (`/api/jobs/...`: run_job, inspect_job, fetch_job_logs, cancel_job, list_jobs), each
   job a real local process: see tests/standin_jobs.py (`standin.jobs`);
 - fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
-  request, then drop the connection or answer 500), and `counts` of requests by kind.
+  request, then lose its reply: drop the connection, answer 500, answer 504 as the Hub's
+  gateway does when the work outlasts its wait, or hold the reply past the client's
+  timeout), optionally only for a commit whose message holds some text; and `counts` of
+  requests by kind.
 
 LFS as the Hub decides it per file (.gitattributes patterns, size): the batch upload, the
 `lfsFile` commit line, the tree's `lfs` entries and the resolve's CDN redirect, in
@@ -144,7 +154,13 @@ class Fault:
     remaining: int
     status: int = 503
     retry_after: int | None = None
-    lose: str | None = None  # None: fail before handling; "reset" or "500": handle, then lose the reply
+    lose: str | None = None  # None: fail before handling; else handle, then lose the reply (LOSSES)
+    message: str | None = None  # only a commit whose message holds this text
+
+
+# How a reply is lost after the request was carried out: the connection dropped; a 500; the
+# Hub's gateway giving up with 504 while the work goes on; held past the client's timeout.
+LOSSES = ("reset", "500", "504", "slow")
 
 
 class RateLimit:
@@ -157,6 +173,10 @@ class RateLimit:
         self.quota, self.window, self.clock, self.message = quota, window_seconds, clock, message
         self.retry_after = retry_after
         self.windows: dict[tuple[str, str], tuple[float, int]] = {}  # (token, resource) -> (start, used)
+
+    def spend(self, token: str | None, resource: str) -> None:
+        """Use up the current window's quota now (others sharing the token just did)."""
+        self.windows[(token or "anonymous", resource)] = (self.clock(), self.quota)
 
     def check(self, token: str | None, resource: str) -> dict[str, str]:
         """Count one request (HubError 429 over the quota); the headers its reply carries."""
@@ -197,6 +217,8 @@ class HubStandin:
         self._limits: dict[str, RateLimit] = {}
         self._commit_limit: RateLimit | None = None  # per repository, keyed by repo id
         self.entry_cap: int | None = None  # the most entries a folder may hold (the Hub: 10,000); None: no cap
+        self._slow: tuple[int, float, int | None] | None = None  # slow_after's (commits, delay, fail_every)
+        self.reply_hold = 5.0  # seconds a "slow" lost reply is held (past the client's timeout)
         self._serial = itertools.count()
         self._server: ThreadingHTTPServer | None = None
         from standin_jobs import JobsStandin  # beside this file, on the tests' path
@@ -254,20 +276,33 @@ class HubStandin:
         with self._lock:
             self._faults.append(Fault(kind, n, status, retry_after))
 
-    def lose_reply_next(self, kind: str = "commit", how: str = "reset") -> None:
-        """Carry out the next request of `kind`, then lose its reply: drop the connection
-        ("reset") or answer 500 ("500"). The client cannot tell whether it landed."""
-        if how not in ("reset", "500"):
-            raise ValueError(f"how is 'reset' or '500', not {how!r}")
+    def lose_reply_next(self, kind: str = "commit", how: str = "reset", message: str | None = None) -> None:
+        """Carry out the next request of `kind` (with `message`: the next commit whose message
+        holds that text), then lose its reply: drop the connection ("reset"), answer 500
+        ("500") or 504 ("504", the Hub's gateway giving up on a slow commit that still lands),
+        or hold it `reply_hold` seconds, past the client's timeout ("slow"). The client
+        cannot tell whether it landed."""
+        if how not in LOSSES:
+            raise ValueError(f"how is one of {', '.join(LOSSES)}, not {how!r}")
         with self._lock:
-            self._faults.append(Fault(kind, 1, 500, lose=how))
+            self._faults.append(Fault(kind, 1, 500, lose=how, message=message))
 
-    def rate_limit(self, quota: int, window_seconds: int = 300, resource: str = "api",
-                   retry_after: bool = False) -> None:
-        """Allow each token `quota` requests of `resource` ("api" or "resolvers") per window;
-        over it a 429 with the RateLimit headers (and Retry-After only when `retry_after`)."""
+    def rate_limit(self, quota: int, window_seconds: float = 300, resource: str = "api",
+                   retry_after: bool = False, clock=time.monotonic, spent: bool = False) -> None:
+        """Allow each token `quota` requests of `resource` ("api" or "resolvers") per window
+        (timed by `clock`); over it a 429 with the RateLimit headers (and Retry-After only
+        when `retry_after`). `spent`: this token's window starts now, already used up."""
         with self._lock:
-            self._limits[resource] = RateLimit(quota, window_seconds, retry_after=retry_after)
+            self._limits[resource] = limit = RateLimit(quota, window_seconds, clock=clock, retry_after=retry_after)
+            if spent:
+                limit.spend(self.token, resource)
+
+    def slow_after(self, commits: int | None, delay: float = 0.0, fail_every: int | None = None) -> None:
+        """Once a repo's history holds `commits` commits, each further commit there waits
+        `delay` seconds before it is applied, and every `fail_every`-th is answered 504
+        without landing (what the Hub does is described at the top). None: off."""
+        with self._lock:
+            self._slow = None if commits is None else (commits, delay, fail_every)
 
     def commit_quota(self, quota: int, window_seconds: float = 3600) -> None:
         """Allow each repository `quota` commits per window (the Hub's hourly commit quota;
@@ -303,7 +338,7 @@ class HubStandin:
         kind, handler = self._route(request)
         with self._lock:
             self.counts[kind] += 1
-            fault = self._take_fault(kind)
+            fault = self._take_fault(kind, request)
         if fault is not None and fault.lose is None:
             self._count("injected")
             headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
@@ -329,9 +364,9 @@ class HubStandin:
         with self._lock:  # handler threads count at once; Counter's += is not atomic
             self.counts[kind] += 1
 
-    def _take_fault(self, kind: str) -> Fault | None:
+    def _take_fault(self, kind: str, request: Request) -> Fault | None:
         for fault in self._faults:
-            if fault.kind in (None, kind):
+            if fault.kind in (None, kind) and (fault.message is None or _commit_message(request, fault.message)):
                 fault.remaining -= 1
                 if fault.remaining <= 0:
                     self._faults.remove(fault)
@@ -399,6 +434,20 @@ class HubStandin:
         repo.commits[commit.sha] = commit
         repo.head = commit.sha
         return commit
+
+    def _slow_down(self, repo_id: str) -> None:
+        """What a long history costs a commit (slow_after): a wait outside the lock, as the
+        Hub's other repos and reads do not wait for it, or a 504 before anything lands."""
+        with self._lock:
+            slow, repo = self._slow, self.repos.get(repo_id)
+            slow = slow if slow is not None and repo is not None and len(repo.commits) >= slow[0] else None
+            if slow is not None:
+                self.counts["slow_commit"] += 1
+                if slow[2] is not None and self.counts["slow_commit"] % slow[2] == 0:
+                    self.counts["gateway_timeout"] += 1
+                    raise HubError(504, "Gateway Time-out")
+        if slow is not None:
+            time.sleep(slow[1])
 
     def _squash(self, request: Request, repo_id: str, branch: str) -> Reply:
         """super_squash_history: main becomes one commit holding the head's files; the old
@@ -536,6 +585,7 @@ class HubStandin:
         if not lines or lines[0].get("key") != "header":
             raise HubError(400, "the first line of a commit must be its header")
         header = lines[0]["value"]
+        self._slow_down(repo_id)
         with self._lock:  # check the parent and apply in one step: commits are serialised
             repo = self._repo(repo_id, request.token, write=True)
             if self._commit_limit is not None:
@@ -565,6 +615,15 @@ class HubStandin:
                            "pullRequestUrl": None})
 
 
+def _commit_message(request: Request, text: str) -> bool:
+    """Whether `request` is a commit whose message (its header's summary) holds `text`."""
+    try:
+        header = json.loads(request.body.split(b"\n", 1)[0])
+    except ValueError:
+        return False
+    return header.get("key") == "header" and text in str(header.get("value", {}).get("summary", ""))
+
+
 def _crowded_folder(tree: Mapping[str, bytes], cap: int) -> str | None:
     """A folder of `tree` holding more than `cap` entries (files and folders), or None."""
     entries: dict[str, set[str]] = {}
@@ -575,7 +634,11 @@ def _crowded_folder(tree: Mapping[str, bytes], cap: int) -> str | None:
     return next((folder or "/" for folder, names in entries.items() if len(names) > cap), None)
 
 
-def limit_resource(kind: str) -> str:
+def limit_resource(kind: str) -> str | None:
+    """The quota a request counts against: the resolve routes, or the API; LFS objects
+    going to and from storage (S3, the CDN the resolve redirects to) against none."""
+    if kind in ("lfs_upload", "lfs_download"):
+        return None
     return "resolvers" if kind in ("head", "download") else "api"
 
 
@@ -652,6 +715,19 @@ def _handler_for(standin: HubStandin) -> type[BaseHTTPRequestHandler]:
                 return
             if lose == "500":
                 reply = Reply.error(HubError(500, "Internal Error - We're working hard to fix this"))
+            if lose == "504":
+                reply = Reply.error(HubError(504, "Gateway Time-out"))
+            if lose == "slow":  # the client has given up by the time the answer goes out
+                time.sleep(standin.reply_hold)
+                try:
+                    self._send(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+                return
+            self._send(reply)
+
+        def _send(self, reply: Reply) -> None:
             self.send_response(reply.status)
             for key, value in reply.headers.items():
                 self.send_header(key, value)

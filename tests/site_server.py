@@ -174,12 +174,13 @@ def demo_suite_id(home: Path) -> str:
     return found[-1]
 
 
-def write_baseline_predictions(home: Path, out: Path, name: str = "first-option") -> Path:
+def write_baseline_predictions(home: Path, out: Path, name: str = "first-option", seed: int = 0) -> Path:
     """A prediction file for the app's demo suite, made the way a submitter makes one:
-    `python -m evaluator baseline --suite <suite folder>`."""
+    `python -m evaluator baseline --suite <suite folder>` (`seed`: the random baseline's)."""
     suite = Path(home) / "suite" / demo_suite_id(home)
     done = subprocess.run([sys.executable, "-m", "evaluator", "baseline", "--suite", str(suite), "--name", name,
-                           "--out", str(out)], check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--seed", str(seed), "--out", str(out)], check=False, cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"python -m evaluator baseline failed ({done.returncode}): {done.stderr[-2000:]}")
     return Path(out)
@@ -331,10 +332,19 @@ def choose(page, elem_id: str, option: str) -> None:
     expect(box).to_have_value(option)
 
 
+def open_leaderboard(page, timeout_ms: int = WAIT_MS) -> None:
+    """Open the Leaderboard tab (the page opens on Models) and wait for its first rows."""
+    open_tab(page, "Leaderboard")
+    cells(page, "leaderboard-table").first.wait_for(timeout=timeout_ms)
+
+
 def show_suite(page, suite_id: str) -> None:
-    """Pick a suite in the "Show" picker (a gr.Radio): one click."""
+    """Pick a suite in the "Show" picker (a gr.Radio): one click. The picker serves every
+    tab but Models: from there, the Leaderboard is opened first."""
     from playwright.sync_api import expect
 
+    if not page.locator("#suite-select").is_visible():
+        open_leaderboard(page)
     choice = page.locator(f"#suite-select input[type=radio][value={json.dumps(suite_id)}]")
     choice.click()
     expect(choice).to_be_checked()
@@ -347,8 +357,18 @@ def overflow_px(page, elem_id: str = "leaderboard-table") -> int:
 
 
 def tick(page, elem_id: str, label: str, on: bool) -> None:
-    """Set one box of a gr.CheckboxGroup."""
+    """Set one box of a gr.CheckboxGroup (the Leaderboard's filters are folded: opened first)."""
+    open_filters(page)
     page.locator(f"#{elem_id} input[type=checkbox][name={json.dumps(label)}]").set_checked(on)
+
+
+def open_filters(page) -> None:
+    """Unfold the Leaderboard's "Filters and columns" (folded when the page opens)."""
+    from playwright.sync_api import expect
+
+    if page.locator("#filters").is_visible() and not page.locator("#filter-source").is_visible():
+        page.locator("#filters .label-wrap").first.click()
+        expect(page.locator("#filter-source")).to_be_visible()
 
 
 def search(page, text: str) -> None:

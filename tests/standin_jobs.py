@@ -15,8 +15,11 @@ with this interpreter standing in for the image's `python`. Its environment is w
 container gets: the job's `environment` and `secrets` (nothing of the test process's own
 environment but PATH), plus the platform's way to the Hub (HF_ENDPOINT: the stand-in).
 Stages follow the process: SCHEDULING for `start_delay` seconds, RUNNING while it runs,
-then COMPLETED (exit 0), ERROR ("Job failed with exit code N", or "Job timeout" when it ran
-past `timeoutSeconds` and was killed), CANCELED, or DELETED (`delete`: removed on the service). Output (stdout and stderr together) is
+then COMPLETED (exit 0), ERROR ("Job failed with exit code: N", or "Job timeout" when it ran
+past `timeoutSeconds` and was killed), CANCELED, or DELETED (`delete`: removed on the service).
+`kill` is the platform killing a container (SIGKILL: "exit code: 137"); with `out_of_memory`
+the message also says "(OOMKilled)", the reason Kubernetes gives for its memory killer (the
+Hub's exact words are not known here). Output (stdout and stderr together) is
 kept line by line, with the Hub's "===== Job started" line first.
 
 A running job's log stream stays open as the service's does (new lines as they come, a
@@ -76,6 +79,7 @@ class StandinJob:
     cancel_requested: bool = False
     timed_out: bool = False
     deleted: bool = False  # deleted on the service: the DELETED stage
+    out_of_memory: bool = False  # killed by the platform for its memory (`kill`)
     returncode: int | None = None
 
     @property
@@ -132,6 +136,13 @@ class JobsStandin:
         with self._lock:
             if job.process is None or job.process.poll() is not None:
                 job.stage, job.finished_at = "DELETED", job.finished_at or _now()
+
+    def kill(self, job: StandinJob, out_of_memory: bool = False) -> None:
+        """The platform kills the job's container at once (SIGKILL: it exits 137), as when it
+        takes the machine back or, with `out_of_memory`, when the job ran out of memory."""
+        with self._lock:
+            job.out_of_memory = out_of_memory
+        os.killpg(job.process.pid, signal.SIGKILL)
 
     def wait_for(self, predicate, timeout: float = 60.0) -> StandinJob:
         """The first job for which `predicate(job)` holds, waiting up to `timeout` seconds."""
@@ -302,7 +313,8 @@ class JobsStandin:
             elif code == 0:
                 job.stage = "COMPLETED"
             else:
-                job.stage, job.message = "ERROR", f"Job failed with exit code: {code}"
+                job.stage, job.message = "ERROR", f"Job failed with exit code: {code}" + (
+                    " (OOMKilled)" if job.out_of_memory else "")
 
     def _time_out(self, job: StandinJob) -> None:
         with self._lock:

@@ -15,11 +15,12 @@ from tiny_vlms import build_tiny_gemma3
 from evaluator.result import Result
 from evaluator.runners import costs
 from evaluator.runners.model import BLANK_FRAMES, BLIND_STAGE
+from leaderboard import aggregate
 from leaderboard import run_columns as rc
 from leaderboard import views
 from leaderboard.aggregate import load_table
 from space_config.settings import get_settings
-from submissions.requests import Status
+from submissions.requests import Status, request_log_path
 
 HERE = costs.device_name(1 if torch.cuda.is_available() else 0)  # where the tiny model runs
 BENCHMARKS = {"expvid", "causalstep", "exact", "videommmu", "videosimpleqa"}
@@ -49,7 +50,7 @@ def test_a_blind_run_publishes_no_video_scores_and_its_cost(deployment, tiny_gem
     ran = Worker(stores, settings(blind_pass=True), worker_id="gpu-1").run_once()
 
     assert ran.status == Status.FINISHED, ran.failure
-    result = Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
+    result = Result.model_validate_json(stores.results.read(aggregate.result_path(request.id)).data)
     # the real scores keep design §7's shape; the blind pass has a block of its own
     assert set(result.scores) == BENCHMARKS and "level1" in result.scores["expvid"]
     assert set(result.blind_scores) == BENCHMARKS
@@ -68,7 +69,7 @@ def test_a_blind_run_publishes_no_video_scores_and_its_cost(deployment, tiny_gem
     # progress: the blind pass's stages follow the real ones, in the same job
     stages = [stage for status, _, _, stage in stores.requests.seen[request.id] if status == Status.RUNNING]
     assert stages.index(f"{BLIND_STAGE}: expvid") > stages.index("videosimpleqa with sub-questions")
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
+    log = stores.private.read(request_log_path(request.id)).data.decode()
     assert "blind pass scored" in log
 
     table = load_table(stores.results).set_index("id")

@@ -18,6 +18,7 @@ from evaluator.paired import record as paired_record
 from evaluator.predictions import as_responses
 from evaluator.records import Prediction, ScoringOptions, round_half_up
 from evaluator.scoring import make_result, score_responses
+from evaluator.shards import shard
 from leaderboard import compare
 from leaderboard.errors import CompareRefused
 
@@ -174,7 +175,12 @@ def test_f_score_is_recomputed_in_every_resample(pair, demo_suite):
     assert (got["low"], got["high"]) == (round_half_up(low), round_half_up(high))
 
 
-def test_significant_exactly_when_the_interval_excludes_zero(demo_suite, pair):
+def test_significance_is_the_corrected_p_value(demo_suite, pair):
+    """Each compared score has a raw p-value (p ≤ 0.05 only where its interval excludes 0),
+    Holm's and Benjamini-Hochberg's over every compared score of the table, and
+    Significant (BH) says whether the latter is at most 0.05."""
+    from leaderboard import multiple_testing
+
     suite, key = demo_suite
     right = scored(suite, key, exact_predictions(suite, key, lambda i: True), "all-right")[1]
     wrong = scored(suite, key, exact_predictions(suite, key, lambda i: False), "all-wrong")[1]
@@ -182,15 +188,62 @@ def test_significant_exactly_when_the_interval_excludes_zero(demo_suite, pair):
 
     clear = row(compare.compare(right, wrong, min_items=0), "ExAct", "Overall")
     assert clear[compare.DIFF] == 100.0 and clear["low"] > 0 and clear[compare.SIGNIFICANT] == "yes"
+    assert clear[compare.P_RAW] == pytest.approx(2 / (SAMPLES + 1))  # every resample above 0
     reverse = row(compare.compare(wrong, right, min_items=0), "ExAct", "Overall")
     assert reverse["high"] < 0 and reverse[compare.SIGNIFICANT] == "yes"
-    tie = row(compare.compare(right, same, min_items=0), "ExAct", "Overall")
-    assert (tie[compare.DIFF], tie["low"], tie["high"], tie[compare.SIGNIFICANT]) == (0.0, 0.0, 0.0, "no")
+    tie = compare.compare(right, same, min_items=0)
+    overall = row(tie, "ExAct", "Overall")
+    assert (overall[compare.DIFF], overall["low"], overall["high"]) == (0.0, 0.0, 0.0)
+    assert overall[compare.SIGNIFICANT] == "no"
+    tested = tie[tie[compare.P_RAW].notna()]
+    assert len(tested) > 1 and (tested[list(compare.P_COLUMNS)] == 1.0).all().all()  # identical: p 1, adjusted 1
+
     frame = compare.compare(*[p[1] for p in pair], min_items=0)
-    flags = [(f, lo, hi) for f, lo, hi in zip(frame[compare.SIGNIFICANT], frame.attrs["low"], frame.attrs["high"]) if f]
-    assert {f for f, _, _ in flags} == {"yes", "no"}
-    for flag, low, high in flags:  # shown bounds are rounded: a bound of 0.00 may be either side
-        assert (low >= 0 or high <= 0) if flag == "yes" else (low <= 0 <= high), (flag, low, high)
+    tested = frame[frame[compare.P_RAW].notna()]
+    raw = list(tested[compare.P_RAW])
+    assert list(tested[compare.P_HOLM]) == multiple_testing.holm(raw)
+    assert list(tested[compare.P_BH]) == multiple_testing.benjamini_hochberg(raw)
+    assert list(tested[compare.SIGNIFICANT]) == ["yes" if p <= 0.05 else "no" for p in tested[compare.P_BH]]
+    assert (frame[compare.P_RAW].isna() == (frame[compare.SIGNIFICANT] == "")).all()
+    for p, low, high in zip(frame[compare.P_RAW], frame.attrs["low"], frame.attrs["high"]):
+        if p <= 0.05:  # shown bounds are rounded: a bound of 0.00 may be either side
+            assert low >= 0 or high <= 0, (p, low, high)
+    # the known case has a score whose interval excludes 0 that is not significant once
+    # the table's 26 tests are accounted for: what the correction is for
+    chance = tested[(tested[compare.P_RAW] <= 0.05) & (tested[compare.SIGNIFICANT] == "no")]
+    assert len(chance) and (chance[compare.P_HOLM] > 0.05).all()
+
+
+def test_the_summary_counts_corrected_results(pair):
+    """The summary's count is of Benjamini-Hochberg's significant scores; Holm's and the
+    uncorrected count follow it."""
+    from leaderboard.compare_protocol import ProtocolGap
+
+    frame = compare.compare(*[p[1] for p in pair], min_items=0)
+    tested = frame[frame[compare.P_RAW].notna()]
+    raw = int((tested[compare.P_RAW] <= 0.05).sum())
+    assert raw == 1 and (tested[compare.P_BH] > 0.05).all()  # one by chance, none after correction
+    assert compare.counts(frame) == {"compared": len(tested), "raw": 1, "Holm": 0, "Benjamini-Hochberg": 0}
+    rows = [{"id": "a", "label": "Model *a*", "protocol_status": "reference"},
+            {"id": "b", "label": "B", "protocol_status": "differs", "protocol_deviations": "scoring"}]
+    text = compare.summary(*rows, frame, SAMPLES, ProtocolGap())
+    assert f"**0** of {len(tested)} compared scores differ significantly after the Benjamini-Hochberg correction" \
+        in text
+    assert "Holm's stricter correction (family-wise error 5%): 0" in text and "uncorrected (p ≤ 0.05): 1" in text
+    assert "**Model A**: Model &#42;a&#42; [✓ reference]" in text  # the label escaped
+    assert "**Model B**: B [≠ scoring]" in text
+    # a table with a significant score after correction counts it
+    forced = frame.copy()
+    forced.loc[tested.index[0], compare.P_BH] = 0.01
+    assert f"**1** of {len(tested)}" in compare.summary(*rows, forced, SAMPLES, ProtocolGap())
+
+
+def test_cells_show_p_values_with_three_decimals():
+    assert compare.cell_text(compare.P_RAW, 2 / 1001) == "0.002"
+    assert compare.cell_text(compare.P_BH, 1.0) == "1.000"
+    assert compare.cell_text(compare.P_HOLM, 0.0002) == "<0.001"
+    assert compare.cell_text(compare.SCORE_A, 61.2) == "61.20" and compare.cell_text(compare.N, 12.0) == "12"
+    assert compare.cell_text(compare.P_RAW, float("nan")) == compare.cell_text(compare.DIFF, None) == ""
 
 
 def test_small_buckets_are_refused_and_the_overall_never_is(pair):
@@ -281,7 +334,7 @@ def test_statistics_go_to_the_private_store_only(tmp_path):
         for path in store.list():
             data = store.read(path).data
             assert b'"reducer"' not in data and stats.benchmarks["exact"][0].videos[0].encode() not in data, path
-    assert paired_path("x") == "paired/x.json"
+    assert paired_path("x") == f"paired/{shard('x')}/x.json"  # in the private store, sharded by id
 
 
 def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path, monkeypatch, demo_dir, demo_suite):
@@ -324,7 +377,8 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
 
         handlers = CompareHandlers(Handlers(stores, settings, TableSource(stores, settings)))
         text, frame = handlers.compare(suite.id, request.id, baseline_id("first-option", suite.id))
-        assert "**Model A**: random seed 11" in text and "Baseline: first-option" in text
+        assert "**Model A**: random seed 11 [reference (declared)]" in text and "Baseline: first-option" in text
+        assert "**Same protocol**" in text and "Benjamini-Hochberg" in text
         assert set(frame[compare.BENCHMARK]) == {"ExpVid", "CausalStep", "ExAct", "Video-MMMU", "Video SimpleQA"}
         overall = frame[frame[compare.NUMBER] == "Overall"]
         assert len(overall) == 5 and overall[compare.SIGNIFICANT].isin(["yes", "no"]).all()
@@ -339,6 +393,9 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
         a, _ = handlers.choices(suite.id, request.id, None)
         assert {value for _, value in a["choices"]} == {request.id, baseline_id("random", suite.id),
                                                         baseline_id("first-option", suite.id)}
+        # each with its protocol status, as the Leaderboard's Protocol column writes it
+        assert ("random seed 11 · reference (declared)", request.id) in a["choices"]
+        assert ("Baseline: random · ✓ reference", baseline_id("random", suite.id)) in a["choices"]
         assert "value" not in a  # a valid pick is kept
         a, _ = handlers.choices(suite.id, "gone", None)
         assert a["value"] is None  # a row no longer in the suite is cleared

@@ -70,9 +70,10 @@ def test_a_one_item_bucket_is_published_without_its_score(store):
     public = json.loads(store.read(path).data)
     qa = public["scores"]["videosimpleqa"]
     assert qa["by_hop"]["4"] is None and qa["by_hop"]["3"] is None  # 1 and 5 items: below 10
-    assert qa["by_hop"]["2"] == SHOWN_HOP
+    # ... and the 2-hop bucket, which the overall would otherwise turn into their sum (6 items < 10)
+    assert qa["by_hop"]["2"] is None
     assert qa["n_by_hop"] == {"2": 12, "3": 5, "4": 1}  # counts stay
-    assert qa["suppressed"] == {"by_hop": {"3": 5, "4": 1}}
+    assert qa["suppressed"] == {"by_hop": {"2": 12, "3": 5, "4": 1}}
     assert public["min_bucket_items"] == 10
     # overall, its interval and whole-benchmark metrics use every item, untouched
     assert (qa["overall"], qa["overall_ci95"], qa["correct"]) == (61.11, [40.0, 80.0], 61.11)
@@ -88,8 +89,11 @@ def test_a_one_item_bucket_is_published_without_its_score(store):
 
 
 def test_the_setting_moves_the_threshold_and_a_bucket_at_the_minimum_is_shown(store):
-    for minimum, hidden in ((0, {}), (1, {}), (2, {"4": 1}), (5, {"4": 1}), (6, {"3": 5, "4": 1}),
-                            (13, {"2": 12, "3": 5, "4": 1})):
+    # one hidden bucket never alone (the overall less the others would give it); the hidden
+    # ones together hold at least the minimum
+    everything = {"2": 12, "3": 5, "4": 1}
+    for minimum, hidden in ((0, {}), (1, {}), (2, {"3": 5, "4": 1}), (5, {"3": 5, "4": 1}), (6, {"3": 5, "4": 1}),
+                            (7, everything), (13, everything)):
         with min_bucket_items(minimum):
             aggregate.publish(store, one_item_result())
         qa = json.loads(store.read(aggregate.result_path("sub-1")).data)["scores"]["videosimpleqa"]
@@ -108,10 +112,10 @@ def test_upsert_and_rebuild_publish_the_same_public_form(store):
 
 def test_a_higher_minimum_hides_more_of_an_already_public_result():
     low = disclosure.public(one_item_result(), 2)
-    assert disclosure.public(low, 2) is low and disclosure.public(low, 1) is low
-    high = disclosure.public(low, 6)
-    assert high.scores["videosimpleqa"]["suppressed"] == {"by_hop": {"3": 5, "4": 1}}
-    assert high.min_bucket_items == 6
+    assert disclosure.public(low, 2) == low and disclosure.public(low, 1) == low
+    high = disclosure.public(low, 7)
+    assert high.scores["videosimpleqa"]["suppressed"] == {"by_hop": {"2": 12, "3": 5, "4": 1}}
+    assert high.min_bucket_items == 7
 
 
 def test_the_demo_suites_one_item_hop_is_hidden_in_every_breakdown(demo_suite):
@@ -127,6 +131,7 @@ def test_the_demo_suites_one_item_hop_is_hidden_in_every_breakdown(demo_suite):
     with min_bucket_items(2):
         shown = disclosure.public(private).scores["videosimpleqa"]
     assert shown["by_hop"]["4"] is None and shown["subqa"]["hop4"] is None
+    assert shown["by_hop"]["3"] is None  # with it: the overall less the 2-hop bucket would give the 4-hop one
     assert set(shown["subqa_by_hop_count"]["4"].values()) == {None}
     assert shown["by_hop"]["2"] == qa["by_hop"]["2"] and shown["overall"] == qa["overall"]
 
@@ -146,12 +151,13 @@ def board():
 def test_the_hop_view_shows_n_too_small_and_still_sorts(board):
     shown = views.breakdown_view(board, "videosimpleqa-hop")
     text = views.shown_text(shown)
-    assert sorted(v for v in text["4-hop"] if v) == ["n too small (n=1)"]  # sub-2's 4-hop has 10 items
+    # sub-2's 4-hop bucket has 10 items, hidden with its 5-item 3-hop one; sub-1 hides every hop
+    assert sorted(text["4-hop"]) == ["hidden with a smaller bucket (n=10)", "n too small (n=1)"]
     assert list(text["3-hop"]) == ["n too small (n=5)"] * 2
-    assert text["2-hop"].isna().all()
+    assert sorted(v for v in text["2-hop"] if v) == ["hidden with a smaller bucket (n=12)"]
     # the hidden cells stay numbers (missing), so the column sorts as numbers
-    assert shown["4-hop"].dtype == np.float64 and shown["4-hop"].notna().sum() == 1
-    assert list(shown.sort_values("2-hop")["2-hop"]) == [20.0, 58.33]
+    assert shown["4-hop"].dtype == np.float64 and shown["4-hop"].isna().all()
+    assert list(shown["2-hop"].dropna()) == [20.0]
 
 
 def test_the_ui_sends_the_text_as_display_values_over_numbers(board):
@@ -161,28 +167,27 @@ def test_the_ui_sends_the_text_as_display_values_over_numbers(board):
     column = value["headers"].index("4-hop")
     assert update["datatype"][column] == "number"
     cells = [(row[column], display[column]) for row, display in zip(value["data"], value["metadata"]["display_value"])]
-    assert sorted(cells, key=str) == sorted([(None, "n too small (n=1)"), (77.77, None)], key=str)
+    assert sorted(cells, key=str) == sorted([(None, "n too small (n=1)"),
+                                             (None, "hidden with a smaller bucket (n=10)")], key=str)
     # a view with nothing hidden goes out as the plain frame
     assert views.shown_text(views.by_level_view(board)).isna().all(axis=None)
 
 
 def test_the_benchmark_and_level_views_mark_hidden_scalar_metrics():
     result = one_item_result()
-    result.scores["expvid"] = {"overall": 50.0, "level1": 40.0, "level2": 60.0, "level3": None, "tool": 40.0,
-                               "n_by_level": {"level1": 3, "level2": 20, "level3": 0}, "n_by_task": {"tool": 3}}
+    result.scores["expvid"] = {"overall": 50.0, "level1": 40.0, "level2": 60.0, "level3": 30.0, "tool": 40.0,
+                               "n_by_level": {"level1": 3, "level2": 20, "level3": 15}, "n_by_task": {"tool": 3}}
     with min_bucket_items(10):
         board = views.prepare(views.select_suite(aggregate.build_table([result]), "demo-x"))
     level = views.by_level_view(board)
     assert views.shown_text(level).loc[0, "ExpVid L1"] == "n too small (n=3)"
     assert np.isnan(level.loc[0, "ExpVid L1"]) and level.loc[0, "ExpVid L2"] == 60.0
-    assert pd_isna(views.shown_text(level).loc[0, "ExpVid L3"])  # no item: nothing to hide
+    # the overall is the levels' mean: L3, the smallest shown level, is hidden with L1
+    assert views.shown_text(level).loc[0, "ExpVid L3"] == "hidden with a smaller bucket (n=15)"
     bench = views.benchmark_view(board, "expvid")
     assert views.shown_text(bench).loc[0, "Tool"] == "n too small (n=3)" and np.isnan(bench.loc[0, "Tool"])
     assert bench.loc[0, "Overall"] == 50.0
 
-
-def pd_isna(value) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value))
 
 
 def test_the_papers_rows_keep_their_numbers():
@@ -210,5 +215,7 @@ def test_derived_cells_are_hidden_with_the_buckets_they_come_from():
     assert all(small[k] is None for k in videommmu.GAIN) and small["adaptation"] is None
     assert set(small["suppressed"].values()) == {8}  # the group's size, not its answer-dependent split
     big = disclosure.suppress_benchmark("videommmu", gain, 3)  # 8 items shown; 2 right before: too few
-    assert big["delta_knowledge"] == 20.0 and big["wrong_to_right"] == 33.33
+    assert big["delta_knowledge"] == 20.0 and big["adaptation_question_only"] == 25.0
     assert big["right_to_wrong"] is None and big["n_right_to_wrong"] is None
+    # Δknowledge x wrong before = wrong→right - right→wrong: the other transition goes too
+    assert big["wrong_to_right"] is None and big["n_wrong_to_right"] is None

@@ -17,13 +17,14 @@ import pytest
 
 from evaluator.baselines import predictions
 from worker.dispatch import Dispatcher
-from worker.dispatch_rules import (JOB_ERROR, JOB_OOM, JOB_STOPPED, NOT_STARTED, choose_flavor, gpu_count,
-                                      job_command, job_failure)
+from worker.dispatch_rules import (JOB_OOM, JOB_STOPPED, NOT_STARTED, JobEnd, choose_flavor, gpu_count, job_command,
+                                   job_error_message, job_failure, job_killed_message, outcome_line)
 from evaluator.predictions import write_predictions
+from leaderboard import aggregate
 from leaderboard.aggregate import load_table
 from space_config.settings import JobsSettings, Quotas, get_settings, parse_flavors
 from submissions.queue import Queue
-from submissions.requests import Reason, Request, Status
+from submissions.requests import Reason, Request, Status, request_log_path
 from submissions.submit import Identity, submit_predictions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +67,7 @@ def dispatch_in_thread(stores, standin) -> tuple[Dispatcher, threading.Thread]:
 
 
 def private_log(stores, request_id: str) -> str:
-    found = stores.private.read(f"logs/{request_id}.log")
+    found = stores.private.read(request_log_path(request_id))
     return found.data.decode() if found else ""
 
 
@@ -134,12 +135,12 @@ def test_a_request_cancelled_while_its_job_runs_cancels_the_job(hub, tmp_path, m
     ended = Queue(stores.requests).get(request.id)
     assert ended.status == Status.CANCELLED and ended.failure is None
     assert request.id not in set(load_table(stores.results).get("id", []))  # nothing published
-    assert stores.results.read(f"{request.id}.json") is None
+    assert stores.results.read(aggregate.result_path(request.id)) is None
     text = private_log(stores, request.id)
     assert f"job {job.id}" in text and "cancelled: the request is CANCELLED" in text
 
 
-def test_a_job_that_crashes_fails_its_request_with_a_reason(hub, tmp_path, monkeypatch):
+def test_a_job_that_crashes_is_retried_then_fails_its_request_with_a_reason(hub, tmp_path, monkeypatch):
     standin, stores, suite, _ = hub
     request = submit(stores, suite, tmp_path)
     settings = get_settings()
@@ -148,18 +149,23 @@ def test_a_job_that_crashes_fails_its_request_with_a_reason(hub, tmp_path, monke
     dispatcher = Dispatcher(stores, settings, api=standin.api(), dispatcher_id="disp")
     thread = threading.Thread(target=dispatcher.drain, daemon=True)
     thread.start()
-    thread.join(timeout=120)
+    thread.join(timeout=180)
     assert not thread.is_alive()
 
-    job = standin.jobs.only()
-    assert job.stage == "ERROR" and job.returncode != 0
+    # the job's worker died without recording why: each attempt gets a job, as after a worker crash
+    jobs = list(standin.jobs.jobs.values())
+    assert len(jobs) == request.max_attempts == 3
+    assert all(job.stage == "ERROR" and job.returncode == 1 for job in jobs)
     failed = Queue(stores.requests).get(request.id)
-    assert failed.status == Status.FAILED
-    assert failed.failure.reason == Reason.INTERNAL and failed.failure.message == JOB_ERROR
+    assert failed.status == Status.FAILED and failed.attempt == 3
+    assert failed.failure.reason == Reason.INTERNAL and failed.failure.message == job_error_message(1, 3, 3)
+    assert "stopped with an error (exit code 1)" in failed.failure.message
+    assert "attempt 3 of 3" in failed.failure.message
     assert standin.token not in failed.to_bytes().decode() and "Traceback" not in failed.failure.message
-    assert failed.log_path == f"logs/{request.id}.log"
+    assert failed.log_path == request_log_path(request.id)
     text = private_log(stores, request.id)  # the crash itself is for the maintainers
     assert "LEADERBOARD_MIN_BUCKET_ITEMS must be a whole number" in text and "FAILED internal" in text
+    assert text.count("back to the queue: its Hugging Face Job stopped with an error (exit code 1)") == 2
     assert request.id not in set(load_table(stores.results).get("id", []))
 
 
@@ -182,15 +188,33 @@ def test_the_dispatcher_holds_the_lease_while_the_job_waits_for_hardware(hub, tm
 
 def test_why_a_job_failed_reads_its_final_stage():
     def failure(stage, message=None, total=10):
-        return job_failure(stage, message, total, timeout_seconds=100)
+        return job_failure(stage, message, total, timeout_seconds=100, attempt=3, max_attempts=3)
 
-    assert failure("ERROR", "Job failed with exit code: 1") == (Reason.INTERNAL, JOB_ERROR)
-    assert failure("ERROR", "Job timeout")[0] == Reason.TIMEOUT
-    assert failure("ERROR", None, total=100)[0] == Reason.TIMEOUT  # ran its whole time, whatever the words
-    assert failure("ERROR", "Job failed with exit code: 137 (OOM killed)") == (Reason.OUT_OF_MEMORY, JOB_OOM)
-    assert failure("CANCELED") == (Reason.INTERNAL, JOB_STOPPED)  # stopped on the Hub, not by a maintainer
-    assert failure("ERROR", "Zoomed out")[0] == Reason.INTERNAL  # "oom" as a word only
-    assert "took longer than the time limit of 100 s" in failure("ERROR", "Job timeout")[1]
+    crashed = failure("ERROR", "Job failed with exit code: 1")
+    assert crashed == JobEnd(Reason.INTERNAL, job_error_message(1, 3, 3),
+                             "its Hugging Face Job stopped with an error (exit code 1)")
+    killed = failure("ERROR", "Job failed with exit code: 137")  # a bare SIGKILL: the platform, or memory
+    assert killed == JobEnd(Reason.INTERNAL, job_killed_message(137, 3, 3),
+                            "its Hugging Face Job was killed (exit code 137)")
+    assert "killed (exit code 137)" in killed.message and "attempt 3 of 3" in killed.message
+    assert "memory" in killed.message  # the other reason a job is killed, and what to do then
+    assert failure("ERROR", "Job failed with exit code: 143").retry == "its Hugging Face Job was killed (exit code 143)"
+    assert failure("ERROR").retry == "its Hugging Face Job stopped with an error"  # no message at all
+    # not retried: the same limit, memory or decision would stop it again
+    assert failure("ERROR", "Job timeout")[:2] == (Reason.TIMEOUT, failure("ERROR", "Job timeout").message)
+    assert failure("ERROR", "Job timeout").retry == "" and failure("ERROR", None, total=100).reason == Reason.TIMEOUT
+    for said in ("Job failed with exit code: 137 (OOM killed)", "Job failed with exit code: 137 (OOMKilled)",
+                 "The container ran out of memory"):
+        assert failure("ERROR", said) == JobEnd(Reason.OUT_OF_MEMORY, JOB_OOM), said
+    assert failure("CANCELED") == JobEnd(Reason.INTERNAL, JOB_STOPPED)  # stopped on the Hub, not by a maintainer
+    assert failure("DELETED", "Job failed with exit code: 137") == JobEnd(Reason.INTERNAL, JOB_STOPPED)
+    assert failure("ERROR", "Zoomed out").retry  # "oom" as a word only
+    assert "took longer than the time limit of 100 s" in failure("ERROR", "Job timeout").message
+    # what the private log says became of the request
+    assert outcome_line(killed, 1, 3) == ("back to the queue: its Hugging Face Job was killed (exit code 137) "
+                                          "(attempt 2 of 3 next)")
+    assert outcome_line(killed, 3, 3) == f"FAILED internal: {killed.message}"
+    assert outcome_line(JobEnd(Reason.OUT_OF_MEMORY, JOB_OOM), 1, 3) == f"FAILED out_of_memory: {JOB_OOM}"
 
 
 def test_a_job_finishes_its_request_after_the_dispatcher_is_gone(hub, tmp_path):
@@ -235,7 +259,7 @@ def test_a_job_the_hub_refuses_gives_the_request_back_and_backs_off(hub, tmp_pat
     dispatcher.step()
     back = Queue(stores.requests).get(request.id)
     assert back.status == Status.PENDING and back.attempt == 1 and back.worker_id is None
-    assert "could not start it" in back.history[-1].note
+    assert "gave it back: its Hugging Face Job could not be started (attempt 2 of 3 next)" in back.history[-1].note
     assert "could not start a Hugging Face Job on cpu-upgrade" in private_log(stores, request.id)
     assert not dispatcher.running and not standin.jobs.jobs
     dispatcher.step()  # backing off: no claim at all
@@ -362,19 +386,65 @@ def running_job(hub, tmp_path, monkeypatch):
     return standin, stores, request, thread, job
 
 
-def test_a_killed_container_reports_137_and_reads_as_out_of_memory(hub, tmp_path, monkeypatch):
-    """A container killed by SIGKILL (the kernel's out-of-memory killer) exits 137, as the
-    service reports it, and the dispatcher reads that as running out of memory."""
-    import signal
+def test_a_job_killed_by_the_platform_is_retried_and_its_next_job_finishes(hub, tmp_path, monkeypatch):
+    """A container the platform kills (SIGKILL: it exits 137, as when the machine is taken
+    back) leaves its request RUNNING: the request goes back to the queue and the next
+    round starts a second job for it, which scores it."""
+    standin, stores, request, thread, first = running_job(hub, tmp_path, monkeypatch)
+    monkeypatch.delenv("LEADERBOARD_WORKER_HOLD_SECONDS")  # read at each launch: the next job does not hold
+    standin.jobs.kill(first)
+    thread.join(timeout=180)
+    assert not thread.is_alive()
 
+    assert first.returncode == 137 and first.message == "Job failed with exit code: 137"
+    jobs = list(standin.jobs.jobs.values())
+    assert len(jobs) == 2 and jobs[0] is first and jobs[1].stage == "COMPLETED"
+    assert jobs[1].spec["command"] == job_command(request.id, jobs[1].spec["labels"]["leaderboard-worker"])
+    done = Queue(stores.requests).get(request.id)
+    assert done.status == Status.FINISHED and done.attempt == 1 and done.runs == 1 and done.failure is None
+    assert any("gave it back: its Hugging Face Job was killed (exit code 137) (attempt 2 of 3 next)" in (e.note or "")
+               for e in done.history)
+    assert request.id in set(load_table(stores.results)["id"])
+    text = private_log(stores, request.id)
+    assert f"job {first.id} (cpu-upgrade" in text and "back to the queue: its Hugging Face Job was killed" in text
+
+
+def test_a_job_killed_on_every_attempt_fails_its_request_saying_so(hub, tmp_path, monkeypatch):
     standin, stores, request, thread, job = running_job(hub, tmp_path, monkeypatch)
-    os.killpg(job.process.pid, signal.SIGKILL)
+    killed: list[str] = []
+    while True:
+        standin.jobs.kill(job)
+        killed.append(job.id)
+        if len(killed) == request.max_attempts:
+            break
+        job = standin.jobs.wait_for(lambda j: j.id not in killed and j.stage == "RUNNING" and j.process is not None)
     thread.join(timeout=120)
     assert not thread.is_alive()
-    assert job.returncode == 137 and job.message == "Job failed with exit code: 137"
+
+    assert len(standin.jobs.jobs) == request.max_attempts == 3  # no fourth job
+    assert all(j.returncode == 137 and j.stage == "ERROR" for j in standin.jobs.jobs.values())
     failed = Queue(stores.requests).get(request.id)
-    assert failed.status == Status.FAILED and failed.failure.reason == Reason.OUT_OF_MEMORY
-    assert failed.failure.message == JOB_OOM
+    assert failed.status == Status.FAILED and failed.attempt == 3 and failed.failure.reason == Reason.INTERNAL
+    assert failed.failure.message == job_killed_message(137, 3, 3)
+    assert failed.failure.message.startswith("The evaluation job on Hugging Face Jobs was killed (exit code 137) "
+                                             "before this submission was scored, on attempt 3 of 3")
+    assert "no attempts left" in failed.history[-1].note and failed.log_path == request_log_path(request.id)
+    text = private_log(stores, request.id)
+    assert text.count("back to the queue: its Hugging Face Job was killed (exit code 137)") == 2
+    assert f"FAILED internal: {failed.failure.message}" in text
+
+
+def test_a_job_killed_for_running_out_of_memory_fails_at_once(hub, tmp_path, monkeypatch):
+    """The same model, frames and machine would run out of memory again: no second job."""
+    standin, stores, request, thread, job = running_job(hub, tmp_path, monkeypatch)
+    standin.jobs.kill(job, out_of_memory=True)
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert job.returncode == 137 and job.message == "Job failed with exit code: 137 (OOMKilled)"
+    assert len(standin.jobs.jobs) == 1
+    failed = Queue(stores.requests).get(request.id)
+    assert failed.status == Status.FAILED and failed.attempt == 0
+    assert failed.failure.reason == Reason.OUT_OF_MEMORY and failed.failure.message == JOB_OOM
 
 
 def test_following_running_jobs_never_waits_on_their_open_log_streams(hub, tmp_path, monkeypatch):

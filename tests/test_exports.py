@@ -31,7 +31,7 @@ from evaluator.result import Result
 from evaluator.suite import load_answers, load_suite
 from worker.loop import Worker
 from worker.publish import staged_result_path
-from leaderboard import aggregate, disclosure, downloads, exports
+from leaderboard import aggregate, disclosure, downloads, exports, reported_export, views
 from leaderboard.errors import DownloadRefused, ExportError, SnapshotNotFound
 from space_config.settings import Quotas, get_settings
 from submissions.queue import Queue
@@ -114,7 +114,7 @@ def test_snapshots_read_back_equal_the_table_and_the_result_files(deployment, tm
     # the result file, its row, the suite's snapshot and the index: one store step (one Hub commit)
     publishing = [w for w in stores.results.writes if aggregate.TABLE_PATH in w]
     assert len(publishing) == 1 and len(stores.results.writes) == 1
-    assert {f"{submitted.id}.json", exports.json_path(suite_id), exports.parquet_path(suite_id),
+    assert {aggregate.result_path(submitted.id), exports.json_path(suite_id), exports.parquet_path(suite_id),
             exports.INDEX_PATH} <= set(publishing[0])
     assert publishing[0][-1] == aggregate.TABLE_PATH  # installed last: a reader never sees a row before its files
 
@@ -125,23 +125,47 @@ def test_snapshots_read_back_equal_the_table_and_the_result_files(deployment, tm
     assert header.judges == sorted(set(table["judge_id"])) and header.min_bucket_items == 10
     assert header.table_updated_at == table.attrs["updated_at"]
     assert from_json.equals(from_parquet)  # JSON and Parquet hold the same table
-    pd.testing.assert_frame_equal(from_parquet.to_pandas(), table)  # and it is the leaderboard's
-    pd.testing.assert_frame_equal(pd.read_parquet(stores.results.local_folder(".") / exports.parquet_path(suite_id)),
-                                  table)
+    # and it is the leaderboard's: its rows in the Leaderboard's order, with its ranks and bands first
+    check_standing(from_parquet.to_pandas(), table, suite_id)
+    pd.testing.assert_frame_equal(unranked(from_parquet.to_pandas()), table)
+    pd.testing.assert_frame_equal(unranked(pd.read_parquet(stores.results.local_folder(".")
+                                                           / exports.parquet_path(suite_id))), table)
 
     # each JSON record carries its result's public scores, as the result file has them
     document = json.loads(data)
+    assert all(isinstance(r["rank"], int) and isinstance(r["band"], int) for r in document["results"])
     for record in document["results"]:
         result = Result.model_validate_json(read(stores.results, aggregate.result_path(record["id"])))
         assert record["scores"] == result.scores
         kept = ("calls", "answered", "judge_unscored")  # judge_unscored: the judged benchmarks' only
-        assert record["counts"] == {b: {k: float(c[k]) for k in kept if k in c and (k != "judge_unscored" or b in
-                                                                                   ("expvid", "videosimpleqa"))}
+        assert record["counts"] == {b: {k: c[k] for k in kept if k in c and (k != "judge_unscored" or b in
+                                                                            ("expvid", "videosimpleqa"))}
                                     for b, c in result.counts.items()}
+        # counts are whole numbers in the JSON text too ("calls": 120, never 120.0)
+        assert all(type(n) is int for counts in record["counts"].values() for n in counts.values())
         assert record["code_version"] == result.code_version and record["suite_id"] == result.suite_id
 
     index = exports.ExportIndex.model_validate_json(read(stores.results, exports.INDEX_PATH))
     assert [(e.suite_id, e.table_version, e.rows) for e in index.suites] == [(suite_id, header.table_version, 3)]
+
+
+def unranked(flat: pd.DataFrame) -> pd.DataFrame:
+    """A snapshot's flat table as the aggregated table holds it: no rank or band, rows by id."""
+    return flat.drop(columns=list(exports.STANDING)).sort_values("id", kind="stable").reset_index(drop=True)
+
+
+def check_standing(flat: pd.DataFrame, table: pd.DataFrame, suite_id: str) -> None:
+    """The snapshot's rows carry the rank and band the Leaderboard shows, ordered by rank
+    (equal ranks, then the unranked rows, in the Leaderboard's order)."""
+    board = views.prepare(views.select_suite(table, suite_id))
+    board = board.sort_values("rank", na_position="last", kind="stable")
+    assert list(flat.columns[:2]) == list(exports.STANDING)
+    assert list(flat["id"]) == list(board["id"])
+
+    def ints(values):
+        return [None if pd.isna(v) else int(v) for v in values]
+    assert ints(flat["rank"]) == ints(board["rank"]) and ints(flat["band"]) == ints(board["band"])
+    assert ints(flat["rank"]) == sorted(ints(flat["rank"]), key=lambda v: (v is None, v or 0))
 
 
 def test_the_version_changes_exactly_when_the_suites_rows_do(deployment, tmp_path):
@@ -188,11 +212,32 @@ def test_a_table_from_before_exports_gets_every_suite_exported_at_its_next_chang
     stores.results.inner.delete(exports.json_path(suite_id))
     # the site serves it meanwhile, built from the table the same way
     built = downloads.Snapshots(stores.results).json(suite_id)
-    assert exports.read_json(built)[1].equals(aggregate._read_arrow(aggregate._to_parquet(old))
-                                             .replace_schema_metadata(None))
+    expected = aggregate._read_arrow(aggregate._to_parquet(old)).replace_schema_metadata(None).to_pandas()
+    pd.testing.assert_frame_equal(unranked(exports.read_json(built)[1].to_pandas()), expected)
     other = aggregate.read_results(stores.results)[0].model_copy(update={"suite_id": "other-v1-0123456789ab"})
     aggregate.publish(stores.results, other.model_copy(update={"submission": {**other.submission, "id": "x1"}}))
     assert exports.json_path(suite_id) in stores.results.writes[-1]
+
+
+def test_snapshots_of_an_older_format_are_served_anew_and_written_again_at_the_next_change(deployment):
+    """An index entry written before snapshots carried rank and band (schema 1): the site
+    builds the current snapshot from the table instead of serving the stored one, and the
+    worker writes it again at the suite's next change, whichever row changed."""
+    stores, suite_id = deployment
+    table = aggregate._read_arrow(read(stores.results, aggregate.TABLE_PATH))
+    entries = json.loads(table.schema.metadata[exports.INDEX_KEY])
+    old_entries = [{k: v for k, v in e.items() if k != "schema_version"} for e in entries]
+    old = table.replace_schema_metadata({**table.schema.metadata, exports.INDEX_KEY: json.dumps(old_entries).encode()})
+    stores.results.inner.write(aggregate.TABLE_PATH, aggregate._to_parquet(old))
+    stores.results.inner.write(exports.json_path(suite_id), b'{"schema_version": 1, "results": []}')
+    snapshots = downloads.Snapshots(stores.results)
+    header, _ = exports.read_json(snapshots.json(suite_id))
+    assert header.schema_version == exports.EXPORT_SCHEMA_VERSION and header.rows == 2
+    assert [e.schema_version for e in snapshots.index().suites] == [exports.EXPORT_SCHEMA_VERSION]
+    other = aggregate.read_results(stores.results)[0].model_copy(update={"suite_id": "other-v1-0123456789ab"})
+    aggregate.publish(stores.results, other.model_copy(update={"submission": {**other.submission, "id": "x1"}}))
+    assert exports.json_path(suite_id) in stores.results.writes[-1]
+    assert snapshot(stores, suite_id)[1][0].schema_version == exports.EXPORT_SCHEMA_VERSION
 
 
 def test_bad_suite_ids_and_files_are_refused(deployment):
@@ -275,7 +320,7 @@ def test_small_buckets_are_hidden_in_exports_even_when_the_table_row_is_not(depl
             node = record["scores"][benchmark][disclosure.SUPPRESSED]
             for key in path:
                 node = node[key] if isinstance(node, dict) else node
-            assert isinstance(node, int) and 0 < node < 10  # the hidden bucket keeps its item count
+            assert isinstance(node, int) and node > 0  # the hidden bucket (small, or a complement) keeps its count
         assert from_json.equals(from_parquet)
         flat = from_parquet.to_pandas().set_index("id").loc[request.id]
         assert not disclosure.exposed(json.loads(flat["scores_json"]), 10)
@@ -388,7 +433,8 @@ def test_the_site_hands_out_public_calls_only_whatever_the_stored_file_holds(dep
 
 
 def test_the_downloads_tab_callbacks(deployment, monkeypatch):
-    """The tab's handlers over a real Handlers: the signed-in owner gets a file, others a refusal."""
+    """The tab's handlers over a real Handlers: the signed-in owner gets the button (its file
+    comes from the site's own route, leaderboard/outputs_api.py), others a refusal."""
     from leaderboard.tabs.downloads import DownloadHandlers
     from leaderboard.source import TableSource
     from leaderboard.ui import Handlers
@@ -406,21 +452,90 @@ def test_the_downloads_tab_callbacks(deployment, monkeypatch):
     assert "**3** results" in info and suite_id in info  # the two baselines and the model run
     assert Path(as_json["value"]).read_bytes() == read(stores.results, exports.json_path(suite_id))
     assert Path(as_parquet["value"]).read_bytes() == read(stores.results, exports.parquet_path(suite_id))
-    info, as_json, _ = tab(None).snapshot("official (paper-reported)")
-    assert as_json["interactive"] is False and "No snapshot" in info
+    # the papers' rows: their JSON, with each row's paper, table and citation (no Parquet)
+    info, as_json, as_parquet = tab(None).snapshot("official (paper-reported)")
+    assert as_json["interactive"] and as_parquet["interactive"] is False and "papers' reported rows" in info
+    assert Path(as_json["value"]).read_bytes() == reported_export.document()
+    info, as_json, _ = tab(None).snapshot("demo-v9-000000000000")
+    assert as_json["interactive"] is False and "No snapshot" in info and "/api/v1/reported.json" in info
 
     picker, _ = tab(OWNER).runs(None, None)
     assert picker["choices"] == [(f"acme/video-7b · run 1 · {mine.id}", mine.id)]
     button, note = tab(OWNER).outputs(mine.id, None)
     assert button["interactive"] and note.startswith("✅")
-    assert Path(button["value"]).read_bytes() == read(stores.private, raw_outputs.outputs_path(mine.id))
-    assert Path(button["value"]).parent.stat().st_mode & 0o077 == 0  # not readable by other local users
+    assert "value" not in button  # no file handed to gradio, whose file route would serve it to anyone
+    name, data = tab(OWNER).own_outputs(OWNER, mine.id)  # what the route serves the owner
+    assert data == read(stores.private, raw_outputs.outputs_path(mine.id)) and name in note
 
     for user in (None, OTHER):
         picker, note = tab(user).runs(None, None)
         assert picker["choices"] == []
         button, note = tab(user).outputs(mine.id, None)
-        assert button["value"] is None and not button["interactive"] and note.startswith("❌")
+        assert button.get("value") is None and not button["interactive"] and note.startswith("❌")
+        with pytest.raises(DownloadRefused):
+            tab(user).own_outputs(user, mine.id)
+
+
+def test_the_raw_outputs_route_answers_by_the_requests_own_sign_in():
+    """leaderboard/outputs_api.py over a stand-in for the owner's file: who asks comes from
+    the session Gradio's OAuth keeps on a Space (LEADERBOARD_DEV_USER off one), and each
+    refusal has its status (tests/test_site_downloads.py does the same over the real site)."""
+    import time
+
+    from fastapi import FastAPI
+    from starlette.middleware.sessions import SessionMiddleware
+    from starlette.responses import Response
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from leaderboard import outputs_api
+    from leaderboard.errors import OutputsNotStored
+
+    def outputs(user, submission):
+        if submission == "broken":
+            raise OSError("the private store is down")
+        if not user:
+            raise DownloadRefused(downloads.SIGN_IN)
+        if user != OWNER or submission not in ("mine", "old"):
+            raise DownloadRefused(downloads.NOT_YOURS.format(id=submission))
+        if submission == "old":
+            raise OutputsNotStored("No raw outputs are stored for old: ask a maintainer to re-run it.")
+        return "raw-outputs-mine.jsonl", b'{"id": "c1", "response": "A"}\n'
+
+    def site(dev_user=None, space=False):
+        app = FastAPI(routes=outputs_api.routes(outputs, dataclasses.replace(settings(), dev_user=dev_user)))
+
+        def sign_in(request):  # what gradio.oauth's login callback stores
+            user, expires = request.query_params["user"], float(request.query_params.get("expires", 3600))
+            request.session["oauth_info"] = {"expires_at": int(time.time() + expires),
+                                             "userinfo": {"preferred_username": user}}
+            return Response()
+
+        if space:
+            app.router.routes.append(Route("/sign-in", sign_in))
+            app.add_middleware(SessionMiddleware, secret_key="k")
+        return TestClient(app)
+
+    def status(client, submission, **signed_in):
+        client.cookies.clear()
+        if signed_in:
+            client.get("/sign-in", params=signed_in)
+        return client.get(f"{downloads.OUTPUTS_PATH}/{submission}")
+
+    space = site(space=True)
+    mine = status(space, "mine", user=OWNER)
+    assert mine.status_code == 200 and mine.content == b'{"id": "c1", "response": "A"}\n'
+    assert mine.headers["content-disposition"] == 'attachment; filename="raw-outputs-mine.jsonl"'
+    assert status(space, "mine").status_code == 401  # no session
+    assert status(space, "mine", user=OWNER, expires=-60).status_code == 401  # signed in, but long ago
+    assert status(space, "mine", user=OTHER).status_code == 403
+    assert status(space, "made-up", user=OTHER).json() == {"error": downloads.NOT_YOURS.format(id="made-up")}
+    assert status(space, "old", user=OWNER).status_code == 404
+    assert status(space, "broken", user=OWNER).status_code == 503
+    # off a Space: no session at all, the development user for every request
+    assert status(site(dev_user=OWNER), "mine").status_code == 200
+    assert status(site(dev_user=OTHER), "mine").status_code == 403
+    assert status(site(), "mine").json() == {"error": downloads.SIGN_IN}
 
 
 def test_records_use_the_tables_types():
@@ -432,6 +547,26 @@ def test_records_use_the_tables_types():
     again = exports.read_json(exports.encode_json(header, body))[1]
     assert again.equals(flat) and again.schema.field("exact.overall").type == pa.float64()
     assert again.schema.field("revision").type == pa.null()
+
+
+def test_rows_come_by_rank_with_the_leaderboards_rank_and_band():
+    """Intervals decide the ranks and bands as on the site; a row off the reference protocol
+    keeps a null rank and comes after the ranked ones, however high its score."""
+    def row(name, score, half, status="reference"):
+        return {"id": name, "model": name.upper(), "kind": "model", "source": "verified", "suite_id": "s-1",
+                "judge_id": "j", "average": score, "exact.overall": score, "exact.overall_ci_low": score - half,
+                "exact.overall_ci_high": score + half, "exact.n_calls": 22.0, "exact.n_answered": 22.0,
+                "protocol_status": status,
+                "scores_json": json.dumps({"exact": {"overall": score}})}
+    rows = [row("a", 40.0, 1.0), row("b", 80.0, 1.0), row("c", 79.5, 1.5), row("d", 90.0, 1.0, "differs"),
+            row("e", 60.0, 0.0)]
+    table = aggregate._tidy(aggregate._arrow(rows))
+    header, body, flat = exports.build(table, "s-1", 10, None)
+    records = json.loads(exports.encode_json(header, body))["results"]
+    assert [(r["id"], r["rank"], r["band"]) for r in records] == [
+        ("b", 1, 1), ("c", 1, 1), ("e", 3, 2), ("a", 4, 3), ("d", None, None)]
+    assert records[0]["counts"] == {"exact": {"calls": 22, "answered": 22}}
+    check_standing(flat.to_pandas(), table.to_pandas(), "s-1")
 
 
 def test_exports_that_cannot_be_built_never_hold_the_leaderboard_back(deployment, monkeypatch):

@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "evaluator.errors", "submissions.errors", "leaderboard.errors", "worker.errors",
         "evaluator.runners.errors",
         "evaluator.records", "evaluator.prompts", "evaluator.polling",
+        "evaluator.shards",  # where a store keeps one file per submission
         "submissions.requests",
     ]),
     ("domain", [
@@ -79,10 +80,13 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("stores", [
         "submissions.queue", "submissions.request_files", "submissions.stores", "submissions.stores.*",
         "submissions.quotas", "submissions.validation", "submissions.suites", "submissions.submit",
+        "submissions.near_duplicates",
         # The published table's format: written by the worker, read by the site.
         "leaderboard.aggregate", "leaderboard.disclosure", "leaderboard.protocol_card",
         "leaderboard.markup", "leaderboard.table_format",
         "leaderboard.exports",  # the open exports: written with the table, in the same step
+        "leaderboard.ranking", "leaderboard.bands",  # ranks and bands: the Leaderboard's and the exports'
+        "leaderboard.number_format",  # how a number is written, on the site and in its exports
     ]),
     ("worker", [
         "worker", "worker.*", "worker_app",

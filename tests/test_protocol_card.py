@@ -27,6 +27,7 @@ from evaluator.result import Result
 from evaluator.scoring import make_result, score_responses
 from leaderboard import aggregate, protocol_card, views
 from leaderboard.tabs import protocol as protocol_tab
+from submissions.requests import request_log_path
 
 CARD_FIELDS = ("source", "verified", "suite_id", "code_version", "frames", "frame_sampling", "frame_times_sha256",
                "prompts_sha256", "prompt_templates", "resolution", "decoder", "backend", "backend_version", "dtype",
@@ -74,7 +75,7 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
     ran = Worker(stores, settings, worker_id="w").run_once()
     assert ran.status == Status.FINISHED, ran.failure
 
-    published = json.loads(stores.results.read(f"{request.id}.json").data)  # the public result file
+    published = json.loads(stores.results.read(aggregate.result_path(request.id)).data)  # the public result file
     card = ProtocolCard.model_validate(published["protocol"])
     for name in CARD_FIELDS:
         assert getattr(card, name) not in (None, "", {}), f"the card's {name} is empty"
@@ -114,7 +115,7 @@ def test_a_model_id_run_on_a_tiny_model_records_a_card_with_every_field(deployme
                   "videommmu: 2 (10-64; one count for every call (frames))", "videosimpleqa: 3 runs, overall per run",
                   "Where our reference protocol differs from the papers'", "Video SimpleQA, judge: paper o3"):
         assert value in shown
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
+    log = stores.private.read(request_log_path(request.id)).data.decode()
     assert f"protocol {card.hash}: differs from the suite's reference in frames, prompts, generation" in log
 
 

@@ -325,9 +325,9 @@ def test_results_scored_under_the_older_reference_are_marked_and_baselines_resco
     stores = Stores.local(tmp_path / "home")
     suite_id = first_start(stores)
     name = baseline_id("random", suite_id)
-    old = json.loads(stores.results.read(f"{name}.json").data)
+    old = json.loads(stores.results.read(aggregate.result_path(name)).data)
     old["protocol"]["schema_version"] = 1  # as written before the papers' protocols were followed
-    stores.results.write(f"{name}.json", json.dumps(old).encode())
+    stores.results.write(aggregate.result_path(name), json.dumps(old).encode())
     table = aggregate.rebuild(stores.results).set_index("id")
     assert table.loc[name, "protocol_status"] == protocol_card.DIFFERS
     assert table.loc[name, "protocol_deviations"] == protocol_card.OLDER

@@ -21,10 +21,11 @@ from evaluator.result import Result
 from evaluator.runners import model as model_module
 from evaluator.runners.model import ModelRunner, RunnerSettings
 from worker.loop import Worker
-from leaderboard.aggregate import TABLE_PATH, load_table
+from leaderboard import aggregate
+from leaderboard.aggregate import TABLE_PATH, is_result_file, load_table
 from space_config.settings import get_settings
 from submissions.queue import Queue
-from submissions.requests import Reason, Request, Status
+from submissions.requests import Reason, Request, Status, request_log_path
 from submissions.stores import Stores
 from submissions.submit import read_calls
 from worker.suites import first_start
@@ -89,7 +90,8 @@ def tiny_vlm(request, tmp_path_factory):
 
 
 def result_files(stores) -> list[str]:
-    return [p for p in stores.results.list() if p.endswith(".json") and "/" not in p]
+    """The names of the public result files (`<id>.json`, in their shard folders)."""
+    return [p.rsplit("/", 1)[-1] for p in stores.results.list() if is_result_file(p)]
 
 
 # -- the whole way, with a real model -------------------------------------------------------
@@ -102,7 +104,7 @@ def test_model_request_is_run_scored_and_published(deployment, tiny_vlm):
     ran = Worker(stores, settings(), worker_id="gpu-1").run_once()
 
     assert ran.id == request.id and ran.status == Status.FINISHED, ran.failure
-    result = Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
+    result = Result.model_validate_json(stores.results.read(aggregate.result_path(request.id)).data)
     assert set(result.scores) == {"expvid", "causalstep", "exact", "videommmu", "videosimpleqa"}
     assert result.scores["videosimpleqa"]["subqa"]  # the hidden sub-questions were asked and scored
     runner = result.runner
@@ -130,7 +132,7 @@ def test_model_request_is_run_scored_and_published(deployment, tiny_vlm):
                  and not stage.startswith("scor")]
     assert answering and all(total == answering[0][1] for _, total in answering)
     assert [d for d, _ in answering] == sorted(d for d, _ in answering) and answering[-1][0] == answering[0][1]
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
+    log = stores.private.read(request_log_path(request.id)).data.decode()
     assert "runner transformers answered" in log and "finished" in log
     # the model's answers to the public calls are kept for its submitter (evaluator/raw_outputs.py)
     calls = read_calls(stores.suite, suite_id)

@@ -20,14 +20,15 @@ import re
 import pytest
 from site_server import (
     NO_BROWSER,
+    SiteServer,
     VIEWPORT,
     WAIT_MS,
-    SiteServer,
     cells,
     chromium_path,
     clean_artifacts,
     launch_chromium,
     model_cell,
+    open_leaderboard,
     open_tab,
     overflow_px,
     rows,
@@ -80,16 +81,19 @@ def page(browser, site):
     opened = context.new_page()
     opened.set_default_timeout(WAIT_MS)
     opened.goto(site.url)
-    cells(opened, "leaderboard-table").first.wait_for()
+    open_leaderboard(opened)
     yield opened
     context.close()
 
 
 def reported_models() -> list[str]:
-    """The model names of the paper-reported pseudo-suite, read from the data files."""
+    """The model names of the paper-reported pseudo-suite with an overall score, read from the
+    data files (a paper's row without one is shown under By level only)."""
+    from leaderboard import views
     from leaderboard.reported import reported_rows
 
-    return [str(r["model"]) for r in reported_rows(REPORTED_SUITE)]
+    return [str(r["model"]) for r in reported_rows(REPORTED_SUITE)
+            if any(r.get(f"{b}.overall") is not None for b in views.BENCHMARKS)]
 
 
 # -- the tests ----------------------------------------------------------------------------------------------
@@ -119,7 +123,7 @@ def test_the_default_table_fits_1280_px_with_intervals_in_the_cells(browser, sit
     page.goto(site.url)
     for suite in (REPORTED_SUITE, site.suite_id()):
         show_suite(page, suite)
-        cells(page, "leaderboard-table").first.wait_for()
+        open_leaderboard(page)
         page.wait_for_timeout(500)  # column widths are applied with the rows
         assert overflow_px(page) <= 0, f"the {suite} table scrolls sideways at 1280 px"
     # a score cell reads "score ±half-interval"; both demo baselines' intervals overlap: both rank 1
@@ -185,11 +189,68 @@ def check_tab(page: Page, name: str, screenshots) -> None:
     elif name == "Queue":
         expect(page.locator("#queue-table")).to_be_visible()
         expect(page.locator("#my-submissions")).to_be_visible()
-    elif name == "About":
-        expect(page.locator("#tab-about")).to_contain_text("hidden")
+    elif name == "About":  # it opens on the overview of its pages (each page: the test below)
+        expect(page.locator("#about-overview")).to_contain_text("Hidden answers")
     elif name == "Citation":
         expect(page.locator("#citations")).to_contain_text("@")
     page.screenshot(path=str(screenshots / f"{slug(name)}.png"), full_page=True)
+
+
+ABOUT_PAGES = {  # the About tab's sub-tabs: (its Markdown's elem_id, a line of its text)
+    "Protocol": ("about-protocol", "How every score is computed"),
+    "Judges": ("about-judges", "How free-text answers are judged"),
+    "Hidden answers": ("about-hidden", "How the answers stay hidden"),
+    "Comparing rows": ("about-compare", "Rank bands"),
+    "Exports": ("about-exports", "Open exports"),
+    "No-video & cost": ("about-no-video-cost", "the blind pass"),
+    "FAQ": ("about-faq", "How do I submit?"),
+}
+
+
+def open_site_tab(page: Page, name: str) -> None:
+    """open_tab, also on a phone, where the site's tabs that do not fit are behind a menu."""
+    page.get_by_role("tab").first.wait_for()  # the page is drawn
+    if not page.get_by_role("tab", name=name, exact=True).is_visible():
+        page.get_by_role("button", name="More tabs").first.click()
+        page.locator(".overflow-dropdown button", has_text=name).first.click()
+    open_tab(page, name)
+
+
+def test_the_about_tab_lists_its_pages_and_each_opens_its_text(browser, site, screenshots):
+    for name, viewport in (("1280", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(site.url)
+        open_site_tab(page, "About")
+        for label in ABOUT_PAGES:
+            expect(page.locator("#about-overview")).to_contain_text(label)
+            # the sub-tabs wrap onto more lines rather than hide behind a menu, even on a phone
+            expect(page.get_by_role("tab", name=label, exact=True)).to_be_visible()
+        page.screenshot(path=str(screenshots / f"about-{name}.png"))
+        for label, (elem_id, text) in ABOUT_PAGES.items():
+            open_tab(page, label)
+            expect(page.locator(f"#{elem_id}")).to_be_visible()
+            expect(page.locator(f"#{elem_id}")).to_contain_text(text)
+            expect(page.locator("#about-overview")).to_be_hidden()
+        check_protocol_contents(page, screenshots, name)
+        context.close()
+
+
+def check_protocol_contents(page: Page, screenshots, name: str) -> None:
+    """The Protocol page's contents: each link has its heading, and a click scrolls to it."""
+    open_tab(page, "Protocol")
+    links = page.locator("#about-protocol ul").first.get_by_role("link")
+    expect(links.first).to_be_visible()
+    hrefs = links.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert len(hrefs) >= 5 and all(h.startswith("#") for h in hrefs), hrefs
+    for href in hrefs:
+        expect(page.locator(f"#about-protocol [id='{href[1:]}']")).to_have_count(1)
+    page.screenshot(path=str(screenshots / f"about-protocol-{name}.png"))
+    heading = page.get_by_role("heading", name="Video-MMMU", exact=True)
+    expect(heading).not_to_be_in_viewport()
+    page.locator("#about-protocol").get_by_role("link", name="Video-MMMU", exact=True).click()
+    expect(heading).to_be_in_viewport()
 
 
 def test_suite_picker_switches_between_the_papers_rows_and_the_demo_suite(page, site):
@@ -200,6 +261,53 @@ def test_suite_picker_switches_between_the_papers_rows_and_the_demo_suite(page, 
     show_suite(page, REPORTED_SUITE)
     wait_rows(page, papers, what=f"the {papers} paper-reported rows")
     expect(page.locator("#leaderboard-table")).to_contain_text("📄 ExpVid paper")
+
+
+def one_decimal_expvid_score() -> tuple[str, float]:
+    """A paper row's ExpVid score printed with one decimal (52.8): the case where two tabs
+    could write it differently. (model, score)."""
+    from leaderboard.reported import reported_rows
+
+    found = [(str(r["model"]), r["expvid.overall"]) for r in reported_rows(REPORTED_SUITE)
+             if isinstance(r.get("expvid.overall"), float) and len(repr(r["expvid.overall"]).split(".")[1]) == 1]
+    assert found, "the ExpVid paper prints no score with one decimal"
+    return max(found, key=lambda pair: pair[1])  # the best such row: near the top of the ExpVid table
+
+
+def round_ticks(page: Page, elem_id: str) -> list[str]:
+    """The numbers written on a plot's axes, once drawn, each checked to be round: at most two
+    decimals ("11", "0.5", "20"), never Vega's padded "11.000000"."""
+    expect(page.locator(f"#{elem_id} svg text").first).to_be_attached()
+    texts = page.locator(f"#{elem_id} svg text").all_text_contents()
+    numbers = [t.strip() for t in texts if re.fullmatch(r"\s*-?[\d.,]+\s*", t)]
+    assert numbers, f"no axis labels in #{elem_id}"
+    assert all(re.fullmatch(r"-?\d+(\.\d{1,2})?", n) for n in numbers), (elem_id, numbers)
+    return numbers
+
+
+def test_a_score_reads_the_same_on_the_leaderboard_and_the_benchmarks_tab_and_plot_axes_are_round(page,
+                                                                                                    screenshots):
+    model, score = one_decimal_expvid_score()
+    written = f"{score:.2f}"  # "52.80": two decimals, as the Leaderboard has always shown scores
+    show_suite(page, REPORTED_SUITE)
+    search(page, model)
+    wait_rows(page, lambda n: n >= 1, what=f"{model}'s rows")
+    exact = re.compile(rf"^\s*{re.escape(written)}\s*$")
+    expect(cells(page, "leaderboard-table").filter(has_text=exact).first).to_be_visible()
+    open_tab(page, "Benchmarks")
+    open_tab(page, "ExpVid")
+    wait_rows(page, lambda n: n >= 3, "bench-expvid", "the ExpVid paper's rows")
+    expect(cells(page, "bench-expvid").filter(has_text=exact).first).to_be_visible()
+    shown = [t.strip() for t in cells(page, "bench-expvid").all_inner_texts()]
+    assert f"{score:g}" not in shown, f"{score:g} is written without its second decimal"
+    # every number the drawn rows show is a score with two decimals or a whole count
+    assert all(re.fullmatch(r"\d+(\.\d\d)?", t) for t in shown if re.fullmatch(r"[\d.]+", t)), shown
+    page.screenshot(path=str(screenshots / "benchmarks-two-decimals.png"), full_page=True)
+
+    open_tab(page, "Plots")
+    for plot in ("level-profile", "score-vs-params"):
+        round_ticks(page, plot)
+    page.screenshot(path=str(screenshots / "plots-axes.png"), full_page=True)
 
 
 def test_search_narrows_the_rows(page):
@@ -228,9 +336,11 @@ def test_source_and_type_filters_change_the_rows(page):
     # the papers' human and random baselines are types of their own
     tick(page, "filter-type", "human", False)
     tick(page, "filter-type", "random", False)
+    from leaderboard import views
     from leaderboard.reported import reported_rows
 
-    people_or_chance = sum(r["row_kind"] in ("human", "random") for r in reported_rows(REPORTED_SUITE))
+    people_or_chance = sum(r["row_kind"] in ("human", "random") for r in reported_rows(REPORTED_SUITE)
+                           if any(r.get(f"{b}.overall") is not None for b in views.BENCHMARKS))
     wait_rows(page, total - people_or_chance, what=f"{total - people_or_chance} rows without human/random rows")
 
 
@@ -257,6 +367,7 @@ def test_an_uploaded_prediction_file_reaches_the_leaderboard(page, tmp_path, sit
     status = page.locator("#submit-status")
     expect(status).to_contain_text("ready to submit")  # checked at once, before anything counts
     page.locator("#submit-name textarea").fill(model)
+    page.locator("#submit-params textarea").fill("11")
     page.locator("#submit-button").click()
     expect(status).to_contain_text("Submitted")
     submission = re.search(r"\b([0-9]{8}T[0-9]{6}-[0-9a-f]{10})\b", status.inner_text())
@@ -288,3 +399,8 @@ def test_an_uploaded_prediction_file_reaches_the_leaderboard(page, tmp_path, sit
     status_cell = finished.filter(has_text="FINISHED").first
     assert status_cell.evaluate("e => e.getBoundingClientRect().height") < 40, "the status wraps"
     page.screenshot(path=str(screenshots / "queue-after-submit.png"), full_page=True)
+    # it states 11 B parameters: the one point against size, on an axis of round ticks (a lone
+    # point once made a one-value axis that Vega wrote "11.000000")
+    open_tab(page, "Plots")
+    assert "11" in round_ticks(page, "score-vs-params")
+    page.screenshot(path=str(screenshots / "plots-one-point.png"), full_page=True)

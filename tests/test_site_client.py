@@ -25,6 +25,9 @@ from gradio_client import Client, handle_file
 from site_server import DEV_USER, SiteServer, wait_until, write_baseline_predictions
 from test_no_leaks import contains_any, secrets
 
+from evaluator.shards import shard
+from submissions.requests import request_log_path
+
 MODEL = "Client Test Model"
 SCORED_TIMEOUT = 240.0  # submit -> FINISHED by the embedded worker (a bound on waiting)
 # Endpoints the site cannot work without; any other endpoint is swept all the same.
@@ -65,7 +68,7 @@ class Submitted:
 
     def private_texts(self) -> list[str]:
         """Texts only the submitter may see: each log line and where its files are stored."""
-        return [*self.log_lines, f"logs/{self.id}.log", f"predictions/{self.id}.jsonl"]
+        return [*self.log_lines, request_log_path(self.id), f"predictions/{shard(self.id)}/{self.id}.jsonl"]
 
 
 def strings(value) -> list[str]:
@@ -202,7 +205,7 @@ def submitted(home, tmp_path_factory) -> Submitted:
             return as_text(view) + as_text(client.predict(submission, api_name="/my_log"))  # the log, on demand
 
         owner_view = wait_until(f"submission {submission} to be FINISHED", finished, SCORED_TIMEOUT, interval=1.0)
-    log = home / "private" / "logs" / f"{submission}.log"
+    log = home / "private" / request_log_path(submission)
     lines = [line.strip() for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
     return Submitted(submission, lines, owner_view)
 
@@ -274,8 +277,8 @@ def test_a_signed_out_upload_check_names_the_line_and_no_answer(anonymous, files
 
 def test_files_behind_the_site_are_not_served(anonymous, submitted, home):
     suite_id = next(p.name for p in (home / "answers").iterdir() if p.name.startswith("demo-"))
-    private_files = [home / "answers" / suite_id / "answers.json", home / "private" / "logs" / f"{submitted.id}.log",
-                     home / "private" / "predictions" / f"{submitted.id}.jsonl"]
+    private_files = [home / "answers" / suite_id / "answers.json", home / "private" / request_log_path(submitted.id),
+                     home / "private" / "predictions" / shard(submitted.id) / f"{submitted.id}.jsonl"]
     for path in private_files:
         assert path.is_file()  # they exist; the site must still not hand them out
         for route in ("gradio_api/file=", "file="):
@@ -316,14 +319,9 @@ def test_parallel_submits_through_the_api_respect_the_pending_cap(tmp_path_facto
     env = {"LEADERBOARD_QUOTA_PENDING": "2", "LEADERBOARD_EMBEDDED_WORKER": "0"}
     with SiteServer(home, env=env) as site:
         folder = tmp_path_factory.mktemp("racing-files")
-        paths = [write_baseline_predictions(home, folder / f"{name}.jsonl", name=name)
-                 for name in ("random", "first-option")]
-        # more different files: the random baseline's file with one more line dropped each time
-        lines = paths[0].read_text().splitlines(keepends=True)
-        for k in range(1, 7):
-            extra = folder / f"random-minus-{k}.jsonl"
-            extra.write_text("".join(lines[k:]))
-            paths.append(extra)
+        # different files (not near-duplicates of each other): two baselines, the random one with 7 seeds
+        paths = [write_baseline_predictions(home, folder / f"{name}-{seed}.jsonl", name=name, seed=seed)
+                 for name, seed in [("first-option", 0), *(("random", s) for s in range(7))]][:8]
 
         def send(path: Path) -> str:
             client = Client(site.url, verbose=False)

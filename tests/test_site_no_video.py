@@ -18,13 +18,13 @@ import pytest
 from site_server import (
     ARTIFACTS,
     NO_BROWSER,
+    SiteServer,
     VIEWPORT,
     WAIT_MS,
-    SiteServer,
-    cells,
     chromium_path,
     demo_suite_id,
     launch_chromium,
+    open_leaderboard,
     open_tab,
     prepare_home,
     show_suite,
@@ -38,6 +38,7 @@ if chromium_path() is None:
 
 from playwright.sync_api import expect, sync_playwright
 
+from leaderboard import aggregate
 from leaderboard import run_columns as rc
 from leaderboard import views
 
@@ -65,7 +66,7 @@ def run_blind(home, model_path):
             base.worker, backend="transformers", max_new_tokens=3, blind_pass=True))
         ran = Worker(stores, settings, worker_id="gpu-test").run_once()
         assert ran.status == Status.FINISHED, ran.failure
-        return Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
+        return Result.model_validate_json(stores.results.read(aggregate.result_path(request.id)).data)
     finally:
         for key, value in saved.items():
             os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
@@ -92,7 +93,7 @@ def page(site):
         opened = context.new_page()
         opened.set_default_timeout(WAIT_MS)
         opened.goto(server.url)
-        cells(opened, "leaderboard-table").first.wait_for()
+        open_leaderboard(opened)
         yield opened
         browser.close()
 
@@ -157,6 +158,7 @@ def test_no_video_and_cost_columns_appear_when_chosen(page, site):
 
 def test_the_about_tab_explains_the_no_video_score_and_the_cost(page):
     open_tab(page, "About")
+    open_tab(page, "No-video & cost")  # the About tab's page of docs/no_video_and_cost.md
     about = page.locator("#about-no-video-cost")
     expect(about).to_contain_text("black frame of the same size")
     expect(about).to_contain_text("time to first token")

@@ -78,9 +78,19 @@ def test_a_page_past_the_end_or_garbage_is_clamped(handlers, suite):
         assert page(handlers, suite, wrong)[2] == 1
 
 
-def test_the_first_page_call_resets_to_page_one(handlers, suite):
-    table, text, number = handlers.first_page(suite, "", *ALL, list(views.DEFAULT_COLUMNS))
-    assert number == 1 and len(table["value"]["data"]) == paging.PAGE_ROWS and "page 1 of 3" in text
+def test_a_changed_view_starts_again_at_page_one(handlers, suite):
+    """The table callback keeps the page asked for while the view stays the same, and goes
+    back to page 1 when a filter, the search, the columns or the suite change."""
+    columns = list(views.DEFAULT_COLUMNS)
+    table, text, number, key = handlers.table(suite, "", *ALL, columns, None, 2, None)
+    assert number == 1 and "page 1 of 3" in text  # first call: no view shown yet
+    table, text, number, same = handlers.table(suite, "", *ALL, columns, None, 2, key)
+    assert "page 2 of 3" in text and same == key
+    assert number == {"__type__": "update"}  # the box already says 2: left alone (a number typed meanwhile stays)
+    table, text, number, key = handlers.table(suite, "", *ALL, columns, None, 3, key)
+    assert "page 3 of 3" in text and len(table["value"]["data"]) < paging.PAGE_ROWS
+    table, text, number, other = handlers.table(suite, "", *ALL, columns[:-1], None, 3, key)
+    assert number == 1 and other != key and len(table["value"]["data"]) == paging.PAGE_ROWS
 
 
 def test_search_finds_a_row_that_is_not_on_the_first_page(handlers, suite):

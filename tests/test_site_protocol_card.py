@@ -15,13 +15,14 @@ import pytest
 from site_server import (
     ARTIFACTS,
     NO_BROWSER,
+    SiteServer,
     VIEWPORT,
     WAIT_MS,
-    SiteServer,
-    cells,
     chromium_path,
     launch_chromium,
     model_cell,
+    open_filters,
+    open_leaderboard,
     open_tab,
     prepare_home,
     show_suite,
@@ -83,7 +84,7 @@ def page(site):
         opened = context.new_page()
         opened.set_default_timeout(WAIT_MS)
         opened.goto(site.url)
-        cells(opened, "leaderboard-table").first.wait_for()
+        open_leaderboard(opened)
         yield opened
         browser.close()
 
@@ -95,6 +96,7 @@ def test_every_row_shows_by_default_marked_and_the_filter_keeps_the_reference(pa
     expect(model_cell(page, "? protocol unknown")).to_be_visible()
     expect(model_cell(page, "✓ reference").first).to_be_visible()
 
+    open_filters(page)
     page.locator("#filter-protocol input[type=radio][value=reference]").click()
     wait_rows(page, 2, what="the two baselines (the reference protocol)")
     expect(model_cell(page, "Other Restart")).to_have_count(0)
@@ -123,6 +125,7 @@ def test_a_click_on_a_row_opens_its_protocol_card(page, site):
 
 def test_the_about_tab_describes_the_card_and_the_filter(page):
     open_tab(page, "About")
+    open_tab(page, "Protocol")  # the About tab's page of docs/protocol.md
     about = page.locator("#about-protocol")
     expect(about).to_contain_text("Protocol card")
     expect(about).to_contain_text("reference protocol")

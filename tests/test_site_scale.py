@@ -15,15 +15,15 @@ import pytest
 from site_server import (
     MODEL_FAMILIES,
     NO_BROWSER,
+    SiteServer,
     VIEWPORT,
     WAIT_MS,
-    SiteServer,
-    cells,
     chromium_path,
     clean_artifacts,
     demo_suite_id,
     launch_chromium,
     model_cell,
+    open_leaderboard,
     prepare_home,
     rows,
     scale_model_name,
@@ -65,7 +65,7 @@ def page(site):
         opened = context.new_page()
         opened.set_default_timeout(WAIT_MS)
         opened.goto(site.url)
-        cells(opened, "leaderboard-table").first.wait_for(timeout=LOAD_WAIT_MS)
+        open_leaderboard(opened, LOAD_WAIT_MS)
         show_suite(opened, demo_suite_id(site.home))  # the page opens on the papers' rows
         yield opened
         browser.close()

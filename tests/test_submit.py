@@ -16,6 +16,7 @@ from test_validation import SHA, TAG_SHA, FakeHub, model_payload
 
 from evaluator.baselines import predictions
 from evaluator.predictions import write_predictions
+from evaluator.shards import shard
 from space_config.settings import Quotas, get_settings
 from submissions.errors import ConflictError, NotFoundError, Refused, SubmissionUnconfirmed, TransientStoreError
 from submissions.queue import Queue
@@ -280,7 +281,7 @@ def test_predictions_submitted_end_to_end(stores, settings, demo_suite, tmp_path
     assert Queue(stores.requests).get(request.id) == request
     assert (request.kind, request.status, request.submitter, request.model, request.suite_id) == \
         ("predictions", Status.PENDING, "alice", "My VideoLM", suite_id)
-    assert request.predictions_path == f"predictions/{request.id}.jsonl"
+    assert request.predictions_path == f"predictions/{shard(request.id)}/{request.id}.jsonl"
     stored = stores.private.read(request.predictions_path).data
     assert stored == path.read_bytes()
     assert request.predictions_sha256 == hashlib.sha256(stored).hexdigest()

@@ -15,7 +15,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from site_server import ROOT, NO_BROWSER, WAIT_MS, SiteServer, chromium_path, launch_chromium, open_tab, prepare_home
+from site_server import (
+    NO_BROWSER,
+    ROOT,
+    WAIT_MS,
+    SiteServer,
+    chromium_path,
+    launch_chromium,
+    open_leaderboard,
+    open_tab,
+    prepare_home,
+)
 
 from evaluator.benchmarks import BENCHMARKS
 from evaluator.benchmarks.common import Secret
@@ -156,8 +166,8 @@ def test_every_view_opens_on_a_benchmark_the_suite_holds(handlers, official):
     assert rank.value.startswith("Video-MMMU") and level.columns[3] == rank.value
     assert not [c for c in level.columns if c.startswith(("ExpVid", "CausalStep"))]  # only the suite's own levels
     assert handlers.first_benchmark_tab(official).selected == "bench-exact"
-    shaped, _, _ = handlers.first_page(official, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
-                                       views.DEFAULT_COLUMNS)
+    shaped, _, _, _ = handlers.table(official, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                                     views.DEFAULT_COLUMNS)
     headers = list(shaped["value"]["headers"])
     assert not [c for c in headers if c.startswith(("ExpVid", "CausalStep"))]
     assert "ExAct" in headers and "Video SimpleQA" in headers
@@ -186,7 +196,8 @@ def test_a_file_for_the_official_suite_is_accepted_on_its_page(site, home, offic
         page = browser.new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(site.url)
-        # an official suite exists: the site opens on it, and Submit targets it
+        # an official suite exists: the Leaderboard opens on it, and Submit targets it
+        open_leaderboard(page)
         expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(official)
         open_tab(page, "Submit")
         expect(page.locator("#submit-suite")).to_contain_text(official)

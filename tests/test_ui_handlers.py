@@ -435,6 +435,24 @@ def test_the_about_tab_states_the_bucket_minimum_and_why(stores, settings, sourc
     assert "LEADERBOARD_MIN_BUCKET_ITEMS" in protocol and "use every item" in protocol
 
 
+def test_the_about_tab_is_an_overview_and_one_sub_tab_a_page(stores, settings, source):
+    from leaderboard.tabs import about
+
+    demo = build_ui(stores, settings, source)
+    pages = {b.label: [c.elem_id for c in b.children] for b in demo.blocks.values()
+             if isinstance(b, gr.Tab) and (b.elem_id or "").startswith("about-page-")}
+    assert pages == {"Overview": ["about-overview"], "Protocol": ["about-protocol"],
+                     "Judges": ["about-judge", "about-judges"], "Hidden answers": ["about-hidden", "about-buckets"],
+                     "Comparing rows": ["about-compare"], "Exports": ["about-exports"],
+                     "No-video & cost": ["about-no-video-cost"], "FAQ": ["about-faq"]}
+    texts = {block.elem_id: block.value for block in demo.blocks.values() if isinstance(block, gr.Markdown)}
+    assert all(f"**{label}**" in texts["about-overview"] for label in pages if label != "Overview")
+    # the protocol page opens with links to its sections; the text itself is the file's, whole
+    assert "- [Everywhere](#h-everywhere)" in texts["about-protocol"]
+    assert "- [Each benchmark's reference protocol](#h-each-benchmarks-reference-protocol)" in texts["about-protocol"]
+    assert all(line in texts["about-protocol"] for line in about.PROTOCOL_PATH.read_text().splitlines())
+
+
 def test_the_about_tab_shows_the_judges_and_the_judges_page(stores, settings, source):
     judges = dataclasses.replace(settings.judges, by_benchmark={"videosimpleqa": "hf:Qwen/Qwen2.5-72B-Instruct"})
     demo = build_ui(stores, dataclasses.replace(settings, judges=judges), source)

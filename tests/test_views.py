@@ -179,7 +179,8 @@ def test_a_score_cell_shows_its_interval_and_scores_stay_numbers(board):
     partial = shown.index[shown[views.MODEL] == "Only ExAct"][0]
     assert np.isnan(shown.loc[partial, "ExpVid"]) and text.loc[partial, "ExpVid"] is None
     bounds = views.leaderboard_view(board, [*views.DEFAULT_COLUMNS, "ExpVid 95% CI"])
-    assert bounds.loc[at, "ExpVid 95% CI"] == f"[{source['expvid.overall_ci_low']}, {source['expvid.overall_ci_high']}]"
+    assert bounds.loc[at, "ExpVid 95% CI"] == \
+        f"[{source['expvid.overall_ci_low']:.2f}, {source['expvid.overall_ci_high']:.2f}]"  # two decimals, as scores
 
 
 def test_equal_scores_share_a_rank_and_overlapping_intervals_tie_with_the_leader():

@@ -26,13 +26,14 @@ from evaluator.result import Result
 from evaluator.runners import UNAVAILABLE_MESSAGE
 from evaluator.scoring import score_file
 from worker.loop import Worker, start_in_process
+from worker.publish import staged_result_path
 from worker.run import INTERNAL_MESSAGE
-from leaderboard import disclosure
-from leaderboard.aggregate import TABLE_PATH, load_table, rebuild
+from leaderboard import aggregate, disclosure
+from leaderboard.aggregate import TABLE_PATH, is_result_file, load_table, rebuild
 from space_config.settings import Quotas, get_settings
 from submissions.errors import LeaseLost, TransientStoreError
 from submissions.queue import Queue
-from submissions.requests import Reason, Request, Status, utcnow
+from submissions.requests import Reason, Request, Status, request_log_path, utcnow
 from submissions.stores import LocalStore, RetryingStore, Stores
 from submissions.submit import Identity, submit_predictions
 
@@ -77,7 +78,8 @@ def submit(stores, settings, suite, tmp_path: Path, seed: int, user: str = "alic
 
 
 def result_files(stores) -> list[str]:
-    return [p for p in stores.results.list() if p.endswith(".json") and "/" not in p]
+    """The names of the public result files (`<id>.json`, in their shard folders)."""
+    return [p.rsplit("/", 1)[-1] for p in stores.results.list() if is_result_file(p)]
 
 
 def claims(request: Request) -> list[str]:
@@ -121,10 +123,10 @@ def test_prediction_file_goes_from_submit_to_a_table_row(deployment, tmp_path, d
     ran = Worker(stores, settings, worker_id="w1").run_once()
 
     assert ran.id == request.id and ran.status == Status.FINISHED, ran.failure
-    assert ran.runs == 1 and ran.worker_id == "w1" and ran.result_path == f"{request.id}.json"
+    assert ran.runs == 1 and ran.worker_id == "w1" and ran.result_path == aggregate.result_path(request.id)
     assert ran.progress.total == len(suite.calls) and ran.progress.done == ran.progress.total
     # the result file, keyed by the submission id, says what was evaluated
-    result = Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
+    result = Result.model_validate_json(stores.results.read(aggregate.result_path(request.id)).data)
     assert result.submission["id"] == request.id and result.submission["submitter"] == "alice"
     assert result.submission["file_sha256"] == request.predictions_sha256
     # the numbers are the core's, exactly as scoring the whole file at once gives them
@@ -138,7 +140,7 @@ def test_prediction_file_goes_from_submit_to_a_table_row(deployment, tmp_path, d
     assert result.scores == disclosure.public(direct, settings.min_bucket_items).scores != direct.scores
     assert result.scores["videosimpleqa"]["by_hop"]["4"] is None
     assert result.scores["videosimpleqa"]["suppressed"]["by_hop"]["4"] == 1
-    staged = Result.model_validate_json(stores.private.read(f"results/{request.id}.json").data)
+    staged = Result.model_validate_json(stores.private.read(staged_result_path(request.id)).data)
     assert staged.scores == direct.scores and staged.min_bucket_items is None
     # one row in the table the site reads, with every benchmark's headline
     table = load_table(stores.results)
@@ -147,8 +149,8 @@ def test_prediction_file_goes_from_submit_to_a_table_row(deployment, tmp_path, d
         assert table[f"{name}.overall"].iloc[0] == metrics["overall"]
     assert table["submitter"].iloc[0] == "alice" and table["model"].iloc[0] == "random seed 1"
     # the private log tells the story
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
-    assert ran.log_path == f"logs/{request.id}.log"
+    log = stores.private.read(request_log_path(request.id)).data.decode()
+    assert ran.log_path == request_log_path(request.id)
     for stage in ("claimed", "downloaded", "scored expvid", "scored videosimpleqa", "updated leaderboard.parquet",
                   "finished"):
         assert stage in log
@@ -281,7 +283,7 @@ def test_crash_drill_a_killed_once_worker_is_finished_by_the_next(deployment, tm
     stores, suite = deployment
     first, *others = [submit(stores, make_settings(), suite, tmp_path, seed=s) for s in (11, 12, 13)]
     queue = Queue(stores.requests)
-    log_path = f"logs/{first.id}.log"
+    log_path = request_log_path(first.id)
 
     with PublicState(stores) as reader:
         a = start_worker(home, "A", "--once", LEADERBOARD_WORKER_HOLD_SECONDS="60", LEADERBOARD_LEASE_SECONDS="3")
@@ -317,7 +319,7 @@ def test_crash_drill_a_worker_killed_before_publishing(deployment, tmp_path, hom
     with PublicState(stores) as reader:
         a = start_worker(home, "A", "--once", LEADERBOARD_WORKER_HOLD_PUBLISH_SECONDS="60")
         try:
-            wait_for(lambda: (found := stores.private.read(f"logs/{request.id}.log"))
+            wait_for(lambda: (found := stores.private.read(request_log_path(request.id)))
                      and b"before publishing" in found.data, "worker A to finish and hold before publishing")
             kill(a)
         finally:
@@ -377,13 +379,13 @@ def with_results(stores, results) -> Stores:
 def test_failed_uploads_are_retried_and_nothing_is_duplicated(deployment, tmp_path, home):
     stores, suite = deployment
     request = submit(stores, make_settings(), suite, tmp_path, seed=4)
-    flaky = FlakyStore(LocalStore(home / "results", "results"), [f"{request.id}.json", TABLE_PATH], times=2)
+    flaky = FlakyStore(LocalStore(home / "results", "results"), [aggregate.result_path(request.id), TABLE_PATH], times=2)
     stores = with_results(stores, RetryingStore(flaky, attempts=5, base_delay=0.001))
 
     ran = Worker(stores, make_settings()).run_once()
 
     assert ran.status == Status.FINISHED and ran.runs == 1
-    assert flaky.failures == {f"{request.id}.json": 2, TABLE_PATH: 2}  # both uploads failed twice
+    assert flaky.failures == {aggregate.result_path(request.id): 2, TABLE_PATH: 2}  # both uploads failed twice
     assert result_files(stores) == [f"{request.id}.json"]
     assert list(load_table(stores.results)["id"]) == [request.id]
 
@@ -405,7 +407,7 @@ def test_publishing_that_keeps_failing_is_done_by_the_next_poll(deployment, tmp_
 
     assert ran.status == Status.FINISHED and ran.worker_id == "w1" and ran.runs == 1
     assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
-    assert f"publishing {request.id} failed" in stores.private.read(f"logs/{request.id}.log").data.decode()
+    assert f"publishing {request.id} failed" in stores.private.read(request_log_path(request.id)).data.decode()
     assert Worker(broken, make_settings(publish_grace_seconds=0)).publish_pending() == 0  # still refused: still nothing public
 
     assert Worker(stores, make_settings(publish_grace_seconds=3600), worker_id="w2").publish_pending() == 0
@@ -422,14 +424,14 @@ def test_a_result_that_cannot_be_staged_is_retried_later_not_finished(deployment
     stores, suite = deployment
     request = submit(stores, make_settings(), suite, tmp_path, seed=5)
     broken = dataclasses.replace(stores, private=RetryingStore(FlakyStore(
-        LocalStore(home / "private", "private"), [f"results/{request.id}.json"], times=float("inf")),
+        LocalStore(home / "private", "private"), [staged_result_path(request.id)], times=float("inf")),
         attempts=3, base_delay=0.001))
 
     ran = Worker(broken, make_settings(), worker_id="w1").run_once()
 
     assert ran.status == Status.RUNNING and ran.worker_id == "w1" and ran.runs == 0
     assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
-    assert "publishing failed" in stores.private.read(f"logs/{request.id}.log").data.decode()
+    assert "publishing failed" in stores.private.read(request_log_path(request.id)).data.decode()
 
     # the lease runs out (a clock an hour ahead), the request is retried and published once
     later = Queue(stores.requests, clock=lambda: utcnow() + timedelta(hours=1))
@@ -438,7 +440,7 @@ def test_a_result_that_cannot_be_staged_is_retried_later_not_finished(deployment
     assert again.status == Status.FINISHED and again.attempt == 1 and again.runs == 1
     assert result_files(stores) == [f"{request.id}.json"]
     assert list(load_table(stores.results)["id"]) == [request.id]
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
+    log = stores.private.read(request_log_path(request.id)).data.decode()
     assert "attempt 1 of" in log and "attempt 2 of" in log  # both attempts' lines are kept
 
 
@@ -526,7 +528,7 @@ def test_unexpected_errors_keep_details_private(deployment, tmp_path, monkeypatc
         assert ran.failure.message == INTERNAL_MESSAGE
     public = stores.requests.read(request.path).data.decode()
     assert "secret detail" not in public and "Traceback" not in public
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
+    log = stores.private.read(request_log_path(request.id)).data.decode()
     assert "Traceback" in log and type(error).__name__ in log
 
 
@@ -567,7 +569,7 @@ def test_cancel_while_running_stops_the_worker_and_publishes_nothing(deployment,
 
     assert outcome[0].status == Status.CANCELLED and outcome[0].runs == 0
     assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
-    log = stores.private.read(f"logs/{request.id}.log").data.decode()
+    log = stores.private.read(request_log_path(request.id)).data.decode()
     assert "stopped, nothing published" in log
 
 
@@ -635,7 +637,7 @@ def test_a_worker_grades_each_judged_benchmark_with_its_own_judge(deployment, tm
         asked = list(server.requests)
     assert ran.status == Status.FINISHED, ran.failure
     assert asked and {r["images"] for r in asked} == {2} and {r["auth"] for r in asked} == {"Bearer sk-w"}
-    result = Result.model_validate_json(stores.results.read(f"{request.id}.json").data)
+    result = Result.model_validate_json(stores.results.read(aggregate.result_path(request.id)).data)
     assert result.judge["by_benchmark"]["videosimpleqa"]["id"] == "openai:grader-1"
     assert result.judge["by_benchmark"]["expvid"]["id"] == "normalized-match@4"
     usage = result.judge_usage["videosimpleqa"]

@@ -26,11 +26,11 @@ One job, as `Worker.run_once` (loop.py) runs it:
                progress after each batch (and a blind pass: runners/blind.py); the model is released before scoring
     score      benchmark by benchmark, recording progress (calls done / total)
     publish    the result staged in the private store (with a model run's raw outputs,
-               outputs/<id>.jsonl: evaluator/raw_outputs.py), then FINISHED, then the public
-               result file <id>.json and its row in the one aggregated table
+               outputs/<h>/<h>/<id>.jsonl: evaluator/raw_outputs.py), then FINISHED, then the
+               public result file <h>/<h>/<id>.json and its row in the one aggregated table
                (leaderboard.parquet) and the suite's open exports in one step
                (leaderboard/exports.py); see `Publishing._publish` for why in
-               this order. The log (private: logs/<id>.log) is appended as the job
+               this order. The log (private: logs/<h>/<h>/<id>.log) is appended as the job
                runs, at every lease renewal, so a killed job keeps its lines.
     fail       FAILED with a reason code and a message the submitter can read:
                bad_predictions (the file's problems, by line), download (also a model or

@@ -10,8 +10,10 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from typing import TypeVar
 
-from submissions.errors import LeaseLost, StoreError
+from submissions.errors import LeaseLost, StoreError, TransientStoreError
 from submissions.requests import Progress, Reason, Request
 from worker.errors import JobStopped
 from worker.joblog import JobLog
@@ -19,6 +21,10 @@ from worker.joblog import JobLog
 log = logging.getLogger("evaluator.worker")
 
 FRESH_SECONDS = 1.0  # a renew this recent proves we still own the request
+# The most a job waits out the Hub's rate limits in one step (`Job.patiently`): several of its
+# 5-minute windows, refused in a row while many workers share a token; longer means it is down.
+RATE_LIMIT_PATIENCE = 1800.0
+T = TypeVar("T")
 
 
 def default_worker_id() -> str:
@@ -63,8 +69,9 @@ class Job:
 
     def _heartbeat(self) -> None:
         interval = self.lease_seconds / 3
+        beat = interval
         while True:
-            wait = max(0.0, min(interval, self.deadline - time.monotonic()))
+            wait = max(0.0, min(beat, self.deadline - time.monotonic()))
             if self._done.wait(wait):
                 return
             if self._over_time():
@@ -72,11 +79,15 @@ class Job:
                 return
             try:
                 self.renew()
+                beat = interval
             except LeaseLost as e:
                 self._halt(f"lease lost: {e}")
                 return
             except Exception as e:  # noqa: BLE001 - a store hiccup: the lease may still hold; try again
                 log.warning("could not renew the lease of %s: %s", self.request.id, e)
+                beat = _next_try(e, interval)
+                if getattr(e, "retry_after", None) is not None:
+                    continue  # the Hub asks the token to wait, for every repo: the log waits with it
             self.log.flush(self.worker.stores.private)  # what a kill would lose is one beat's lines
 
     def renew(self) -> None:
@@ -122,6 +133,22 @@ class Job:
         self._stop.wait(seconds)
         self.check()
 
+    def patiently(self, what: str, call: Callable[[], T]) -> T:
+        """`call()`, waiting out the Hub's rate limits (a refusal that says how long to wait)
+        for up to RATE_LIMIT_PATIENCE seconds in all: the heartbeat keeps the lease meanwhile,
+        so the wait costs no work, where failing would cost the submission its run. A stop
+        (cancel, time limit) ends the wait with JobStopped; other errors are the caller's."""
+        waited = 0.0
+        while True:
+            try:
+                return call()
+            except TransientStoreError as e:
+                if e.retry_after is None or waited + e.retry_after > RATE_LIMIT_PATIENCE:
+                    raise
+                self.log.add(f"{what}: the Hub asks to wait {e.retry_after:.0f} s; waiting, the lease kept")
+                waited += e.retry_after
+                self.hold(e.retry_after)
+
     def progress(self, done: int, total: int, stage: str) -> None:
         """Record progress in the request (renewing the lease); raises JobStopped when
         the job must stop. This is the runners' progress_callback."""
@@ -154,3 +181,10 @@ class Job:
             self.worker.queue.check_owner(self.request.id, self.worker.worker_id)
         except LeaseLost as e:
             raise JobStopped(f"lease lost: {e}") from None
+
+
+def _next_try(error: Exception, interval: float) -> float:
+    """Seconds to the next renewal after a failed one: as soon as the Hub lets us in again
+    (its rate limit's reset), not a whole beat later while the lease runs down; at most a beat."""
+    wait = getattr(error, "retry_after", None)
+    return interval if wait is None else min(interval, max(wait, 1.0))

@@ -26,10 +26,11 @@ The dispatcher runs on any small machine (no GPU). For each request it
     gives back  a request whose job the Hub refused to start (attempt + 1, FAILED internal once
                 its attempts are used up) and claims nothing for a while (doubling up to 10 min);
     ends        when the job reaches a final stage: its output (the last MAX_LOG_LINES lines) is
-                appended to the request's private log (`logs/<id>.log`), and a request the job
-                left RUNNING (it crashed, ran out of memory or time, or was stopped on the Hub)
-                becomes FAILED with a reason code and a message the submitter can read (never
-                the job's output, which stays in the private log).
+                appended to the request's private log (`logs/<h>/<h>/<id>.log`); a request the job left
+                RUNNING goes back to the queue if the job was killed or crashed (FAILED once its
+                attempts are used up), or is FAILED at once if it ran out of memory or time or
+                was stopped on the Hub (`job_failure`), with a reason code and a message the
+                submitter can read (never the job's output, which stays in the private log).
 
 A dispatcher that dies leaves its jobs running: each job's worker renews its own lease and
 finishes its request. A job still waiting for hardware then stops being renewed, its lease
@@ -53,10 +54,12 @@ from typing import TYPE_CHECKING
 
 from submissions.errors import ConflictError, LeaseLost, NotFoundError, StoreError
 from submissions.queue import Queue
-from submissions.requests import Progress, Reason, Request, Status
-from worker.dispatch_rules import (NOT_STARTED, choose_flavor, job_command, job_env, job_failure, job_secrets,
-                                   job_timeout_message)
+from submissions.requests import Progress, Reason, Request, Status, request_log_path
+from submissions.stores.sharded import read_sharded
+from worker.dispatch_rules import (NOT_STARTED, JobEnd, choose_flavor, job_command, job_env, job_failure,
+                                   job_secrets, job_timeout_message, outcome_line)
 from worker.errors import DispatchError
+from worker.joblog import LOG_RETRIES  # appending to a log as the job's worker does
 
 if TYPE_CHECKING:
     from space_config.settings import Settings
@@ -67,7 +70,6 @@ log = logging.getLogger("evaluator.dispatch")
 TERMINAL = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
 STAGE_PREFIX = "hf job"  # progress.stage written by the dispatcher (the job's worker writes its own after)
 MAX_LOG_LINES = 5000  # of a job's output copied into the private log
-LOG_RETRIES = 10
 MAX_BACKOFF_SECONDS = 600.0
 
 def _stage(info) -> str:
@@ -222,10 +224,8 @@ class Dispatcher:
         log.error("could not start a job for %s on %s: %s", request.id, flavor, why)
         self._append_log(request.id, [f"dispatcher {self.dispatcher_id}: could not start a Hugging Face Job on "
                                       f"{flavor} for worker {worker_id}: {why}"])
-        try:
-            self.queue.give_back(request.id, worker_id, "the Hugging Face Job could not be started", NOT_STARTED)
-        except (LeaseLost, StoreError) as e:  # its lease runs out instead
-            log.warning("could not give back %s: %s", request.id, e)
+        self._settle(request.id, worker_id, JobEnd(Reason.INTERNAL, NOT_STARTED, "its Hugging Face Job could not be "
+                                                   "started"), None)
         self._backoff = min(max(self._backoff * 2, self.jobs.poll_seconds), MAX_BACKOFF_SECONDS)
         self._claim_after = self._clock() + self._backoff
         log.error("no claims for %.0f s", self._backoff)
@@ -249,7 +249,7 @@ class Dispatcher:
             request = None
         ours = request is not None and request.status == Status.RUNNING and request.worker_id == d.worker_id
         if stage in TERMINAL:
-            self._ended(d, info, ours)
+            self._ended(d, info, request if ours else None)
             return
         if d.cancelled:
             return  # asked already; waiting for the job to stop
@@ -270,7 +270,7 @@ class Dispatcher:
             message = job_timeout_message(d.timeout_seconds)
             path = self._append_log(d.request_id, [f"dispatcher: job {d.job_id} ran past its time limit; "
                                                    f"cancelled", f"FAILED timeout: {message}"])
-            self._fail(d.request_id, d.worker_id, Reason.TIMEOUT, message, path)
+            self._settle(d.request_id, d.worker_id, JobEnd(Reason.TIMEOUT, message), path)
             return
         self._keep_lease(d, request)
 
@@ -310,8 +310,8 @@ class Dispatcher:
         return [line.rstrip("\n") for line in
                 self.api.fetch_job_logs(job_id=d.job_id, namespace=self.jobs.namespace, follow=False)]
 
-    def _ended(self, d: Dispatched, info, ours: bool) -> None:
-        """The job reached a final stage: keep its output; fail a request it left RUNNING."""
+    def _ended(self, d: Dispatched, info, request: Request | None) -> None:
+        """The job reached a final stage: keep its output; `request`, if it left it RUNNING, goes back or fails."""
         stage, message = d.stage, info.status.message or ""
         if d.log_fetch is not None:  # an ended job's stream closes: the last fetch ends soon
             wait([d.log_fetch], timeout=30)
@@ -323,48 +323,50 @@ class Dispatcher:
         kept = output[-MAX_LOG_LINES:]
         ended = (f"dispatcher {self.dispatcher_id}: job {d.job_id} ({d.flavor}, worker {d.worker_id}) ended {stage}"
                  + (f": {message}" if message else "") + (f"; cancelled: {d.cancelled}" if d.cancelled else ""))
-        lines = [ended,
-                 f"-- the job's output ({len(kept)} of {len(output)} lines) --", *(f"| {line}" for line in kept),
-                 "-- end of the job's output --"]
-        failure = job_failure(d.stage, info.status.message, info.durations.total_secs if info.durations else None,
-                              d.timeout_seconds) if ours and not d.no_hardware else None
-        if failure is not None:
-            lines.append(f"FAILED {failure[0].value}: {failure[1]}")
-        path = self._append_log(d.request_id, lines)
-        if failure is not None:
-            self._fail(d.request_id, d.worker_id, *failure, path)
-        elif ours and d.no_hardware:  # not the submitter's fault: back to the queue, saying which wait ran out
-            try:
-                self.queue.give_back(d.request_id, d.worker_id, f"its Hugging Face Job {d.cancelled}", NOT_STARTED)
-            except (LeaseLost, StoreError) as e:  # its lease runs out instead
-                log.warning("could not give back %s: %s", d.request_id, e)
-        log.info("request %s: job %s ended %s%s", d.request_id, d.job_id, stage,
-                 f"; request FAILED {failure[0].value}" if failure else "")
+        lines = [ended, f"-- the job's output ({len(kept)} of {len(output)} lines) --",
+                 *(f"| {line}" for line in kept), "-- end of the job's output --"]
+        end = self._end(d, info, request) if request is not None else None
+        outcome = outcome_line(end, request.attempt + 1, request.max_attempts) if end is not None else ""
+        path = self._append_log(d.request_id, [*lines, outcome] if outcome else lines)
+        if end is not None:
+            self._settle(d.request_id, d.worker_id, end, path)
+        log.info("request %s: job %s ended %s%s", d.request_id, d.job_id, stage, f"; {outcome}" if outcome else "")
         del self.running[d.request_id]
+
+    def _end(self, d: Dispatched, info, request: Request) -> JobEnd:
+        """What the request the ended job left RUNNING becomes (worker/dispatch_rules.py)."""
+        if d.no_hardware:  # not the submitter's fault: back to the queue, saying which wait ran out
+            return JobEnd(Reason.INTERNAL, NOT_STARTED, f"its Hugging Face Job {d.cancelled}")
+        return job_failure(d.stage, info.status.message, info.durations.total_secs if info.durations else None,
+                           d.timeout_seconds, request.attempt + 1, request.max_attempts)
 
     # -- writing ----------------------------------------------------------------------
 
     def _stage_line(self, d: Dispatched) -> str:
         return f"{STAGE_PREFIX} {d.job_id} on {d.flavor}: {d.stage}"
 
-    def _fail(self, request_id: str, worker_id: str, reason: Reason, message: str, log_path: str | None) -> None:
+    def _settle(self, request_id: str, worker_id: str, end: JobEnd, log_path: str | None) -> None:
+        """Give the request back (the queue fails it once no attempt is left) or fail it now."""
         try:
-            self.queue.fail(request_id, worker_id, reason, message, log_path)
+            if end.retry:
+                self.queue.give_back(request_id, worker_id, end.retry, end.message, log_path)
+            else:
+                self.queue.fail(request_id, worker_id, end.reason, end.message, log_path)
         except LeaseLost as e:
-            log.info("request %s: not failed: %s", request_id, e)
+            log.info("request %s: not settled: %s", request_id, e)
         except StoreError as e:  # its lease runs out and the queue retries it
-            log.error("could not record the failure of %s: %s", request_id, e)
+            log.error("could not record the end of %s: %s", request_id, e)
 
     def _append_log(self, request_id: str, lines: list[str]) -> str | None:
         """Append timestamped lines to the request's private log in one write; its path,
         or None if the store refused (the log never decides a request's fate)."""
-        path = f"logs/{request_id}.log"
+        path = request_log_path(request_id)
         stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         text = "".join(f"{stamp} {line}\n" for line in lines).encode()
         store = self.stores.private
         try:
             for _ in range(LOG_RETRIES):
-                found = store.read(path)
+                path, found = read_sharded(store, path)  # a log from before sharding is appended to where it is
                 try:
                     store.write_files({path: (found.data if found else b"") + text},
                                       {path: found.version if found else None}, message=f"Job log of {request_id}")

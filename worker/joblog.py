@@ -1,4 +1,5 @@
-"""The per-submission log, `logs/<id>.log` in the private store."""
+"""The per-submission log, `logs/<h>/<h>/<id>.log` in the private store
+(submissions/requests.py: request_log_path)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from datetime import datetime, timezone
 
 from evaluator import CODE_VERSION
 from submissions.errors import ConflictError, StoreError
-from submissions.requests import Request
+from submissions.requests import Request, request_log_path
+from submissions.stores.sharded import read_sharded
 
 log = logging.getLogger("evaluator.worker")  # the worker's one logger, as before the split
 
@@ -16,12 +18,14 @@ LOG_RETRIES = 10  # appending to a log is a compare-and-swap too
 
 
 class JobLog:
-    """Timestamped lines for the private log `logs/<id>.log`; also sent to the
+    """Timestamped lines for the request's private log (`request_log_path`); also sent to the
     process log. Each attempt appends its lines to what earlier attempts wrote, as it
     runs (the heartbeat flushes at every lease renewal), so a killed attempt keeps them."""
 
     def __init__(self, request: Request, worker_id: str):
-        self.path = f"logs/{request.id}.log"
+        self.path = request_log_path(request.id)
+        # only a request that ran (or was tried) before can have a log from before sharding
+        self._look_back = bool(request.log_path or request.attempt or request.runs)
         self._lock = threading.Lock()
         self._flushing = threading.Lock()  # the heartbeat and the job both flush: one at a time
         self._lines: list[str] = []
@@ -55,7 +59,7 @@ class JobLog:
                 return self.path
             text = "".join(f"{line}\n" for line in fresh).encode()
             for _ in range(LOG_RETRIES):
-                found = store.read(self.path)
+                found = self._read(store)
                 try:
                     store.write_files({**files, self.path: (found.data if found else b"") + text},
                                       {self.path: found.version if found else None},
@@ -68,3 +72,11 @@ class JobLog:
             with self._lock:
                 self._flushed = max(self._flushed, end)
             return self.path
+
+    def _read(self, store):
+        """The log as stored; the first look also finds one kept where it was before sharding."""
+        if not self._look_back:
+            return store.read(self.path)
+        self.path, found = read_sharded(store, self.path)
+        self._look_back = found is None  # until there is a log, one may yet appear there
+        return found

@@ -1,5 +1,5 @@
-"""The worker's command line: `python -m evaluator.worker` (the command design.md fixes;
-evaluator/worker.py runs this) or `python -m worker`."""
+"""The worker's command line: `python -m evaluator.worker` (the name the maintainers and
+the Hugging Face Jobs use; evaluator/worker.py runs this) or `python -m worker`."""
 
 from __future__ import annotations
 
@@ -15,23 +15,34 @@ from worker.loop import Worker
 log = logging.getLogger("evaluator.worker")
 
 
+DESCRIPTION = """\
+Run the evaluation worker: claim submissions from the queue, evaluate them and publish the
+results; it polls the queue until stopped (Ctrl-C lets the current request finish first).
+
+Stores, lease, poll interval and time limit come from the LEADERBOARD_* environment
+variables, the same as the site's."""
+EPILOG = """\
+Examples:
+  python -m evaluator.worker                      poll the queue until stopped
+  python -m evaluator.worker --once               evaluate what is queued, then exit
+  python -m evaluator.worker --dispatch hf-jobs   run each request as a Hugging Face Job"""
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m evaluator.worker",
-        description="Run the evaluation worker: claim submissions from the queue, score them and publish "
-                    "the results. Stores, lease, poll interval and time limit come from the LEADERBOARD_* "
-                    "environment variables (space_config/settings.py).")
+    p = argparse.ArgumentParser(prog="python -m evaluator.worker", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--once", action="store_true",
                    help="work until no request is pending or running (a request another worker runs is waited "
-                        "for, or taken over once its lease expires), then exit (default: poll forever)")
-    p.add_argument("--worker-id", help="name shown on the requests it runs (default: <host>-<pid>-<random>)")
+                        "for, or taken over once its lease expires), then exit; default: poll until stopped")
+    p.add_argument("--worker-id", help="name shown on the requests it runs; default: <host>-<pid>-<random>")
     p.add_argument("--request", metavar="ID",
-                   help="run this one request, already claimed (RUNNING) for --worker-id, then exit: what a "
-                        "Hugging Face Job started by a dispatcher runs; exit status 0 if it FINISHED")
+                   help="run this one request, already claimed (RUNNING) for --worker-id, then exit with status 0 "
+                        "if it FINISHED: what a Hugging Face Job started by a dispatcher runs; default: take "
+                        "requests from the queue")
     p.add_argument("--dispatch", choices=["hf-jobs"],
-                   help="run no evaluation here: claim requests and run each one as a Hugging Face Job "
-                        "(worker/dispatch.py; LEADERBOARD_JOBS_* settings); with --once, until nothing is "
-                        "pending and its jobs have ended")
+                   help="run no evaluation here: claim requests and run each one as a Hugging Face Job (settings: "
+                        "LEADERBOARD_JOBS_*); with --once, until nothing is pending and its jobs have ended; "
+                        "default: evaluate here")
     return p
 
 

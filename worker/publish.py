@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from evaluator import CODE_VERSION, raw_outputs
 from leaderboard import aggregate
 from submissions.errors import LeaseLost, StoreError
+from evaluator.shards import sharded
 from submissions.requests import Request, Status
+from submissions.stores.sharded import read_sharded
 from worker.claim import Job
 from worker.errors import JobStopped, PublishFailed
 
@@ -30,7 +32,7 @@ class Publishing:
         """Stage, finish, publish, in this order, so that the public table never shows a
         row whose request is not FINISHED:
 
-        1. the result goes to the private store (`results/<id>.json`), where any worker
+        1. the result goes to the private store (`staged_result_path`), where any worker
            can find it again;
         2. the request becomes FINISHED: a compare-and-swap that also proves we still own
            it, so a cancel that came in first wins and nothing is published;
@@ -52,13 +54,14 @@ class Publishing:
         if job.raw_outputs is not None:  # a model run's answers, for its submitter
             files[raw_outputs.outputs_path(request.id)] = job.raw_outputs
         try:  # the result, per-video statistics, raw outputs and the log so far in one step: one commit on the Hub
-            log_path = job.log.flush_with(self.stores.private, files,
-                                          message=f"Result of {request.id} (run {result.submission.get('run')})")
+            log_path = job.patiently("staging the result", lambda: job.log.flush_with(
+                self.stores.private, files, message=f"Result of {request.id} (run {result.submission.get('run')})"))
         except StoreError as e:
             raise PublishFailed(f"{type(e).__name__}: {e}") from e
         try:
-            job.request = self.queue.finish(request.id, self.worker_id, aggregate.result_path(request.id),
-                                            CODE_VERSION, log_path, job.progress_state)
+            job.request = job.patiently("finishing", lambda: self.queue.finish(
+                request.id, self.worker_id, request.result_path or aggregate.result_path(request.id), CODE_VERSION,
+                log_path, job.progress_state))
         except LeaseLost as e:
             raise JobStopped(f"lease lost while finishing: {e}") from None
         except StoreError as e:
@@ -112,7 +115,7 @@ class Publishing:
     def _publish_staged(self, request: Request) -> bool:
         from evaluator.result import Result
 
-        found = self.stores.private.read(staged_result_path(request.id))
+        found = read_sharded(self.stores.private, staged_result_path(request.id))[1]
         result = Result.model_validate_json(found.data) if found is not None else None
         if result is None or result.submission.get("run") != request.runs:
             log.warning("%s is FINISHED (run %d) but has no staged result of that run to publish",
@@ -122,5 +125,6 @@ class Publishing:
 
 
 def staged_result_path(submission_id: str) -> str:
-    """Where a result waits in the private store until it is public (and stays, as a copy)."""
-    return f"results/{submission_id}.json"
+    """Where a result waits in the private store until it is public (and stays, as a copy):
+    `results/<h>/<h>/<id>.json` (evaluator/shards.py; one staged before sharding is read at `results/<id>.json`)."""
+    return sharded("results", submission_id, ".json")

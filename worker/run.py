@@ -121,8 +121,8 @@ class Evaluating:
     def _fetch_suite(self, job: Job) -> tuple[Suite, AnswerKey]:
         suite_id = job.request.suite_id
         try:
-            public = self.stores.suite.local_folder(suite_id)
-            private = self.stores.answers.local_folder(suite_id)
+            public = job.patiently("fetching the suite", lambda: self.stores.suite.local_folder(suite_id))
+            private = job.patiently("fetching the answer key", lambda: self.stores.answers.local_folder(suite_id))
             # the suite id carries a hash of its public content; the answer key's own hash
             # tells a corrected key apart, so a cached copy is never stale
             answers_sha = json.loads((private / "answers.json").read_text()).get("answers_sha256", "")
@@ -144,7 +144,8 @@ class Evaluating:
         try:
             if not request.predictions_path:
                 raise NotFoundError("the request names no prediction file")
-            found = self.stores.private.read(request.predictions_path)
+            found = job.patiently("downloading the prediction file",
+                                  lambda: self.stores.private.read(request.predictions_path))
             if found is None:
                 raise NotFoundError(f"{request.predictions_path} is not in the {self.stores.private.name} store")
         except (StoreError, NotFoundError) as e:
@@ -203,4 +204,6 @@ class Evaluating:
                "metadata": dict(request.metadata)}
         if request.predictions_sha256:
             sub["predictions_sha256"] = request.predictions_sha256
+        if request.close_cells:
+            sub["close_cells"] = [list(c) for c in request.close_cells]
         return sub

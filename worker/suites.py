@@ -19,6 +19,7 @@ from evaluator.scoring import make_result, score_responses
 from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite
 from leaderboard import aggregate
 from submissions.stores import Stores
+from submissions.stores.sharded import read_sharded
 from submissions.suites import DEMO_PREFIX, newest, published_suites, suite_manifest
 
 
@@ -78,8 +79,8 @@ def ensure_baselines(stores: Stores, suite_id: str, judge_name: str = "normalize
 def _stale(stores: Stores, result_id: str) -> bool:
     """A baseline to score (again): none yet, none of its comparison statistics, or scored
     under an earlier reference protocol (its card's schema is older than today's)."""
-    found = stores.results.read(result_id + ".json")
-    if found is None or stores.private.read(paired_path(result_id)) is None:
+    found = read_sharded(stores.results, aggregate.result_path(result_id))[1]
+    if found is None or read_sharded(stores.private, paired_path(result_id))[1] is None:
         return True
     card = json.loads(found.data).get("protocol") or {}
     return int(card.get("schema_version") or 0) < PROTOCOL_SCHEMA_VERSION

@@ -11,6 +11,10 @@ leaderboard/views/columns.py look each one up in the registry
                                                   (default: none)
     PAIRED_REDUCER: str                           how the headline is made of per-video column
                                                   sums: "ratio" (default), "level_mean", "f_score"
+    partitions(metrics) -> [Partition]           the groups of buckets that make up a published
+                                                  score, which the small-bucket rule must hide
+                                                  together (default: one group per breakdown,
+                                                  making up the overall)
     paired_row_key(q) -> str | None               which per-video row a question is in
                                                   (default: q.video; None: not scored)
     paired_bucket_paths(q, labelled) -> [Path]    the buckets a question counts in (default: none)
@@ -66,6 +70,16 @@ class ExtraBucket:
     reducer: str
     n: int
     rows: dict[str, list[float]]
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Buckets whose scores make up a published score: `parent`, a bucket's path, or None
+    for the benchmark's overall (always published). Hide one member alone and it can be
+    recomputed from the others and the parent."""
+
+    parent: Path | None
+    members: tuple[Path, ...]
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,16 @@ class BaseHandlers:
                                  lambda: {s: suite_manifest(self.stores.suite, s) for s in published})
         return named_suite(name, manifests)
 
+    def wake_worker(self) -> None:
+        """The embedded worker looks at the queue now, not at its next poll."""
+        if self.scheduler is not None:
+            try:
+                from evaluator.worker import wake
+
+                wake(self.scheduler)
+            except Exception:  # it will look at its next poll anyway
+                log.exception("could not wake the embedded worker")
+
     def submission_suite(self, page_suite: str | None) -> str:
         """Where a submission made while `page_suite` is shown goes: that suite when it is
         published (a visitor submits to the board they are looking at), else the site's
@@ -130,11 +140,14 @@ class BaseHandlers:
         """A view of `board`, cached under the generation the board was built from."""
         return self._cached((board.attrs["generation"], *key), compute)
 
-    @failsafe()
+    @failsafe(outputs=3)
     def suite_from_link(self, request: gr.Request | None = None):
-        """`?suite=<id>` in the page's address opens that suite (a link to one suite's board)."""
+        """`?suite=<id>` in the page's address opens that suite's Leaderboard (a link to one
+        suite's board): the suite picked, its tab open, the picker shown."""
         wanted = (request.query_params.get("suite") if request is not None else None) or None
-        return gr.update(value=wanted) if wanted in self.suite_options() else gr.skip()
+        if wanted not in self.suite_options():
+            return skip(3)
+        return gr.update(value=wanted), gr.update(selected="leaderboard"), gr.update(visible=True)
 
     # -- freshness ----------------------------------------------------------------------------------
 

@@ -38,8 +38,11 @@ class BreakdownHandlers(BaseHandlers):
 
     def breakdown_keys(self, suite: str, keys: Sequence[str]) -> list[str]:
         """Of `keys`, the breakdowns of the benchmarks this suite holds."""
-        held = set(views.suite_benchmarks(self.board(suite)))
-        return [k for k in keys if views.BREAKDOWNS[k].column.split(".", 1)[0] in held]
+        board = self.board(suite)
+        held = set(views.suite_benchmarks(board))
+        offered = [k for k in keys if views.BREAKDOWNS[k].column.split(".", 1)[0] in held]
+        # those with data first: the one opened by default shows something
+        return sorted(offered, key=lambda k: not views.breakdown_has_data(board, k))
 
     def breakdown_metrics(self, suite: str, key: str) -> list[str]:
         board = self.board(suite)
@@ -50,6 +53,8 @@ class BreakdownHandlers(BaseHandlers):
         board = self.board(suite)
         if key not in views.BREAKDOWNS:
             return note_frame("This suite holds no benchmark with a breakdown here.")
+        if not views.breakdown_has_data(board, key):
+            return note_frame(views.empty_breakdown_reason(board, key))
         metrics = self.breakdown_metrics(suite, key)
         metric = metric if metric in metrics else (metrics[0] if metrics else None)
         return self._view(board, ("breakdown", suite, key, metric, rank_by),

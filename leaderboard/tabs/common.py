@@ -45,7 +45,20 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        "#queue-running [role=gridcell][aria-colindex='6'] span { white-space: nowrap; }\n"
        # the About tab's protocol tables: words wrap whole, the point column keeps its words
        "#about-protocol table td, #about-protocol table th { word-break: normal; overflow-wrap: normal; }\n"
-       "#about-protocol table td:first-child { min-width: 9em; }")
+       "#about-protocol table td:first-child { min-width: 9em; }\n"
+       # its headings carry ids for its contents list; their link icons (a link that cannot
+       # open this sub-tab) would sit on a line of their own
+       "#about-protocol .md-header-anchor { display: none; }\n"
+       # the first screen is for rows: a one-line title, the update time beside it
+       "#site-title h2 { margin: 0; } #last-updated { text-align: right; font-size: var(--text-sm); }\n"
+       "#models-note p { margin: 0; font-size: var(--text-sm); }\n"
+       # headers wrap between words, never inside one ("S u b m i t t e r")
+       "[role=grid] [role=columnheader] span.header { word-break: normal; overflow-wrap: normal; }\n"
+       "#models-table [role=columnheader] span.header { white-space: normal; }\n"
+       # a phone keeps the title and the table; the blurb and the update time are for wide screens
+       "@media (max-width: 640px) { #site-blurb, #last-updated { display: none; }\n"
+       # ... and a column is never narrower than a short word: the table scrolls sideways instead
+       "  .block:not(#models-table) [role=grid] :is([role=columnheader], [role=gridcell]) { min-width: 5.5em; } }")
 
 
 # -- who is signed in --------------------------------------------------------------------------------
@@ -120,10 +133,11 @@ def datatypes(frame: pd.DataFrame) -> list[str]:
 
 
 def _with_shown_text(frame: pd.DataFrame) -> pd.DataFrame | dict:
-    """The frame, or, when some cells are hidden buckets, Gradio's value form with their
-    "n too small" text as display values: the data stays numbers, so columns still sort
-    as numbers (the hidden cells with the missing ones)."""
-    shown = views.shown_text(frame)
+    """The frame, or, when some cells show a text of their own (a hidden bucket's "n too
+    small", a score's "52.80": views.display_text), Gradio's value form with those texts as
+    display values: the data stays numbers, so columns still sort as numbers (the hidden
+    cells with the missing ones)."""
+    shown = views.display_text(frame)
     if not shown.notna().any(axis=None):
         return frame
     data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()

@@ -1,5 +1,7 @@
 """The Compare tab: pick two verified rows, see A − B per benchmark and bucket with a
-paired bootstrap interval (leaderboard/compare.py does the work).
+paired bootstrap interval and p-values corrected for the number of scores compared, and
+whether the two rows' protocols differ (leaderboard/compare.py and
+leaderboard/compare_protocol.py do the work).
 
     compare = CompareHandlers(h)          # h: leaderboard.ui.Handlers (board, stores, settings, cache)
     compare.choices(suite, a, b)          # the two pickers' updates
@@ -21,7 +23,7 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import compare as logic
-from leaderboard import markup
+from leaderboard import compare_protocol, markup
 from leaderboard.tabs.common import datatypes
 from leaderboard.errors import CompareRefused
 
@@ -33,8 +35,15 @@ log = logging.getLogger("leaderboard.compare_tab")
 
 STATS_KEPT = 64  # per-video statistics files kept in memory (a few hundred kB each at full size)
 INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and each level, task, domain, "
-         "category and hop with enough items, the table gives both scores, their difference A − B and its 95% "
-         "paired bootstrap interval over videos; **Significant** says whether that interval excludes 0. "
+         "category and hop with enough items, the table gives both scores, their difference A − B, its 95% "
+         "paired bootstrap interval over videos and its p-value. Many scores are tested at once, so some would "
+         "differ by chance: **p (Holm)** and **p (BH)** correct for that. **Significant (BH)** and the count "
+         "above the table use Benjamini-Hochberg (BH p at most 0.05): at most 5% of the differences it calls "
+         "significant are expected to be flukes, which suits a scan for where two models differ. Holm's stricter "
+         "p keeps the chance of even one fluke at 5%, but with 1,000 resamples it can call nothing significant "
+         "once more than 25 scores are compared. "
+         "Each row shows its protocol (≠: off the suite's reference); where the two rows' protocols differ, "
+         "A − B mixes model and protocol, and the status line and Note say so. "
          "Only rows of the same suite and judge can be compared. " + logic.REPORTED_NOTE.split(": ")[0] +
          ": a paper gives no per-video results. The About tab explains the method.")
 PICK_TWO = "Pick two rows to compare."
@@ -57,8 +66,7 @@ class CompareHandlers:
         """The verified rows, best first, as (label, id); a choice that left the suite is
         cleared. An empty choice is left alone: this event's inputs may be older than a
         pick the visitor made meanwhile, which must not be undone."""
-        rows = self._rows(suite)
-        options = list(zip(rows["label"], rows["id"].astype(str)))
+        options = compare_protocol.picker_options(self._rows(suite))
         ids = {i for _, i in options}
 
         def update(chosen: str | None) -> dict:
@@ -97,18 +105,19 @@ class CompareHandlers:
             minimum = self.h.settings.min_bucket_items
             generation = self.h.board(suite).attrs.get("generation")
 
-            def run() -> tuple[pd.DataFrame, int]:
+            def run() -> tuple[pd.DataFrame, str]:
                 stats_a = logic.check_stats(row_a, self._paired(row_a), "Model A")
                 stats_b = logic.check_stats(row_b, self._paired(row_b), "Model B")
-                return logic.compare(stats_a, stats_b, minimum), stats_a.samples
-            frame, samples = self.h._cached((generation, "compare", suite, a, b, minimum), run)
+                gap = compare_protocol.protocol_gap(row_a, row_b)
+                frame = logic.mark_protocols(logic.compare(stats_a, stats_b, minimum), gap)
+                return frame, logic.summary(row_a, row_b, frame, stats_a.samples, gap)
+            frame, text = self.h._cached((generation, "compare", suite, a, b, minimum), run)
         except CompareRefused as e:
             return f"⚠️ {markup.escape(e)}", empty
         except Exception:  # noqa: BLE001 - logged with its traceback, shown generically
             log.exception("comparing %s and %s failed", a, b)
             return f"⚠️ {GENERIC_ERROR}", empty
-        return logic.summary(markup.escape(row_a.get("label") or a), markup.escape(row_b.get("label") or b),
-                             frame, samples), frame
+        return text, frame
 
 
 def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State) -> CompareHandlers:
@@ -122,7 +131,8 @@ def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State) -> CompareHa
         status = gr.Markdown(PICK_TWO, elem_id="compare-status", latex_delimiters=[])
         shown = gr.Dataframe(pd.DataFrame(columns=list(logic.COLUMNS)), interactive=False, wrap=True,
                              show_search="filter", max_height=640, label="A − B", elem_id="compare-table",
-                             column_widths=["11%", "17%", "5%", "9%", "9%", "8%", "14%", "9%", "18%"])
+                             column_widths=["10%", "12%", "4%", "7%", "7%", "6%", "11%", "5%", "7%", "6%", "9%",
+                                            "16%"])
     gr.on([tab.select, suite.change, generation.change], c.choices, [suite, a, b], [a, b],
           api_name="compare_choices")
     gr.on([a.change, b.change], _as_table(c.compare), [suite, a, b], [status, shown], trigger_mode="always_last",
@@ -132,7 +142,7 @@ def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State) -> CompareHa
 
 def _as_table(fn):
     """The frame as a Dataframe update: numbers stay numbers (they sort as numbers) and
-    show with two decimals, as every score on the site; missing ones show empty."""
+    show as leaderboard/compare.py cell_text writes them; missing ones show empty."""
     def run(suite, a, b):
         text, frame = fn(suite, a, b)
         return text, gr.update(value=_shown(frame), datatype=datatypes(frame))
@@ -142,14 +152,8 @@ def _as_table(fn):
 def _shown(frame: pd.DataFrame) -> pd.DataFrame | dict:
     if frame.empty:
         return frame
-    def text(column: str, value) -> str:
-        if pd.isna(value):
-            return ""
-        return f"{int(value)}" if column == logic.N else f"{value:.2f}" if column in _DECIMALS else str(value)
     data = frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
-    shown = [[text(c, v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
+    shown = [[logic.cell_text(c, v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
     return {"headers": list(frame.columns), "data": data,
             "metadata": {"display_value": shown, "styling": [[""] * len(frame.columns) for _ in range(len(frame))]}}
 
-
-_DECIMALS = (logic.SCORE_A, logic.SCORE_B, logic.DIFF)

@@ -5,7 +5,12 @@ is, and the signed-in user's model runs' raw outputs (leaderboard/downloads.py d
     downloads.snapshot(suite)                    # (info, JSON button, Parquet button)
     downloads.runs(chosen, profile)              # (the picker of the user's runs, status)
     downloads.outputs(submission, profile)       # (the raw-outputs button, status)
+    downloads.own_outputs(user, submission)      # (file name, bytes) for leaderboard/outputs_api.py
     build(h, suite, generation, signature)       # layout and wiring, inside build_ui's gr.Tabs
+
+Raw outputs never go through Gradio's file route, which serves a file to anyone holding its
+link: the button has the browser fetch them from the site's own route (leaderboard/outputs_api.py),
+which checks the sign-in of that very request.
 
 Callbacks never raise into the page: a refusal is shown as its own message, anything
 else as a generic one (logged).
@@ -13,6 +18,7 @@ else as a generic one (logged).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
@@ -21,9 +27,10 @@ from typing import TYPE_CHECKING
 
 import gradio as gr
 
-from leaderboard import api, downloads, markup
+from leaderboard import api, downloads, markup, reported_export, views
 from leaderboard.errors import DownloadRefused, LeaderboardError
 from leaderboard.tabs.common import current_user  # the site's one notion of who is signed in
+from submissions.stores.sharded import read_sharded
 
 if TYPE_CHECKING:
     from leaderboard.tabs.base import BaseHandlers
@@ -35,7 +42,11 @@ INTRO = (f"The leaderboard of the suite shown, as data: every verified result wi
          f"settings, the same table the site reads. JSON and Parquet hold the same rows; both name their "
          f"suite, judges and code version and carry a `table_version` that changes whenever a result does. "
          f"Programs can fetch them from `{api.PREFIX}/leaderboard.json?suite=<suite id>` (and `.parquet`; "
-         f"`{api.PREFIX}/index.json` lists the suites); the README documents the format.")
+         f"`{api.PREFIX}/index.json` lists the suites); the README documents the format. "
+         f"The papers' reported rows are here too: pick 📄 Papers' reported results above (or fetch "
+         f"`{api.PREFIX}/reported.json`).")
+PAPERS_NOTE = (f"The papers' reported rows: pick 📄 Papers' reported results above, or fetch "
+               f"`{api.PREFIX}/reported.json`.")
 OUTPUTS_INTRO = ("**Your model runs' raw outputs.** For a model you submitted by its Hub id, the worker keeps "
                  "what the model answered to each call. They are yours to download: one JSON line per call "
                  "(`id`, `response`, and `confidence` / `context` where there is one), the prediction-file "
@@ -49,7 +60,6 @@ class DownloadHandlers:
     def __init__(self, h: BaseHandlers, snapshots: downloads.Snapshots):
         self.h = h
         self.snapshots = snapshots
-        self._folder: Path | None = None  # the raw outputs handed to gradio, this process's user only
 
     # -- the snapshot ---------------------------------------------------------------------
 
@@ -57,11 +67,13 @@ class DownloadHandlers:
         """The info line and the two buttons for the suite shown (disabled where it has no
         snapshot: the papers' rows, a suite with no verified result yet)."""
         try:
+            if suite == views.REPORTED_SUITE:
+                return self.papers()
             entry = next((e for e in self.snapshots.index().suites if e.suite_id == suite), None)
             if entry is None:
                 return (f"No snapshot for this choice: only suites with verified results have one "
-                        f"({', '.join(f'`{s}`' for s in self.snapshots.suites()) or 'none yet'}). The papers' rows "
-                        f"are in the papers.", _button(None), _button(None))
+                        f"({', '.join(f'`{s}`' for s in self.snapshots.suites()) or 'none yet'}). {PAPERS_NOTE}",
+                        _button(None), _button(None))
             files = [self._public_file(entry, kind) for kind in ("json", "parquet")]
             info = (f"Suite `{entry.suite_id}` · **{entry.rows}** results · table version "
                     f"`{entry.table_version}` · written {entry.table_updated_at or 'not yet'}")
@@ -72,12 +84,24 @@ class DownloadHandlers:
             log.exception("the snapshot of %s could not be prepared", suite)
             return GENERIC_ERROR, _button(None), _button(None)
 
+    def papers(self) -> tuple:
+        """The papers' reported rows: their JSON (with each row's paper, table and citation);
+        no Parquet, as their columns differ from paper to paper."""
+        data = reported_export.document()
+        version = reported_export.version().split(":")[-1]
+        path = _folder() / reported_export.FILE_NAME.replace(".json", f"-{version}.json")
+        if not path.exists():
+            _write(path, data)
+        info = (f"The papers' reported rows · **{json.loads(data)['rows']}** rows, each with its paper, table and "
+                f"citation · version `{reported_export.version()}` · JSON only "
+                f"(`{api.PREFIX}/reported.json`)")
+        return info, _button(str(path)), _button(None)
+
     def _public_file(self, entry, kind: str) -> str:
         """The snapshot as a local file for gr.DownloadButton; its name carries the
         version, so an existing file is current."""
-        folder = Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / "exports"
         version = entry.table_version.split(":")[-1]
-        path = folder / f"leaderboard-{entry.suite_id}-{version}.{kind}"
+        path = _folder() / f"leaderboard-{entry.suite_id}-{version}.{kind}"
         if not path.exists():
             data = self.snapshots.json(entry.suite_id) if kind == "json" else self.snapshots.parquet(entry.suite_id)
             _write(path, data)
@@ -108,35 +132,54 @@ class DownloadHandlers:
         return gr.update(choices=choices, value=chosen if chosen in ids else None), note
 
     def outputs(self, submission: str | None, profile: gr.OAuthProfile | None) -> tuple:
-        """The raw outputs of one of the user's own runs, ready to download; a refusal otherwise."""
+        """The raw-outputs button, on for one of the user's own runs (the download itself asks
+        the site's route, which checks again); a refusal otherwise."""
         if not submission:
-            return _button(None), ""
+            return _enabled(False), ""
         try:
-            name, data = downloads.own_outputs(self.h.queue.requests(), self._user(profile), submission,
-                                               self._read_private, self.h.calls_for)
+            name, data = self.own_outputs(self._user(profile), submission)
         except DownloadRefused as e:
-            return _button(None), f"❌ {markup.escape(str(e))}"
+            return _enabled(False), f"❌ {markup.escape(str(e))}"
         except Exception:  # noqa: BLE001
             log.exception("raw outputs of %s could not be prepared", submission)
-            return _button(None), f"❌ {GENERIC_ERROR}"
-        path = self._private_folder() / name
-        _write(path, data)
+            return _enabled(False), f"❌ {GENERIC_ERROR}"
         lines = data.count(b"\n")
         # the name is made of [A-Za-z0-9._-] only (downloads.outputs_name): safe in a code span as it is
-        return _button(str(path)), f"✅ {lines} calls answered in `{name}`."
+        return _enabled(True), f"✅ {lines} calls answered in `{name}`."
+
+    def own_outputs(self, user: str | None, submission: str) -> tuple[str, bytes]:
+        """(file name, bytes) of one of `user`'s own runs; DownloadRefused otherwise."""
+        return downloads.own_outputs(self.h.queue.requests(), user, submission, self._read_private, self.h.calls_for)
 
     def _read_private(self, path: str) -> bytes | None:
-        found = self.h.stores.private.read(path)
+        found = read_sharded(self.h.stores.private, path)[1]  # a run's from before sharding where it is
         return found.data if found is not None else None
 
-    def _private_folder(self) -> Path:
-        if self._folder is None:
-            self._folder = Path(tempfile.mkdtemp(prefix="raw-outputs-"))  # mode 0700
-        return self._folder
+
+def _folder() -> Path:
+    return Path(tempfile.gettempdir()) / "video-reasoning-leaderboard" / "exports"
 
 
 def _button(path: str | None):
     return gr.update(value=path, interactive=path is not None)
+
+
+def _enabled(on: bool):
+    return gr.update(interactive=on)
+
+
+# The picked run's raw outputs from the site's route, as a link the browser follows: its own
+# cookies go with it, and the route's Content-Disposition names and saves the file.
+FETCH_OUTPUTS = f"""(submission) => {{
+    if (!submission) return;
+    const link = document.createElement("a");
+    link.href = new URL({json.dumps(downloads.OUTPUTS_PATH.lstrip("/") + "/")} + encodeURIComponent(submission),
+                        document.baseURI).href;
+    link.download = "";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+}}"""
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -146,8 +189,9 @@ def _write(path: Path, data: bytes) -> None:
     partial.replace(path)
 
 
-def build(h: BaseHandlers, suite, generation, signature) -> downloads.Snapshots:
-    """The tab, inside build_ui's gr.Tabs; returns its Snapshots (the JSON endpoint serves the same)."""
+def build(h: BaseHandlers, suite, generation, signature) -> DownloadHandlers:
+    """The tab, inside build_ui's gr.Tabs; returns its handlers (their Snapshots and raw
+    outputs are what the site's routes serve)."""
     snapshots = downloads.Snapshots(h.stores.results, h.source, h.settings)
     d = DownloadHandlers(h, snapshots)
     with gr.Tab("Downloads", id="downloads", elem_id="tab-downloads") as tab:
@@ -163,6 +207,7 @@ def build(h: BaseHandlers, suite, generation, signature) -> downloads.Snapshots:
             # custom values: the API may name a submission; `outputs` hands out only the caller's own
             pick = gr.Dropdown([], value=None, label="Your model run", allow_custom_value=True, scale=2,
                                elem_id="outputs-pick")
+            # no file of its own (gradio would serve it to anyone holding the link): FETCH_OUTPUTS on click
             get = gr.DownloadButton("Download raw outputs (JSONL)", interactive=False, scale=1,
                                     elem_id="download-outputs")
         note = gr.Markdown(elem_id="outputs-status", latex_delimiters=[])
@@ -171,4 +216,5 @@ def build(h: BaseHandlers, suite, generation, signature) -> downloads.Snapshots:
     gr.on([tab.select, signature.change], d.runs, [pick], [pick, note], api_name="my_model_runs",
           show_progress="hidden")
     pick.change(d.outputs, [pick], [get, note], api_name="my_raw_outputs")
-    return snapshots
+    get.click(None, [pick], None, js=FETCH_OUTPUTS, api_visibility="private")
+    return d

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import gradio as gr
 import pandas as pd
@@ -13,7 +14,9 @@ from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
 
 RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 ... paper**: the number printed in that
-benchmark's paper (that paper's own setup; reported rows are never ranked). **baseline**: a
+benchmark's paper (that paper's own setup; a paper's rows are ranked only among themselves, "3 📄", never with
+verified rows; a paper's row with no overall score, such as ExpVid's human row with levels 1 and 2 only, is under
+By level). **baseline**: a
 built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
 videos (the Columns menu has the exact bounds). Rows are sorted by the average of the overall scores of the
 suite's benchmarks (all five, unless the line above the table says otherwise; shown only when a row has all of
@@ -77,11 +80,22 @@ class LeaderboardHandlers(BaseHandlers):
         shaped, text = self._pages.get((generation, "page", suite, filters, chosen, number), shape)
         return dict(shaped), text, number  # a copy: gradio pops the value out of an update
 
-    def first_page(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
-                   sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
-                   columns: Sequence[str], protocols: str | None = None) -> tuple[dict, str, int]:
-        """A changed filter, search, column choice or suite starts again at page 1."""
-        return self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns, protocols, 1)
+    @failsafe(outputs=4)
+    def table(self, suite: str, search: str, types: Sequence[str], sizes: Sequence[str],
+              sources: Sequence[str], frames: Sequence[str] | None, judges: Sequence[str] | None,
+              columns: Sequence[str], protocols: str | None = None, page: float | None = 1,
+              shown_for: Any = None) -> tuple[dict, str, int, Any]:
+        """The table for the controls as they are now: the page asked for, or page 1 when a
+        filter, the search, the columns or the suite changed since the page shown (`shown_for`,
+        the key this returns, kept per visitor). Every control feeds this one callback, so a
+        visitor's requests run one after another and the last one decides what is shown."""
+        key = paging.view_key(suite, search, types, sizes, sources, frames, judges, columns, protocols)
+        asked = page if key == shown_for else 1
+        shaped, text, number = self.leaderboard_page(suite, search, types, sizes, sources, frames, judges, columns,
+                                                     protocols, asked)
+        # The number box is left alone when it already says this page: a number typed while
+        # this call ran is then read by the next call, not overwritten.
+        return shaped, text, gr.skip() if page == number else number, key
 
     @failsafe()
     def suite_note(self, suite: str) -> str:
@@ -102,23 +116,24 @@ class LeaderboardHandlers(BaseHandlers):
 
 def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, initial: str) -> None:
     with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
-        with gr.Row():
-            search = gr.Textbox(label="Search models", placeholder="name; another name", scale=2, elem_id="search",
-                                info="Separate several names with ';'")
-            sources = gr.CheckboxGroup(list(views.SOURCES), value=list(views.SOURCES), label="Verified or reported",
-                                       elem_id="filter-source")
-            sizes = gr.CheckboxGroup(list(views.SIZES), value=list(views.SIZES), label="Size (parameters)",
-                                     scale=2, elem_id="filter-size")
-        with gr.Row():
-            types = gr.CheckboxGroup(list(views.TYPES), value=list(views.TYPES), label="Model type", scale=3,
-                                     elem_id="filter-type")
-            board = h.board(initial)
-            frames = gr.Dropdown(views.frame_choices(board), value=[], multiselect=True, label="Frames",
-                                 info="Empty: any", elem_id="filter-frames")
-            judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
-                                 info="Empty: any", elem_id="filter-judge")
-            protocols = protocol.protocol_filter()
-        with gr.Accordion("Columns", open=False):
+        search = gr.Textbox(placeholder="Search models (name; another name)", show_label=False, container=False,
+                            elem_id="search")
+        # folded: the rows start on the first screen; every filter covers every page
+        with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+            with gr.Row():
+                sources = gr.CheckboxGroup(list(views.SOURCES), value=list(views.SOURCES),
+                                           label="Verified or reported", elem_id="filter-source")
+                sizes = gr.CheckboxGroup(list(views.SIZES), value=list(views.SIZES), label="Size (parameters)",
+                                         scale=2, elem_id="filter-size")
+            with gr.Row():
+                types = gr.CheckboxGroup(list(views.TYPES), value=list(views.TYPES), label="Model type", scale=3,
+                                         elem_id="filter-type")
+                board = h.board(initial)
+                frames = gr.Dropdown(views.frame_choices(board), value=[], multiselect=True, label="Frames",
+                                     info="Empty: any", elem_id="filter-frames")
+                judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
+                                     info="Empty: any", elem_id="filter-judge")
+                protocols = protocol.protocol_filter()
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
         note = gr.Markdown(h.suite_note(initial), elem_id="suite-note")
@@ -138,18 +153,19 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
             info = gr.Markdown(text, elem_id="page-info")
         protocol.card_panel(h, suite, generation, shown, initial)
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
+        # which rows the table shows (per visitor): a change of it starts again at page 1
+        shown_for = gr.State(paging.view_key(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
+                                             views.DEFAULT_COLUMNS, protocols.value))
     inputs = [suite, search, types, sizes, sources, frames, judges, columns, protocols]
-    outputs = [shown, info, page]
+    # One listener for every control: two listeners writing the table could finish out of
+    # order (an older page drawn over a newer search). The buttons only move the number.
     gr.on([suite.change, generation.change, search.change, types.change, sizes.change, sources.change,
-           frames.change, judges.change, columns.change, protocols.change], h.first_page, inputs, outputs,
-          trigger_mode="always_last", api_name="leaderboard")
-    gr.on([page.submit, page.blur], h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
-          api_name="leaderboard_page")
-    # the buttons move the page number in the browser, then ask for that page
+           frames.change, judges.change, columns.change, protocols.change, page.change], h.table,
+          [*inputs, page, shown_for], [shown, info, page, shown_for], trigger_mode="always_last",
+          api_name="leaderboard")
     for button, step in ((previous, -1), (following, 1)):
-        button.click(h.leaderboard_page, [*inputs, page], outputs, trigger_mode="always_last",
-                     js=f"(...a) => {{ a[a.length - 1] = Math.max(1, (Number(a[a.length - 1]) || 1) + ({step})); "
-                        f"return a; }}", api_visibility="private")
+        button.click(None, page, page, js=f"(p) => Math.max(1, (Number(p) || 1) + ({step}))",
+                     api_visibility="private")
     gr.on([suite.change, generation.change], h.filter_options, [suite, frames, judges], [frames, judges],
           api_name="filter_options")
     gr.on([suite.change, generation.change], h.suite_note, [suite], note, show_progress="hidden",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import gradio as gr
 import pandas as pd
 
-from leaderboard import views
+from leaderboard import number_format, views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fill_when_open
 
@@ -73,12 +73,17 @@ def build(h: PlotHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.
         models = gr.Dropdown([], value=[], multiselect=True, label="Models in the per-level profile",
                              elem_id="plot-models")
         # No fixed height: with one, the legend falls below the rotated labels and is cut off.
-        profile = gr.LinePlot(x="level", y="score", color="model", sort=views.LEVEL_ORDER, y_lim=[0, 100],
+        # Axes as leaderboard/number_format.py has them: scores over 0-100, ticks without padded digits.
+        profile = gr.LinePlot(x="level", y="score", color="model", sort=views.LEVEL_ORDER,
+                              y_lim=number_format.SCORE_LIMITS, y_axis_format=number_format.AXIS_FORMAT,
                               x_title="level", y_title="score (%)", label="Per-level profile", x_label_angle=-30,
                               elem_id="level-profile")
         no_profile = gr.Markdown(visible=False, elem_id="level-profile-empty")
         benchmark = gr.Dropdown(views.plot_benchmarks(), value="average", label="Score", elem_id="plot-benchmark")
+        # x from 0: one model's size alone is a point, not a one-value axis
         scatter = gr.ScatterPlot(x="params_b", y="score", color="source", tooltip=["model", "params_b", "score"],
+                                 x_lim=[0, None], y_lim=number_format.SCORE_LIMITS,
+                                 x_axis_format=number_format.AXIS_FORMAT, y_axis_format=number_format.AXIS_FORMAT,
                                  x_title="parameters (billions)", y_title="score (%)", label="Score against size",
                                  elem_id="score-vs-params",
                                  caption="One point per result that states its parameter count (papers' rows, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import os
 import tempfile
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 import gradio as gr
 
 from evaluator import reference
+from evaluator.protocol import declared_frames_differ
 from evaluator.errors import EvaluatorError
 from evaluator.suite import with_video_files
 from leaderboard import markup, views
@@ -20,7 +22,7 @@ from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
 from submissions.errors import SubmissionError
 from submissions.submit import Identity, read_calls, remaining_quota, submit_model, submit_predictions
-from submissions.suites import explain_refusal
+from submissions.suites import explain_refusal, suite_manifest
 
 log = logging.getLogger("leaderboard.ui")
 
@@ -64,6 +66,44 @@ def optional_number(text: str | float | None, what: str, integer: bool) -> float
         kind = "a whole number" if integer else "a number"
         raise ValueError(f"{what}: give {kind} above 0 (you wrote {str(text).strip()[:40]!r}), or leave it empty.")
     return int(value) if integer else value
+
+
+def declared_metadata(params: str | float | None, weights: str | None, frames: str | float | None,
+                      thinking: bool) -> dict[str, str]:
+    """What a prediction file's submitter states about it, as the request's metadata;
+    ValueError naming the field that is wrong."""
+    size = optional_number(params, "Parameters (billions)", integer=False)
+    count = optional_number(frames, "Frames per video", integer=True)
+    metadata = {}
+    if size is not None:
+        metadata["params"] = f"{size:g}"
+    if weights in ("open", "closed"):
+        metadata["open"] = "yes" if weights == "open" else "no"
+    if count is not None:
+        metadata["frames"] = str(count)
+    if thinking:
+        metadata["thinking"] = "true"
+    return metadata
+
+
+HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+def hub_model(text: str | None) -> dict[str, str]:
+    """The Hub model a prediction file comes from, if the submitter names one: the row is
+    then that model's (linked to its page, beside the papers' rows of it)."""
+    text = (text or "").strip()
+    if not text:
+        return {}
+    if not HUB_ID.fullmatch(text):
+        raise ValueError(f"Hub model: give a model id as org/name (you wrote {text[:60]!r}), or leave it empty.")
+    return {"hub_id": text}
+
+
+FRAMES_OFF = ("⚠️ **{count} frames for every call is outside this suite's reference protocol**, which gives each "
+              "benchmark its paper's frames ({budgets}). The row will be shown on the Leaderboard marked "
+              "**≠ frames** and not ranked. Leave the field empty if your model saw the frames the call list "
+              "gives; you can correct it later under Queue → My submissions.")
 
 
 class SubmitHandlers(BaseHandlers):
@@ -137,17 +177,33 @@ class SubmitHandlers(BaseHandlers):
         return done(text)
 
     def _submitted(self, request) -> str:
-        if self.scheduler is not None:
-            try:
-                from evaluator.worker import wake
-
-                wake(self.scheduler)  # the embedded worker looks now, not at its next poll
-            except Exception:  # it will look at its next poll anyway
-                log.exception("could not wake the embedded worker")
+        self.wake_worker()
         self.queue.requests(fresh=True)
+        where = (" It will be shown there marked **≠ frames** and not ranked: the frame count you declared is "
+                 "outside the suite's reference protocol (correct it under Queue → My submissions)."
+                 if self.frames_off(request.metadata.get("frames"), request.suite_id) else "")
         return done(f"Submitted: `{request.id}` ({markup.escape(request.model)}) is queued as PENDING on suite "
                     f"`{request.suite_id}`. Follow it under Queue → My submissions; once scored, its row is on "
-                    f"the Leaderboard under Show → \"{markup.escape(views.suite_label(request.suite_id))}\".")
+                    f"the Leaderboard under Show → \"{markup.escape(views.suite_label(request.suite_id))}\".{where}")
+
+    def frames_off(self, frames: str | None, suite_id: str) -> dict | None:
+        """The suite's frame budgets when a declared count departs from them, else None."""
+        budgets = suite_manifest(self.stores.suite, suite_id).get("frame_budgets") or {}
+        return budgets if frames and declared_frames_differ(str(frames), budgets) else None
+
+    @failsafe()
+    def frames_note(self, frames: str | None, page_suite: str | None = None) -> str:
+        """Under the Frames field, before anything is submitted: what a count off the
+        suite's reference protocol does to the row."""
+        try:
+            count = optional_number(frames, "Frames per video", integer=True)
+        except ValueError as e:
+            return status(str(e), ok=False)
+        budgets = self.frames_off(str(count) if count else None, self.submission_suite(page_suite))
+        if budgets is None:
+            return ""
+        listed = ", ".join(f"{k}: {v}" for k, v in sorted(budgets.items()))
+        return FRAMES_OFF.format(count=count, budgets=markup.escape(listed))
 
     def _submit(self, profile, do: Callable[[Identity], Any]) -> tuple[str, str]:
         user = current_user(profile, self.settings)
@@ -163,24 +219,16 @@ class SubmitHandlers(BaseHandlers):
         return message, self.quota(profile)
 
     def submit_file(self, file: str | None, name: str, params: str, weights: str, frames: str, thinking: bool,
-                    page_suite: str | None, profile: gr.OAuthProfile | None) -> tuple[str, str]:
+                    page_suite: str | None, profile: gr.OAuthProfile | None,
+                    hub_id: str | None = None) -> tuple[str, str]:
         """Queue an uploaded prediction file on the page's suite; the submitter is the signed-in user."""
         if not file:
             return status("Choose a prediction file to upload first.", ok=False), self.quota(profile)
         try:
-            size = optional_number(params, "Parameters (billions)", integer=False)
-            count = optional_number(frames, "Frames per video", integer=True)
+            metadata = {"file_name": Path(file).name[:200]} | declared_metadata(params, weights, frames, thinking)
+            metadata |= hub_model(hub_id)
         except ValueError as e:
             return status(str(e), ok=False), self.quota(profile)
-        metadata = {"file_name": Path(file).name[:200]}
-        if size is not None:
-            metadata["params"] = f"{size:g}"
-        if weights in ("open", "closed"):
-            metadata["open"] = "yes" if weights == "open" else "no"
-        if count is not None:
-            metadata["frames"] = str(count)
-        if thinking:
-            metadata["thinking"] = "true"
         return self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata, page_suite))
 
     def _submit_checked(self, who: Identity, file: Path, name: str, metadata: dict, page_suite: str | None) -> Any:
@@ -249,23 +297,7 @@ def build(h: SubmitHandlers, suite: gr.Radio) -> tuple[gr.Markdown, gr.Markdown,
         quota = gr.Markdown(elem_id="quota")
         target = gr.Markdown(h.target_text(suite.value), elem_id="submit-suite")
         with gr.Tabs():
-            with gr.Tab("Prediction file", id="submit-predictions"):
-                gr.Markdown(PREDICTION_STEPS, elem_id="submit-steps")
-                download = gr.DownloadButton("Download the call list (calls.jsonl)", elem_id="download-calls")
-                with gr.Row():
-                    name = gr.Textbox(label="Model name (shown on the leaderboard)", elem_id="submit-name")
-                    params = gr.Textbox(label="Parameters (billions, optional)", placeholder="e.g. 7",
-                                        elem_id="submit-params")
-                    weights = gr.Radio(["open", "closed", "not stated"], value="not stated", label="Weights",
-                                       elem_id="submit-open")
-                    frames = gr.Textbox(label="Frames per video (optional)", placeholder="e.g. 32",
-                                        elem_id="submit-frames")
-                    thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="submit-thinking")
-                upload = gr.File(label="Prediction file (JSON Lines)", file_types=[".jsonl", ".json"],
-                                 type="filepath", elem_id="submit-file")
-                send = gr.Button("Submit prediction file", variant="primary", elem_id="submit-button")
-                # No math: KaTeX would read "$$" in a quoted value, escaped or not.
-                result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
+            download = _file_tab(h, suite, quota)
             with gr.Tab("Hub model", id="submit-model"):
                 gr.Markdown("A public model on the Hugging Face Hub, pinned to the commit its revision resolves "
                             "to now. It needs a license, safetensors weights and a config transformers can load.")
@@ -287,14 +319,41 @@ def build(h: SubmitHandlers, suite: gr.Radio) -> tuple[gr.Markdown, gr.Markdown,
                 send_model = gr.Button("Submit model", variant="primary", elem_id="submit-model-button")
                 # each sub-tab its own status: a file's refusal is not shown under the model form
                 model_result = gr.Markdown(elem_id="submit-model-status", latex_delimiters=[])
-    # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
-    upload.upload(h.check_file, [upload, suite], result, api_name="check_file", concurrency_limit=2)
-    upload.clear(lambda: "", None, result, api_visibility="private")
-    send.click(h.submit_file, [upload, name, params, weights, frames, thinking, suite], [result, quota],
-               concurrency_limit=4, api_name="submit_file")
     send_model.click(h.submit_model, [model, revision, precision, model_thinking, suite, *model_budgets],
                      [model_result, quota], concurrency_limit=4, api_name="submit_model")
     # the target line and the call list follow the suite on the page
     gr.on([suite.change, tab.select], h.target_text, [suite], target, show_progress="hidden", api_visibility="private")
     gr.on([suite.change, tab.select], h.calls_file, [suite], download, api_name="calls_file")
     return signed, quota, tab, download
+
+
+def _file_tab(h: SubmitHandlers, suite: gr.Radio, quota: gr.Markdown) -> gr.DownloadButton:
+    """The prediction-file form, wired; returns its call-list button."""
+    with gr.Tab("Prediction file", id="submit-predictions"):
+        gr.Markdown(PREDICTION_STEPS, elem_id="submit-steps")
+        download = gr.DownloadButton("Download the call list (calls.jsonl)", elem_id="download-calls")
+        with gr.Row():
+            name = gr.Textbox(label="Model name (shown on the leaderboard)", elem_id="submit-name")
+            hub_id = gr.Textbox(label="Hub model it comes from (optional)", placeholder="org/name",
+                                elem_id="submit-hub-id")
+            params = gr.Textbox(label="Parameters (billions, optional)", placeholder="e.g. 7",
+                                elem_id="submit-params")
+            weights = gr.Radio(["open", "closed", "not stated"], value="not stated", label="Weights",
+                               elem_id="submit-open")
+            frames = gr.Textbox(label="Frames per video (optional)", placeholder="e.g. 32",
+                                elem_id="submit-frames")
+            thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="submit-thinking")
+        frames_note = gr.Markdown(elem_id="submit-frames-note")
+        upload = gr.File(label="Prediction file (JSON Lines)", file_types=[".jsonl", ".json"],
+                         type="filepath", elem_id="submit-file")
+        send = gr.Button("Submit prediction file", variant="primary", elem_id="submit-button")
+        # No math: KaTeX would read "$$" in a quoted value, escaped or not.
+        result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
+    # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
+    upload.upload(h.check_file, [upload, suite], result, api_name="check_file", concurrency_limit=2)
+    upload.clear(lambda: "", None, result, api_visibility="private")
+    gr.on([frames.change, suite.change], h.frames_note, [frames, suite], frames_note, show_progress="hidden",
+          trigger_mode="always_last", api_visibility="private")
+    send.click(h.submit_file, [upload, name, params, weights, frames, thinking, suite, hub_id], [result, quota],
+               concurrency_limit=4, api_name="submit_file")
+    return download

@@ -17,16 +17,18 @@ and the other views read the same prepared board:
 Breakdown buckets published without a score (leaderboard/disclosure.py) stay missing
 (NaN) in these frames, so every column still sorts as numbers; `frame.attrs["hidden"]`
 says which cells they are ({column: {row position: item count}}) and `shown_text`
-gives the "n too small (n=...)" text the site puts in their place.
+gives the "n too small (n=...)" text the site puts in their place. Every number a view
+shows is written by one rule (leaderboard/number_format.py: scores "52.80", counts "120"):
+`display_text` gives each cell's text from the kinds a view notes in `frame.attrs["kinds"]`.
 
 `table` is `leaderboard.aggregate.load_table`'s frame (columns documented there);
 paper-reported rows come from `leaderboard.reported.reported_rows`. Display column
 names (RANK, MODEL, ...) are constants here: the UI and the browser tests use them.
 
 One module per concern, bottom to top: columns (names, metrics, breakdown definitions,
-column helpers), suites, board (prepare: derived columns, ranks), table (filters and the
-Leaderboard's view), breakdowns (per benchmark, by level / domain / hop, hidden buckets),
-plots, queue. This package re-exports their public names, so `from leaderboard import
+column helpers), display (the cells' shown text), suites, board (prepare: derived columns,
+ranks), table (filters and the Leaderboard's view), breakdowns (per benchmark, by level /
+domain / hop, hidden buckets), plots, queue. This package re-exports their public names, so `from leaderboard import
 views` and `views.X` is the one way the site and the tests use them (and what a test
 patches: the site looks names up here, e.g. `views.leaderboard_view`).
 """
@@ -34,6 +36,7 @@ patches: the site looks names up here, e.g. `views.leaderboard_view`).
 from leaderboard.views.board import *  # noqa: F401,F403
 from leaderboard.views.breakdowns import *  # noqa: F401,F403
 from leaderboard.views.columns import *  # noqa: F401,F403
+from leaderboard.views.display import *  # noqa: F401,F403
 from leaderboard.views.plots import *  # noqa: F401,F403
 from leaderboard.views.queue import *  # noqa: F401,F403
 from leaderboard.views.suites import *  # noqa: F401,F403

@@ -7,9 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from evaluator.judges import JUDGED
-from leaderboard import protocol_card
-from leaderboard.bands import rank_bands
+from leaderboard import number_format, protocol_card, ranking
+from leaderboard.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
 from leaderboard.views.columns import (
     BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
     VERIFIED, _col, _flags, _numbers, _text,
@@ -94,10 +93,6 @@ def thinking_text(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(out, index=frame.index, dtype=object)
 
 
-def overall_columns() -> list[str]:
-    return [f"{b}.overall" for b in BENCHMARKS]
-
-
 def _labels(frame: pd.DataFrame) -> pd.Series:
     """Unique names for plot pickers: the model, "(thinking)", the paper for reported
     rows, and the end of the id where two rows would still read the same."""
@@ -111,18 +106,14 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
 
 
 def prepare(rows: pd.DataFrame) -> pd.DataFrame:
-    """The suite's rows with the columns every view needs, sorted by average, then
-    (verified rows first, papers' rows grouped by paper) by the mean of the overalls a
-    row has, then by name; `rank` is interval_ranks among the verified rows of the same
-    judge (reported rows have none). Ranking happens here, before any filter, so a
-    filter never renumbers rows."""
+    """The suite's rows with the columns every view needs, in the Leaderboard's order with
+    each row's rank and band (leaderboard/ranking.py `ranked`: reported rows have none).
+    Ranking happens here, before any filter, so a filter never renumbers rows."""
     out = rows.copy()
     for column in ("model", "id", "average", *overall_columns()):
         if column not in out.columns:
             out[column] = np.nan
-    out["average"] = _numbers(out["average"])
     out["badge"] = badge(out)
-    out["source_kind"] = np.where(out["badge"] == REPORTED, "reported", "verified")
     out["model_type"] = model_type(out)
     out["params_b"] = params_billions(out)
     out["size"] = size_bucket(out["params_b"])
@@ -130,31 +121,11 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["frames_label"] = frames_label(out, out["frames_n"])
     out["thinking_text"] = thinking_text(out)
     out["date"] = _text(_col(out, "created")).str[:10]
+    # sorted and ranked as the open exports are (leaderboard/ranking.py): papers' rows grouped by
+    # paper, so a CausalStep number is never ordered against a Video SimpleQA one
+    out = ranking.ranked(out)
     out["runner_text"] = _text(_col(out, "runner")).where(out["source_kind"] == "verified", "paper")
-    # a judge is named only where one graded the row (multiple-choice answers are read by rule)
-    judged = out[[f"{b}.overall" for b in BENCHMARKS if b in JUDGED]].apply(_numbers).notna().any(axis=1)
-    out["judge_text"] = _text(_col(out, "judge_id")).where(judged, "")
-    out["mean_available"] = out[overall_columns()].apply(_numbers).mean(axis=1, skipna=True)
-    out["model_text"] = _text(out["model"])
-    out["protocol_status"] = protocol_card.statuses(out)
     out["protocol_text"] = protocol_card.labels(out)
-    # Papers' rows (one benchmark each) come grouped by paper, in the benchmarks' order, so a
-    # CausalStep number is never ordered against a Video SimpleQA one; verified rows come first.
-    paper = _paper_benchmark(out).map({TITLES[b]: i for i, b in enumerate(BENCHMARKS)})
-    out["paper_order"] = _numbers(paper).fillna(-1)
-    out = out.sort_values(["average", "paper_order", "mean_available", "model_text"],
-                          ascending=[False, True, False, True], na_position="last", kind="stable"
-                          ).reset_index(drop=True)
-    # Results are never ranked across judges, and a paper's number was made with that
-    # paper's own setup: only verified rows get a rank, within their judge.
-    has_average = out["average"].notna()
-    score = out["average"].where(has_average, out["mean_available"])
-    half = _mean_half_width(out)
-    tier = np.where(has_average, 1, 0)  # a row with all its suite's scores ranks above a partial one
-    # ... and only rows that share the suite's reference protocol (protocol_card.RANKED_STATUSES).
-    out["ranked"] = (out["source_kind"] == "verified") & out["protocol_status"].isin(protocol_card.RANKED_STATUSES)
-    out["rank"] = interval_ranks(score, half, tier, out["judge_text"], out["ranked"])
-    out["band"] = rank_bands(score, half, tier, out["judge_text"], out["ranked"])
     out["label"] = _labels(out)
     return out
 
@@ -181,52 +152,13 @@ def average_note(board: pd.DataFrame) -> str:
             f"ranked by it.")
 
 
-def _half_widths(frame: pd.DataFrame, benchmark: str) -> pd.Series:
-    """Half the width of a benchmark's 95% interval (0 where it has none)."""
-    low = _numbers(_col(frame, f"{benchmark}.overall_ci_low"))
-    high = _numbers(_col(frame, f"{benchmark}.overall_ci_high"))
-    return ((high - low) / 2).fillna(0.0)
-
-
-def _mean_half_width(frame: pd.DataFrame) -> pd.Series:
-    """The half-width of the interval of a mean of overall scores: the benchmarks use
-    different videos, so their errors are independent and add in quadrature,
-    sqrt(sum of squared half-widths) / count (a normal approximation of each interval)."""
-    present = frame[overall_columns()].apply(_numbers).notna()
-    squares = pd.DataFrame({b: _half_widths(frame, b) ** 2 for b in BENCHMARKS}, index=frame.index)
-    squares.columns = present.columns
-    count = present.sum(axis=1).replace(0, np.nan)  # a row with an average has all of its suite's
-    return (np.sqrt(squares.where(present, 0.0).sum(axis=1)) / count).fillna(0.0)
-
-
-def interval_ranks(score: pd.Series, half: pd.Series, tier, groups: pd.Series, eligible: pd.Series) -> pd.Series:
-    """Rank = 1 + the number of rows of the same group that are surely better: in a higher
-    tier, or whose whole interval lies above this row's (low > this row's high). Equal
-    scores share a rank, and every row whose interval overlaps the leader's ranks 1.
-    Rows not `eligible` (paper rows) get no rank."""
-    low = (score - half).round(6).to_numpy(float)
-    high = (score + half).round(6).to_numpy(float)
-    tier = np.asarray(tier)
-    ok = eligible.to_numpy(bool) & ~np.isnan(low)
-    rank = pd.Series(pd.NA, index=score.index, dtype="Int64")
-    for _, where in pd.Series(np.arange(len(score)))[ok].groupby(groups.to_numpy()[ok], sort=False):
-        idx = where.to_numpy()
-        better = np.zeros(len(idx), dtype=int)
-        for t in np.unique(tier[idx]):
-            in_tier = idx[tier[idx] == t]
-            lows = np.sort(low[in_tier])
-            above_tier = int((tier[idx] > t).sum())
-            better[tier[idx] == t] = above_tier + len(lows) - np.searchsorted(lows, high[in_tier], side="right")
-        rank.iloc[idx] = better + 1
-    return rank
-
-
 def ci_text(frame: pd.DataFrame, benchmark: str) -> pd.Series:
-    """"[lo, hi]" for display; a text column of its own so the score column sorts as numbers."""
-    low = _numbers(_col(frame, f"{benchmark}.overall_ci_low"))
-    high = _numbers(_col(frame, f"{benchmark}.overall_ci_high"))
-    text = "[" + low.astype(str) + ", " + high.astype(str) + "]"
-    return text.where(low.notna() & high.notna(), "").astype(object)
+    """"[6.00, 15.63]" for display (leaderboard/number_format.py); a text column of its own so the
+    score column sorts as numbers."""
+    low = _col(frame, f"{benchmark}.overall_ci_low").to_numpy()
+    high = _col(frame, f"{benchmark}.overall_ci_high").to_numpy()
+    return pd.Series([number_format.interval(lo, hi) or "" for lo, hi in zip(low, high)], index=frame.index,
+                     dtype=object)
 
 
 def _paper_benchmark(frame: pd.DataFrame) -> pd.Series:

@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 
 from evaluator.judges import JUDGED
-from leaderboard import disclosure
-from leaderboard.views.board import ci_text, interval_ranks, source_text, suite_benchmarks, _half_widths
+from leaderboard import disclosure, number_format
+from leaderboard.ranking import half_widths, interval_ranks
+from leaderboard.views.board import ci_text, source_text, suite_benchmarks
 from leaderboard.views.columns import (
     BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, TITLES, _col, _numbers,
 )
-from leaderboard.views.table import DISPLAY
+from leaderboard.views.display import DISPLAY, HIDDEN, set_kinds
 
 
 # -- one tab per benchmark ---------------------------------------------------------------------------------------
@@ -44,7 +45,7 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     rows = rows.assign(_score=overall).sort_values(["_score", "rank"], ascending=[False, True],
                                                    na_position="last", kind="stable")
     judges = _judges(rows, benchmark)
-    ranks = interval_ranks(overall.loc[rows.index], _half_widths(rows, benchmark), np.zeros(len(rows)),
+    ranks = interval_ranks(overall.loc[rows.index], half_widths(rows, benchmark), np.zeros(len(rows)),
                            judges, rows["ranked"])
     data: dict[str, object] = {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(),
                                SOURCE: source_text(rows).to_numpy()}
@@ -61,7 +62,13 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
         metric = column.split(".", 1)[1]
         _mark_hidden(out, metric_label(metric), trees, (metric,))
         _mark_noted(out, metric_label(metric), rows, column)
-    return out
+    kinds = {metric_label(c.split(".", 1)[1]): _kind(c.split(".", 1)[1]) for c in columns}
+    return set_kinds(out, {RANK: number_format.COUNT, FRAMES: number_format.COUNT, **kinds})
+
+
+def _kind(metric: str | None) -> str:
+    """How a metric's numbers read: a count ("n_calls") or a score."""
+    return number_format.COUNT if metric and number_format.is_count(metric) else number_format.SCORE
 
 
 NO_JUDGE = "none: read by rule"  # the Judge cell of a benchmark whose answers no judge grades
@@ -90,9 +97,6 @@ def _mark_noted(frame: pd.DataFrame, label: str, rows: pd.DataFrame, column: str
 
 # -- hidden buckets ---------------------------------------------------------------------------------------------
 
-HIDDEN = "hidden"  # frame.attrs key: {column: {row position: item count}} of cells published without a score
-
-
 def _hidden_trees(rows: pd.DataFrame, benchmark: str) -> list[dict]:
     """Each row's tree of hidden buckets for one benchmark ({} when none)."""
     return _parse(_col(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
@@ -102,21 +106,6 @@ def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tupl
     cells = {i: n for i, tree in enumerate(trees) if (n := disclosure.suppressed_n(tree, path)) is not None}
     if cells:
         frame.attrs.setdefault(HIDDEN, {})[column] = cells
-
-
-def shown_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """What the site shows instead of a cell's value: "n too small (n=1)" for a hidden
-    bucket, "61.20 ±1.79" for a leaderboard score, None (the value itself) elsewhere.
-    Same shape as `frame`."""
-    out = pd.DataFrame(np.full(frame.shape, None, dtype=object), columns=frame.columns)
-    for column, texts in frame.attrs.get(DISPLAY, {}).items():
-        if column in out.columns:
-            out[column] = pd.Series(texts, dtype=object).to_numpy()
-    for column, cells in frame.attrs.get(HIDDEN, {}).items():
-        if column in out.columns:
-            for row, n in cells.items():
-                out.iloc[row, out.columns.get_loc(column)] = disclosure.hidden_text(n)
-    return out.astype(object).where(out.notna(), None)
 
 
 # -- by level, by domain, by hop ------------------------------------------------------------------------------------
@@ -167,7 +156,7 @@ def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFra
         benchmark, metric = column.split(".", 1)
         if label in out.columns:
             _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
-    return out
+    return set_kinds(out, {RANK: number_format.COUNT, **{c: number_format.SCORE for c in shown}})
 
 
 def _natural(key: str) -> tuple:
@@ -242,7 +231,7 @@ def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None, ran
     if rank_by in groups:
         score, half, first = wide[rank_by], pd.Series(0.0, index=rows.index), spec.group_label.format(rank_by)
     else:
-        score, half = _numbers(_col(rows, f"{benchmark}.overall")), _half_widths(rows, benchmark)
+        score, half = _numbers(_col(rows, f"{benchmark}.overall")), half_widths(rows, benchmark)
         first = f"{TITLES[benchmark]} overall"
     rows, ranks = _ranked(rows, score, half, benchmark)
     wide = wide.loc[rows.index]
@@ -252,4 +241,24 @@ def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None, ran
     trees = _hidden_trees(rows, benchmark)
     for g in groups:
         _mark_hidden(out, spec.group_label.format(g), trees, (breakdown, g, *((metric,) if metric else ())))
-    return out
+    shown = {spec.group_label.format(g): _kind(metric) for g in groups}  # the ranked group's among them
+    return set_kinds(out, {RANK: number_format.COUNT, first: number_format.SCORE, **shown})
+
+
+def breakdown_has_data(board: pd.DataFrame, key: str) -> bool:
+    """Whether any row of the board holds this breakdown (a non-empty JSON object)."""
+    column = BREAKDOWNS[key].column
+    if column not in board.columns:
+        return False
+    return bool(board[column].map(lambda v: isinstance(v, str) and v.strip() not in ("", "{}", "null")).any())
+
+
+def empty_breakdown_reason(board: pd.DataFrame, key: str) -> str:
+    """Why a breakdown has nothing to show on this board, in a line the page shows instead."""
+    title = BREAKDOWNS[key].title
+    verified = bool((board["source_kind"] == "verified").any()) if "source_kind" in board.columns else False
+    if not verified:
+        return (f"Nothing to show for {title}: the papers do not report it, and no run on this suite has been "
+                f"verified yet (a verified run fills it).")
+    return (f"Nothing to show for {title}: no run on this suite has it; this suite's questions carry no such "
+            f"field (the demo suite and some releases lack it), or no run answered them.")

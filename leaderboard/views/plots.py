@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from leaderboard import number_format
 from leaderboard.views.columns import BENCHMARKS, LEVELS, TITLES, _col, _numbers, _text
 
 
@@ -37,7 +38,14 @@ def level_profile(board: pd.DataFrame, ids: Sequence[str]) -> pd.DataFrame:
     values.insert(0, "model", chosen["label"])
     long = values.melt(id_vars="model", var_name="level", value_name="score").dropna(subset=["score"])
     long["level"] = pd.Categorical(long["level"], categories=LEVEL_ORDER, ordered=True)
+    long["score"] = _rounded(long["score"])
     return long.sort_values(["model", "level"], kind="stable").astype({"level": str}).reset_index(drop=True)
+
+
+def _rounded(values: pd.Series) -> pd.Series:
+    """Scores with the digits the site shows (leaderboard/number_format.py): a plot's tooltip
+    reads 52.8, never 52.800000000000004."""
+    return pd.Series([number_format.rounded(v) for v in values], index=values.index, dtype="float64")
 
 
 def plot_benchmarks() -> list[tuple[str, str]]:
@@ -48,6 +56,7 @@ def score_vs_params(board: pd.DataFrame, benchmark: str = "average") -> pd.DataF
     """One point per row that states its parameter count: (model, params_b, score, source, type)."""
     score = _numbers(board["average"] if benchmark == "average" else _col(board, f"{benchmark}.overall"))
     keep = (score.notna() & board["params_b"].notna()).to_numpy(bool)
-    return pd.DataFrame({"model": board["label"][keep].to_numpy(), "params_b": board["params_b"][keep].to_numpy(),
-                         "score": score[keep].to_numpy(), "source": board["badge"][keep].to_numpy(),
+    return pd.DataFrame({"model": board["label"][keep].to_numpy(),
+                         "params_b": _rounded(board["params_b"][keep]).to_numpy(),
+                         "score": _rounded(score[keep]).to_numpy(), "source": board["badge"][keep].to_numpy(),
                          "type": board["model_type"][keep].to_numpy()})

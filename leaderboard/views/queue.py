@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import pandas as pd
+
+from leaderboard.views.columns import _col, _text
+from submissions.requests import request_log_path
 
 
 # -- the queue --------------------------------------------------------------------------------------------------
@@ -106,7 +109,7 @@ def for_the_submitter(text: str | None) -> str | None:
 def _log_path(request) -> str:
     # Recorded when a job ends; while one runs (or after an attempt that died) the log
     # sits where the worker always writes it (worker.joblog.JobLog).
-    return request.log_path or f"logs/{request.id}.log"
+    return request.log_path or request_log_path(request.id)
 
 
 def _has_log(request) -> bool:
@@ -120,15 +123,28 @@ def _mine(requests: Sequence, user: str | None) -> list:
                   key=lambda r: (r.submitted_at, r.id), reverse=True)
 
 
-def my_submissions(requests: Sequence, user: str | None) -> pd.DataFrame:
-    """The signed-in user's own submissions, newest first (logs open on demand: my_log)."""
+def my_submissions(requests: Sequence, user: str | None, places: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The signed-in user's own submissions, newest first (logs open on demand: my_log). A
+    finished one's message says where its row is (`places`: submission id -> place_text)."""
     rows = []
     for r in _mine(requests, user):
         status = _status(r)
+        message = r.failure.message if r.failure else (places or {}).get(r.id, "") if status == "FINISHED" else ""
         rows.append((r.id, r.model, status, progress_text(r) if status == "RUNNING" else "",
-                     r.failure.reason.value if r.failure else "", r.failure.message if r.failure else "",
-                     when(r.submitted_at)))
+                     r.failure.reason.value if r.failure else "", message, when(r.submitted_at)))
     return pd.DataFrame(rows, columns=list(MINE_COLUMNS))
+
+
+def place_text(board: pd.DataFrame, submission: str) -> str:
+    """Where a finished submission's row is on its suite's prepared board."""
+    found = board[_text(_col(board, "id")) == submission] if len(board) else board
+    if not len(found):
+        return "Scored; its row appears on the Leaderboard at the next refresh."
+    row = found.iloc[0]
+    if bool(row.get("ranked")) and not pd.isna(row.get("rank")):
+        return f"On the Leaderboard: rank {int(row['rank'])}."
+    return (f"On the Leaderboard, not ranked ({row.get('protocol_text')}): shown marked, with the Protocol filter "
+            f"on All rows (its default).")
 
 
 def my_log(requests: Sequence, user: str | None, submission: str | None, read_log: Callable[[str], str | None],

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leaderboard import protocol_card, run_columns
-from leaderboard.views.board import ci_text, source_text, _half_widths, _mean_half_width
+from leaderboard import number_format, protocol_card, run_columns
+from leaderboard.ranking import half_widths, mean_half_width
+from leaderboard.views.board import ci_text, source_text
 from leaderboard.views.columns import (
     ALWAYS_SHOWN, AVERAGE, BAND, BENCHMARKS, DATE, DEFAULT_COLUMNS, FRAMES, JUDGE, LEVELS, MODEL, MODEL_BUDGET_FRAMES,
-    OPTIONAL_COLUMNS,
-    PAPER, PARAMS, PRECISION, PROTOCOL, RANK, REVISION, RUNNER, SOURCE, SUBMISSION, SUBMITTER, SUITE_DEFAULT_FRAMES,
-    THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, _col, _numbers, _text,
+    OPTIONAL_COLUMNS, PAPER, PARAMS, PRECISION, PROTOCOL, RANK, REVISION, RUNNER, SCORE_COLUMNS, SOURCE, SUBMISSION,
+    SUBMITTER, SUITE_DEFAULT_FRAMES, THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, _col, _numbers, _text,
 )
+from leaderboard.views.display import DISPLAY, set_kinds
 
 
 # -- filters and the leaderboard -------------------------------------------------------------------------------
@@ -106,8 +107,7 @@ def _pm_key(column: str) -> str:
 
 def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
     """"61.20 ±1.79": the score and half its 95% interval; the score alone without one."""
-    out = [None if np.isnan(v) else f"{v:.2f} ±{h:.2f}" if h > 0 else f"{v:.2f}"
-           for v, h in zip(_numbers(score).to_numpy(), _numbers(half).fillna(0.0).to_numpy())]
+    out = [number_format.with_half(v, h) for v, h in zip(_numbers(score).to_numpy(), _numbers(half).to_numpy())]
     return pd.Series(out, index=score.index, dtype=object)
 
 
@@ -115,19 +115,38 @@ def rank_marks(board: pd.DataFrame) -> pd.Series:
     """What the Rank cell shows instead of a blank for a row that is not ranked because it
     is off the reference protocol ("≠") or its protocol is unknown ("?"); None elsewhere."""
     marks = {protocol_card.DIFFERS: "≠", protocol_card.UNKNOWN: "?"}
-    return pd.Series([marks.get(s) for s in board["protocol_status"]], index=board.index, dtype=object)
+    shown = pd.Series([marks.get(s) for s in board["protocol_status"]], index=board.index, dtype=object)
+    return shown.where(shown.notna(), paper_ranks(board))
+
+
+def paper_ranks(board: pd.DataFrame) -> pd.Series:
+    """A paper's model rows ranked within that paper by their score ("3 📄": 1 + the paper's
+    models scoring higher, so ties share a rank); None elsewhere. A paper's rank never mixes
+    with another paper's or with a verified one."""
+    out = pd.Series(None, index=board.index, dtype=object)
+    kinds = _text(_col(board, "row_kind"))
+    papers = board[(board["paper_order"] >= 0).to_numpy(bool) & (kinds == "model").to_numpy(bool)]
+    for _, group in papers.groupby("paper_order"):
+        scores = _numbers(group["mean_available"])
+        for i, v in scores.items():
+            if not np.isnan(v):
+                out[i] = f"{1 + int((scores > v).sum())} 📄"
+    return out
 
 
 def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     """Every leaderboard column (display names) plus FILTER_KEYS and each score column's
     shown text, in rank order. Built once per table and suite: a reader's filters and
-    column choice then only pick rows and columns from it (filter_rows, leaderboard_view)."""
+    column choice then only pick rows and columns from it (filter_rows, leaderboard_view).
+    A paper's row with no overall score is left to the views that show its parts
+    (ExpVid's human row: levels 1 and 2, no level 3): here it would be a blank row."""
+    board = board[~((board["source_kind"] == "reported") & board["mean_available"].isna()).to_numpy(bool)]
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
-    data[_pm_key(AVERAGE)] = score_text(board["average"], _mean_half_width(board)).to_numpy()
+    data[_pm_key(AVERAGE)] = score_text(board["average"], mean_half_width(board)).to_numpy()
     data[_pm_key(RANK)] = rank_marks(board).to_numpy()
     for b in BENCHMARKS:
-        data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), _half_widths(board, b)).to_numpy()
+        data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), half_widths(board, b)).to_numpy()
     return pd.DataFrame(data)
 
 
@@ -147,9 +166,6 @@ def column_widths(columns: Sequence[str]) -> list[str]:
     return [f"{WIDTHS.get(c, WIDE)}px" for c in columns]
 
 
-DISPLAY = "display"  # frame.attrs key: {column: [text per row]} shown in place of the numbers
-
-
 def held_columns(columns: Sequence[str], held: Sequence[str]) -> tuple[str, ...]:
     """`columns` without those of the benchmarks a suite does not hold (its score, interval
     and no-video columns): a suite of three shows no empty ExpVid column."""
@@ -157,14 +173,22 @@ def held_columns(columns: Sequence[str], held: Sequence[str]) -> tuple[str, ...]
     return tuple(c for c in columns if not c.startswith(missing)) if missing and held else tuple(columns)
 
 
+# How the Leaderboard's numbers read (leaderboard/number_format.py); scores carry their own text.
+NUMBER_KINDS = {RANK: number_format.COUNT, BAND: number_format.COUNT, FRAMES: number_format.COUNT,
+                PARAMS: number_format.AMOUNT, run_columns.JUDGE_TOKENS: number_format.COUNT,
+                **{c: number_format.SCORE for c in (AVERAGE, *SCORE_COLUMNS, *run_columns.NO_VIDEO_COLUMNS)}}
+
+
 def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS) -> pd.DataFrame:
     """One display row per result: ALWAYS_SHOWN, then the chosen optional columns in
     their fixed order (unknown names are ignored). Score columns stay numbers (they sort
-    as numbers); their "score ±half-interval" text is in attrs[DISPLAY]. `rows`:
-    prepared board rows, or rows of leaderboard_table."""
+    as numbers); their "score ±half-interval" text is in attrs[DISPLAY], the other numbers'
+    kinds in attrs[KINDS] (views.display_text). `rows`: prepared board rows, or rows of
+    leaderboard_table."""
     table = rows if RANK in rows.columns else leaderboard_table(rows)
     chosen = set(columns)
     names = [*ALWAYS_SHOWN, *(c for c in OPTIONAL_COLUMNS if c in chosen)]
     out = table[names].reset_index(drop=True)
     out.attrs[DISPLAY] = {c: list(table[_pm_key(c)]) for c in names if _pm_key(c) in table.columns}
-    return out
+    return set_kinds(out, NUMBER_KINDS)
+

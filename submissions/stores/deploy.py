@@ -103,23 +103,41 @@ def _squash_command(args: argparse.Namespace) -> None:
         print(f"{name:9s} squashed: one commit holding its {files} files")
 
 
+CREATE_DESCRIPTION = """\
+Create the five Hub dataset repos of a new deployment: <owner>/<prefix>-<store> for the
+stores requests, results and suite (public) and answers and private (private).
+
+Running it again is harmless: existing repos are kept, and one that must be private but is
+public is made private. Needs HF_TOKEN, a token with write access to the owner."""
+CREATE_EPILOG = """\
+Example (it ends by printing the settings that point the site and the worker at the repos):
+  HF_TOKEN=hf_... python -m evaluator create-repos --owner my-org"""
+SQUASH_DESCRIPTION = """\
+Replace the history of each named Hub store by one commit holding its current files.
+
+The Hub slows down on repos with some thousands of commits, and every claim, renewal and
+finish of a request is a commit. Nothing is lost, and it is safe while workers and the site
+write (they read again and commit again). Run it on a schedule, e.g. weekly. Needs
+LEADERBOARD_STORE=hub, LEADERBOARD_HUB_OWNER and HF_TOKEN."""
+SQUASH_EPILOG = """\
+Example:
+  LEADERBOARD_STORE=hub LEADERBOARD_HUB_OWNER=my-org HF_TOKEN=hf_... python -m evaluator squash-history"""
+
+
 def add_commands(subparsers) -> None:
     """Add `create-repos` and `squash-history` to an argparse sub-command set (python -m evaluator)."""
-    p = subparsers.add_parser(
-        "create-repos", help="create the five Hub dataset repos of a new deployment",
-        description="Create the five dataset repos <owner>/<prefix>-<store> with the right visibility "
-                    "(requests, results, suite public; answers, private private). Idempotent. "
-                    "Reads the token from HF_TOKEN.")
-    p.add_argument("--owner", required=True, help="user or organisation that will own the repos")
-    p.add_argument("--prefix", default=DEFAULT_PREFIX, help=f"repo name prefix (default {DEFAULT_PREFIX})")
+    raw = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser("create-repos", help="maintainers: create the five Hub dataset repos of a new "
+                                                   "deployment",
+                              description=CREATE_DESCRIPTION, epilog=CREATE_EPILOG, formatter_class=raw)
+    p.add_argument("--owner", required=True, help="Hugging Face user or organisation that will own the repos; "
+                                                  "required")
+    p.add_argument("--prefix", default=DEFAULT_PREFIX,
+                   help=f"start of each repo's name (LEADERBOARD_HUB_PREFIX); default: {DEFAULT_PREFIX}")
     p.set_defaults(func=_command)
-    p = subparsers.add_parser(
-        "squash-history", help="maintainers: squash Hub stores' histories into one commit each",
-        description="The Hub slows down on repos with some thousands of commits, and every claim, renewal "
-                    "and finish of a request is a commit. This replaces each named store's history by one "
-                    "commit holding its current files (HfApi.super_squash_history). Nothing is lost, and "
-                    "it is safe while workers and the site write (they re-read and commit again). Run it "
-                    "on a schedule, e.g. weekly. Needs LEADERBOARD_STORE=hub and HF_TOKEN.")
+    p = subparsers.add_parser("squash-history", help="maintainers: squash Hub stores' histories into one commit "
+                                                     "each",
+                              description=SQUASH_DESCRIPTION, epilog=SQUASH_EPILOG, formatter_class=raw)
     p.add_argument("--store", action="append", choices=list(STORE_NAMES),
-                   help="a store to squash (repeat for several; default: all five)")
+                   help="a store to squash (repeat for several); default: all five")
     p.set_defaults(func=_squash_command)

@@ -15,7 +15,14 @@ level 2 are micro averages over questions (a generation item adds its Jaccard),
 level 3 pools blanks over both tasks; `overall` is the mean of the levels present.
 """
 
-from evaluator.benchmarks.expvid.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
+from evaluator.benchmarks.expvid.buckets import (
+    BREAKDOWN_FIELDS,
+    PAIRED_REDUCER,
+    count_buckets,
+    paired_bucket_paths,
+    paired_row_key,
+    partitions,
+)
 from evaluator.benchmarks.expvid.calls import build_calls, frame_budget_key
 from evaluator.benchmarks.expvid.demo import _FILLERS, demo
 from evaluator.benchmarks.expvid.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
@@ -39,7 +46,7 @@ from evaluator.benchmarks.expvid.release import RELEASE_LAYOUT, import_release, 
 __all__ = [
     "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
-    "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
+    "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key", "partitions",
     "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
     "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "frame_budget_key", "demo", "import_release", "jaccard",
     "score", "task_of_file"

@@ -32,8 +32,11 @@ def count_buckets(metrics: dict, minimum: int) -> Buckets:
         # the rates' own denominators would give away the question-only score: all go together
         yield from (((name,), group) for name in GAIN)
         return
-    yield from ((("wrong_to_right",), count(wrong)), (("n_wrong_to_right",), count(wrong)))
-    yield from ((("right_to_wrong",), count(right)), (("n_right_to_wrong",), count(right)))
+    # Δknowledge x wrong before = wrong→right - right→wrong: with either transition hidden,
+    # the other would give it back, so a small one hides both
+    both = min(count(right), count(wrong))
+    yield from ((("wrong_to_right",), both), (("n_wrong_to_right",), both))
+    yield from ((("right_to_wrong",), both), (("n_right_to_wrong",), both))
 
 
 def paired_bucket_paths(q: Any, labelled: bool) -> list[Path]:

@@ -1,0 +1,71 @@
+"""The Models tab, the first page: one row per model across the five benchmarks
+(leaderboard/views/models.py), ranked within the column picked in "Rank by"."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from leaderboard import views
+from leaderboard.tabs.base import BaseHandlers
+from leaderboard.tabs.common import failsafe, table
+from leaderboard.views import models as model_views
+
+# Score columns keep a width that shows "61.20 ✓ · 📄 58.10" on two lines at most, the
+# model column a readable name; a phone scrolls the scores, Rank and Model pinned.
+WIDTHS = {views.RANK: "60px", views.MODEL: "170px"}
+SCORE_WIDTH = "112px"
+
+
+class ModelsHandlers(BaseHandlers):
+    """The Models tab's callbacks."""
+
+    def model_rows(self) -> list[model_views.ModelRow]:
+        """Every model, the papers' rows with the verified rows of the suite submissions go to
+        (an official suite's board holds both), cached per table generation."""
+        papers = self.board(views.REPORTED_SUITE)
+        configured = self.configured_suite()
+        verified = self.board(configured) if configured else None
+        return self._view(papers, ("models", configured), lambda: model_views.model_rows(papers, verified))
+
+    @failsafe(outputs=3)
+    def models_table(self, search: str = "", sort_by: str | None = None) -> tuple[dict, dict, str]:
+        """The table, the "Rank by" choices (with the one used) and the line above the table."""
+        rows = self.model_rows()
+        shown = model_views.model_view(rows, sort_by, search or "")
+        choices = model_views.sort_choices(rows)
+        return (shaped(shown), gr.update(choices=choices, value=shown.attrs["sort_by"]),
+                self.models_note(shown))
+
+    def models_note(self, shown: pd.DataFrame) -> str:
+        configured = self.configured_suite()
+        where = views.suite_label(configured) if configured else "no suite yet"
+        return (f"{len(shown)} models, ranked by **{shown.attrs['sort_by']}** · {model_views.VERIFIED_MARK} verified "
+                f"by our worker ({where}) · {model_views.REPORTED_MARK} reported in the benchmark's paper · "
+                f"{model_views.NO_AVERAGE}")
+
+
+def shaped(shown: pd.DataFrame) -> dict:
+    """The table update: numbers that sort as numbers, their "61.20 ✓" text shown, the
+    model a link (Markdown)."""
+    update = table(shown)
+    update["datatype"] = ["markdown" if c == views.MODEL else t for c, t in zip(shown.columns, update["datatype"])]
+    update["column_widths"] = [WIDTHS.get(c, SCORE_WIDTH) for c in shown.columns]
+    return update
+
+
+def build(h: ModelsHandlers, generation: gr.State) -> None:
+    with gr.Tab("Models", id="models", elem_id="tab-models"):
+        first, choices, note = h.models_table("", None)
+        with gr.Row(equal_height=True):
+            search = gr.Textbox(placeholder="Search models (name; another name)", show_label=False, container=False,
+                                scale=3, elem_id="models-search")
+            sort_by = gr.Dropdown(choices.get("choices", []), value=choices.get("value"), label="Rank by",
+                                  show_label=False, container=False, scale=1, elem_id="models-sort")
+        shown_note = gr.Markdown(note, elem_id="models-note")
+        shown = gr.Dataframe(first.get("value"), datatype=first.get("datatype"),
+                             column_widths=first.get("column_widths"), interactive=False, show_search="none",
+                             pinned_columns=2, max_height=900, wrap=True, label="Models", show_label=False,
+                             elem_id="models-table", buttons=[])
+    gr.on([search.change, sort_by.change, generation.change], h.models_table, [search, sort_by],
+          [shown, sort_by, shown_note], trigger_mode="always_last", api_name="models")

@@ -1,0 +1,178 @@
+"""The Models view, the site's first page: one row per model (and variant) across the five
+benchmarks, each cell the overall score our worker verified or, where it has none, the one
+the benchmark's paper reports, with the paper's beside a verified one.
+
+    rows = model_rows(papers, verified)          # one ModelRow per identity (leaderboard/models.py)
+    shown = model_view(rows, sort_by="ExAct", search="qwen")
+
+Reported numbers come from five papers' protocols, so no Average is made of them: a row
+gets one only where all five of its cells are verified on one suite. A rank is given
+within the column the view is sorted by, to models only (human and random baselines are
+shown as the papers print them, unranked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from leaderboard import markup, models
+from leaderboard.number_format import score
+from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, _numbers, _text
+
+VERIFIED_MARK, REPORTED_MARK = "✓", "📄"
+BASELINE_RANK = "—"  # a human or random row: a reference point, never ranked
+SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
+NO_AVERAGE = ("no Average of papers' numbers (five protocols); a row has one where all five scores are verified "
+              "on one suite.")
+
+
+@dataclass
+class ModelRow:
+    """One model (and variant): its verified and reported overall score per benchmark."""
+
+    identity: models.Identity
+    verified: dict[str, float] = field(default_factory=dict)
+    reported: dict[str, float] = field(default_factory=dict)
+
+    def score(self, benchmark: str) -> float | None:
+        return self.verified.get(benchmark, self.reported.get(benchmark))
+
+    @property
+    def average(self) -> float | None:
+        if len(self.verified) == len(BENCHMARKS):
+            return round(sum(self.verified.values()) / len(BENCHMARKS), 2)
+        return None
+
+
+def _score(row: pd.Series, benchmark: str) -> float | None:
+    value = _numbers(pd.Series([row.get(f"{benchmark}.overall")])).iloc[0]
+    return None if np.isnan(value) else float(value)
+
+
+def _paper_identity(row: pd.Series, benchmark: str, table: models.ModelTable) -> models.Identity | None:
+    thinking = row.get("thinking")
+    frames = _numbers(pd.Series([row.get("frames")])).iloc[0]
+    try:
+        return models.resolve_paper_row(benchmark, str(row["model"]),
+                                        thinking=thinking if isinstance(thinking, bool) else None,
+                                        frames=None if np.isnan(frames) else int(frames), table=table)
+    except KeyError:
+        return None  # a row the reviewed table lacks: the papers' own tab still shows it
+
+
+def _verified_identity(row: pd.Series, table: models.ModelTable) -> models.Identity:
+    thinking = str(row.get("thinking_text", "")) == "on"
+    if str(row.get("kind")) == "model":
+        return models.resolve_hub_model(str(row["model"]), thinking=thinking, table=table)
+    declared = row.get("meta.hub_id")
+    return models.resolve_prediction(str(row["model"]), declared if isinstance(declared, str) and declared else None,
+                                     thinking=thinking, table=table)
+
+
+def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
+               table: models.ModelTable | None = None) -> list[ModelRow]:
+    """Every model of the papers' prepared rows and of one suite's prepared verified rows
+    (leaderboard.views.prepare), grouped by identity. A model with several verified rows
+    takes the best-placed ranked one (the board's order), else its first."""
+    table = table or models.load_models()
+    found: dict[str, ModelRow] = {}
+    for _, row in papers.iterrows():
+        benchmark = str(row.get("id", "")).split("/")[1] if str(row.get("id", "")).startswith("reported/") else None
+        identity = _paper_identity(row, benchmark, table) if benchmark else None
+        score = _score(row, benchmark) if identity else None
+        if identity is not None and score is not None:
+            found.setdefault(identity.key, ModelRow(identity)).reported.setdefault(benchmark, score)
+    if verified is not None and len(verified):
+        rows = verified[verified["source_kind"] == "verified"]
+        order = rows.assign(_unranked=~rows["ranked"].astype(bool)).sort_values("_unranked", kind="stable")
+        taken: set[str] = set()
+        for _, row in order.iterrows():
+            identity = _verified_identity(row, table)
+            if identity.key in taken:
+                continue
+            taken.add(identity.key)
+            entry = found.setdefault(identity.key, ModelRow(identity))
+            entry.verified = {b: s for b in BENCHMARKS if (s := _score(row, b)) is not None}
+    return list(found.values())
+
+
+def _cell_text(row: ModelRow, benchmark: str) -> str | None:
+    mine, paper = row.verified.get(benchmark), row.reported.get(benchmark)
+    if mine is not None:
+        return f"{score(mine)} {VERIFIED_MARK}" + (f" · {REPORTED_MARK} {score(paper)}" if paper is not None else "")
+    return f"{score(paper)} {REPORTED_MARK}" if paper is not None else None
+
+
+def _model_cell(identity: models.Identity) -> str:
+    """The model's name as Markdown, a link to its Hub page where it has one (the name is
+    escaped: a prediction file's name is the submitter's text)."""
+    name = markup.escape(identity.display)
+    return f"[{name}]({identity.hub_url})" if identity.hub_url else name
+
+
+def sort_choices(rows: Sequence[ModelRow]) -> list[str]:
+    """The columns the view can be ranked by: each benchmark, and Average where a row has one."""
+    return [*SCORE_COLUMNS, *([AVERAGE] if any(r.average is not None for r in rows) else [])]
+
+
+def default_sort(rows: Sequence[ModelRow]) -> str:
+    """The benchmark with the most scored models (the first in the site's order on a tie)."""
+    counts = {TITLES[b]: sum(r.score(b) is not None for r in rows) for b in BENCHMARKS}
+    return max(SCORE_COLUMNS, key=lambda c: (counts[c], -SCORE_COLUMNS.index(c)))
+
+
+def _matches(row: ModelRow, terms: list[str]) -> bool:
+    if not terms:
+        return True
+    names = " ".join([row.identity.display, row.identity.hub_id or "",
+                      *(n for _, ns in row.identity.names for n in ns)]).lower()
+    return any(t in names for t in terms)
+
+
+def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str = "") -> pd.DataFrame:
+    """Rank, Model (Markdown), the five benchmarks (numbers; their "61.20 ✓" text in
+    attrs["display"]) and Average where any row has one, sorted by `sort_by` (best first,
+    rows without that score last) and ranked in it: 1 + the models scoring strictly
+    higher, so ties share a rank."""
+    terms = [t.strip().lower() for t in (search or "").split(";") if t.strip()]
+    chosen = [r for r in rows if _matches(r, terms)]
+    sort_by = sort_by if sort_by in sort_choices(rows) else default_sort(rows)
+    key = {TITLES[b]: b for b in BENCHMARKS}
+
+    def value(row: ModelRow) -> float | None:
+        return row.average if sort_by == AVERAGE else row.score(key[sort_by])
+    chosen.sort(key=lambda r: (value(r) is None, -(value(r) or 0.0), r.identity.display.lower()))
+    ranked = [value(r) for r in chosen if r.identity.kind == "model" and value(r) is not None]
+    columns = [RANK, MODEL, *SCORE_COLUMNS, *([AVERAGE] if AVERAGE in sort_choices(rows) else [])]
+    data: dict[str, list] = {RANK: [], MODEL: [], **{c: [] for c in columns[2:]}}
+    texts: dict[str, list] = {c: [] for c in columns[2:]} | {RANK: []}
+    for row in chosen:
+        v = value(row)
+        rank = 1 + sum(other > v for other in ranked) if row.identity.kind == "model" and v is not None else None
+        data[RANK].append(float(rank) if rank is not None else np.nan)
+        texts[RANK].append(BASELINE_RANK if row.identity.kind != "model" else None)
+        data[MODEL].append(_model_cell(row.identity))
+        for b in BENCHMARKS:
+            data[TITLES[b]].append(row.score(b) if row.score(b) is not None else np.nan)
+            texts[TITLES[b]].append(_cell_text(row, b))
+        if AVERAGE in data:
+            data[AVERAGE].append(row.average if row.average is not None else np.nan)
+            texts[AVERAGE].append(f"{score(row.average)} {VERIFIED_MARK}" if row.average is not None else None)
+    out = pd.DataFrame(data, columns=columns)
+    out[RANK] = out[RANK].astype("Int64") if len(out) else out[RANK]
+    out.attrs["display"] = texts
+    out.attrs["sort_by"] = sort_by
+    return out
+
+
+def model_names(view: pd.DataFrame) -> list[str]:
+    """The Model column as plain names (tests and the API read it without its links)."""
+    return [markup_text(v) for v in _text(view[MODEL])]
+
+
+def markup_text(cell: str) -> str:
+    return cell[1:cell.index("](")] if cell.startswith("[") and "](" in cell else cell

@@ -1,0 +1,80 @@
+"""The Models view (leaderboard/views/models.py): one row per model across the papers and
+our verified runs, a cell per benchmark, ranks within the column sorted by."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leaderboard import models, views
+from leaderboard.views import models as model_views
+
+QWEN = "Qwen/Qwen2.5-VL-72B-Instruct"
+
+
+@pytest.fixture(scope="module")
+def papers() -> pd.DataFrame:
+    return views.prepare(views.select_suite(pd.DataFrame(), views.REPORTED_SUITE))
+
+
+def verified(*rows: dict) -> pd.DataFrame:
+    """Prepared-board-like verified rows: only the columns the view reads."""
+    base = {"source_kind": "verified", "ranked": True, "thinking_text": "", "kind": "predictions"}
+    return pd.DataFrame([base | r for r in rows])
+
+
+def row_of(rows, display: str) -> model_views.ModelRow:
+    return next(r for r in rows if r.identity.display == display)
+
+
+def test_every_paper_row_with_a_score_lands_in_one_model_row(papers):
+    rows = model_views.model_rows(papers)
+    cells = sum(len(r.reported) for r in rows)
+    scored = int(papers[[f"{b}.overall" for b in views.BENCHMARKS]].notna().to_numpy().sum())
+    assert cells == scored  # nothing dropped, nothing counted twice
+    assert len({r.identity.key for r in rows}) == len(rows)
+    qwen = next(r for r in rows if r.identity.hub_id == QWEN)
+    assert len(qwen.reported) >= 2  # several papers, one row
+
+
+def test_a_verified_file_naming_its_hub_model_joins_that_models_row(papers):
+    scores = {f"{b}.overall": 40.0 + i for i, b in enumerate(views.BENCHMARKS)}
+    mine = verified({"id": "sub-1", "model": "my qwen run", "meta.hub_id": QWEN, **scores})
+    rows = model_views.model_rows(papers, mine)
+    qwen = next(r for r in rows if r.identity.hub_id == QWEN)
+    assert qwen.verified == {b: 40.0 + i for i, b in enumerate(views.BENCHMARKS)}
+    assert qwen.average == round(sum(qwen.verified.values()) / 5, 2)  # all five verified: an Average
+    shown = model_views.model_view(rows, "ExpVid", search="qwen2.5-vl-72b")
+    text = shown.attrs["display"]
+    assert len(shown) == 1 and "✓" in text["ExpVid"][0]
+    both = [t for b, t in zip(views.BENCHMARKS, (text[views.TITLES[b]][0] for b in views.BENCHMARKS))
+            if b in qwen.reported]
+    assert all("✓" in t and "📄" in t for t in both)  # the paper's number beside ours
+    assert shown.loc[0, views.MODEL] == f"[{qwen.identity.display}](https://huggingface.co/{QWEN})"
+    assert views.AVERAGE in shown.columns and model_views.sort_choices(rows)[-1] == views.AVERAGE
+
+
+def test_ranks_follow_the_sorted_column_and_ties_share_a_rank():
+    table = models.load_models()
+    pick = [i for i in table.identities if i.kind == "model"][:3]
+    human = next(i for i in table.identities if i.kind == "human")
+    rows = [model_views.ModelRow(pick[0], reported={"exact": 50.0}),
+            model_views.ModelRow(pick[1], reported={"exact": 50.0, "expvid": 10.0}),
+            model_views.ModelRow(pick[2], reported={"expvid": 30.0}),
+            model_views.ModelRow(human, reported={"exact": 90.0})]
+    by_exact = model_views.model_view(rows, "ExAct")
+    assert list(by_exact["Model"])[0] == human.display and by_exact.attrs["display"]["Rank"][0] == "—"
+    assert list(by_exact["Rank"].iloc[1:3]) == [1, 1]  # a tie shares rank 1
+    assert pd.isna(by_exact["Rank"].iloc[3])  # no ExAct score: unranked, last
+    by_expvid = model_views.model_view(rows, "ExpVid")
+    assert model_views.model_names(by_expvid)[:2] == [pick[2].display, pick[1].display]
+    assert list(by_expvid["Rank"].iloc[:2]) == [1, 2]
+    assert views.AVERAGE not in by_expvid.columns  # no row has five verified scores
+    assert np.isnan(by_expvid.loc[0, "ExAct"])
+
+
+def test_the_default_column_is_the_one_with_the_most_models(papers):
+    rows = model_views.model_rows(papers)
+    counts = {views.TITLES[b]: sum(r.score(b) is not None for r in rows) for b in views.BENCHMARKS}
+    assert model_views.default_sort(rows) == max(counts, key=counts.get)
