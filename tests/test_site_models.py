@@ -24,7 +24,7 @@ from site_server import (
     write_baseline_predictions,
 )
 
-from leaderboard import models
+from leaderboard import models, views
 
 pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
                                                  "requirements-dev.txt (make test does)")
@@ -210,4 +210,44 @@ def test_a_declared_frame_count_off_the_protocol_is_warned_shown_and_correctable
         page.wait_for_timeout(1000)
         deadline -= 1
     assert re.fullmatch(r"\d+", rank_of(page, model)), rank_of(page, model)
+    context.close()
+
+
+def picker_options(page, elem_id: str) -> list[str]:
+    box = page.locator(f"#{elem_id} input[role=combobox]")
+    box.click()
+    names = [o.get_attribute("aria-label") for o in page.get_by_role("option").all()]
+    box.press("Escape")
+    return names
+
+
+@pytest.mark.parametrize("tab,picker,table", [("By domain", "domain-select", "by-domain-table"),
+                                              ("By hop", "hop-select", "by-hop-table")])
+def test_no_breakdown_renders_empty_without_a_message(browser, site, tab, picker, table):
+    """Every breakdown a picker offers, on the papers' page and on the demo suite, shows
+    scores (or hidden-bucket notes) or a line saying why it has none; the one opened
+    first has data where any of them does."""
+    context, page = open_page(browser, site, DESK)
+    for suite in (views.REPORTED_SUITE, site.suite_id()):
+        show_suite(page, suite)
+        open_tab(page, tab)
+        page.locator(f"#{table} [role=gridcell]").first.wait_for()
+        names = picker_options(page, picker)
+        assert names, f"{tab}: nothing offered on {suite}"
+        with_data = []
+        for name in names:
+            box = page.locator(f"#{picker} input[role=combobox]")
+            box.click()
+            box.fill(name)
+            box.press("Enter")  # the filtered list's first option: the one named
+            expect(box).to_have_value(name)
+            page.wait_for_timeout(1000)
+            texts = [t.strip() for t in page.locator(f"#{table} [role=gridcell]").all_inner_texts()]
+            scored = any(re.fullmatch(r"-?\d+\.\d\d.*|n too small.*|hidden with.*", t) for t in texts)
+            said = any(t.startswith("Nothing to show for") for t in texts)
+            assert scored or said, f"{tab} / {name} on {suite}: an empty table without a message: {texts[:12]}"
+            with_data.append(scored)
+        if any(with_data):
+            assert with_data[0], f"{tab} on {suite} opens on {names[0]}, which has no data"
+        open_leaderboard(page)
     context.close()

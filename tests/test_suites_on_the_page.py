@@ -202,7 +202,7 @@ def test_a_file_for_the_official_suite_is_accepted_on_its_page(site, home, offic
         open_tab(page, "Submit")
         expect(page.locator("#submit-suite")).to_contain_text(official)
         page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
-        expect(page.locator("#submit-status")).to_contain_text(f"calls of suite {official}")
+        expect(page.locator("#submit-status")).to_contain_text(f"calls of suite {official}", timeout=WAIT_MS)
         expect(page.locator("#submit-status")).to_contain_text("ready to submit")
         # on the demo suite's page the same file is refused in one line naming the official suite
         page.goto(f"{site.url}?suite={demo}")
@@ -210,6 +210,6 @@ def test_a_file_for_the_official_suite_is_accepted_on_its_page(site, home, offic
         open_tab(page, "Submit")
         expect(page.locator("#submit-suite")).to_contain_text(demo)
         page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
-        expect(page.locator("#submit-status")).to_contain_text("answers the calls of suite 'official'")
+        expect(page.locator("#submit-status")).to_contain_text("answers the calls of suite 'official'", timeout=WAIT_MS)
         expect(page.locator("#submit-status")).not_to_contain_text("unknown call id")
         browser.close()

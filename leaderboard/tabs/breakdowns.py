@@ -103,7 +103,8 @@ def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.Sta
                     "(ranked with its interval, as on the Leaderboard) or one group's (no interval: only equal "
                     "scores tie).")
         with gr.Row():
-            key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=keys[0], label="Breakdown",
+            # no value until filled: the suite's first breakdown with data is picked then
+            key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=None, label="Breakdown",
                               elem_id=f"{slug}-select")
             metric = gr.Dropdown([], value=None, label="Value shown", visible=False, elem_id=f"{slug}-metric")
             rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id=f"{slug}-rank")

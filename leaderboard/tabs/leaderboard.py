@@ -116,7 +116,8 @@ class LeaderboardHandlers(BaseHandlers):
 
 def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, initial: str) -> None:
     with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
-        search = gr.Textbox(placeholder="Search models (name; another name)", show_label=False, container=False,
+        search = gr.Textbox(label="Search models", placeholder="Search models (name; another name)",
+                            show_label=False, container=False,
                             elem_id="search")
         # folded: the rows start on the first screen; every filter covers every page
         with gr.Accordion("Filters and columns", open=False, elem_id="filters"):

@@ -40,7 +40,8 @@ class ModelsHandlers(BaseHandlers):
     def models_note(self, shown: pd.DataFrame) -> str:
         configured = self.configured_suite()
         where = views.suite_label(configured) if configured else "no suite yet"
-        return (f"{len(shown)} models, ranked by **{shown.attrs['sort_by']}** · {model_views.VERIFIED_MARK} verified "
+        return (f"{len(shown)} models, ranked by **{shown.attrs['sort_by']}** (models without it follow, unranked) · "
+                f"{model_views.VERIFIED_MARK} verified "
                 f"by our worker ({where}) · {model_views.REPORTED_MARK} reported in the benchmark's paper · "
                 f"{model_views.NO_AVERAGE}")
 
@@ -58,7 +59,8 @@ def build(h: ModelsHandlers, generation: gr.State) -> None:
     with gr.Tab("Models", id="models", elem_id="tab-models"):
         first, choices, note = h.models_table("", None)
         with gr.Row(equal_height=True):
-            search = gr.Textbox(placeholder="Search models (name; another name)", show_label=False, container=False,
+            search = gr.Textbox(label="Search models", placeholder="Search models (name; another name)",
+                                show_label=False, container=False,
                                 scale=3, elem_id="models-search")
             sort_by = gr.Dropdown(choices.get("choices", []), value=choices.get("value"), label="Rank by",
                                   show_label=False, container=False, scale=1, elem_id="models-sort")

@@ -101,6 +101,12 @@ class QueueHandlers(BaseHandlers):
         return views.my_log(requests, user, submission, self._read_log(state), LOG_TAIL_LINES)
 
 
+def px(*percent: int) -> list[str]:
+    """Column widths in pixels, as shares of a 1,200 px table: a phone scrolls the table
+    sideways instead of squeezing "FINISHED" into a few letters."""
+    return [f"{round(12 * p)}px" for p in percent]
+
+
 def build(h: QueueHandlers, signature: gr.State) -> None:
     with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
         gr.Markdown("Every submission and where it stands; failures stay here with their reason. "
@@ -108,7 +114,7 @@ def build(h: QueueHandlers, signature: gr.State) -> None:
         with gr.Accordion("Failed", open=True):
             failed = gr.Dataframe(pd.DataFrame(columns=list(views.FAILED_COLUMNS)), interactive=False, wrap=True,
                                   label="Failed", elem_id="queue-failed",
-                                  column_widths=["17%", "13%", "9%", "10%", "12%", "10%", "29%"])
+                                  column_widths=px(17, 13, 9, 10, 12, 10, 29))
         with gr.Accordion("Running", open=True):
             running = gr.Dataframe(pd.DataFrame(columns=list(views.RUNNING_COLUMNS)), interactive=False,
                                    label="Running", elem_id="queue-running")
@@ -121,7 +127,7 @@ def build(h: QueueHandlers, signature: gr.State) -> None:
         with gr.Accordion("My submissions", open=True):
             mine = gr.Dataframe(pd.DataFrame(columns=list(views.MINE_COLUMNS)), interactive=False, wrap=True,
                                 label="My submissions", elem_id="my-submissions",
-                                column_widths=["19%", "14%", "10%", "13%", "9%", "22%", "13%"])
+                                column_widths=px(19, 14, 10, 13, 9, 22, 13))
             with gr.Accordion("Correct the declared settings of a prediction file", open=False,
                               elem_id="correct-settings"):
                 gr.Markdown("What you stated about a file (frames, parameters, weights, thinking) decides how its "

@@ -100,10 +100,10 @@ def hub_model(text: str | None) -> dict[str, str]:
     return {"hub_id": text}
 
 
-FRAMES_OFF = ("⚠️ **{count} frames for every call is outside this suite's reference protocol**, which gives each "
-              "benchmark its paper's frames ({budgets}). The row will be shown on the Leaderboard marked "
-              "**≠ frames** and not ranked. Leave the field empty if your model saw the frames the call list "
-              "gives; you can correct it later under Queue → My submissions.")
+FRAMES_OFF = ("⚠️ **One count of {count} frames for every call is outside this suite's reference protocol**, which "
+              "gives each benchmark its paper's frames: {differ} differ from {count}{matching}. The row will be "
+              "shown on the Leaderboard marked **≠ frames** and not ranked. Leave the field empty if your model saw "
+              "the frames the call list gives; you can correct it later under Queue → My submissions.")
 
 
 class SubmitHandlers(BaseHandlers):
@@ -202,8 +202,10 @@ class SubmitHandlers(BaseHandlers):
         budgets = self.frames_off(str(count) if count else None, self.submission_suite(page_suite))
         if budgets is None:
             return ""
-        listed = ", ".join(f"{k}: {v}" for k, v in sorted(budgets.items()))
-        return FRAMES_OFF.format(count=count, budgets=markup.escape(listed))
+        differ = ", ".join(f"{k} {v}" for k, v in sorted(budgets.items()) if int(v) not in (count, 1))
+        same = ", ".join(k for k, v in sorted(budgets.items()) if int(v) == count)
+        return FRAMES_OFF.format(count=count, differ=markup.escape(differ),
+                                 matching=f" (it is the reference for {markup.escape(same)})" if same else "")
 
     def _submit(self, profile, do: Callable[[Identity], Any]) -> tuple[str, str]:
         user = current_user(profile, self.settings)

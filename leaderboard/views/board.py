@@ -124,10 +124,22 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     # sorted and ranked as the open exports are (leaderboard/ranking.py): papers' rows grouped by
     # paper, so a CausalStep number is never ordered against a Video SimpleQA one
     out = ranking.ranked(out)
+    out["model_text"] = _variant_names(out)
     out["runner_text"] = _text(_col(out, "runner")).where(out["source_kind"] == "verified", "paper")
     out["protocol_text"] = protocol_card.labels(out)
     out["label"] = _labels(out)
     return out
+
+
+def _variant_names(frame: pd.DataFrame) -> pd.Series:
+    """Model names as shown, "(thinking)" / "(no thinking)" added where one paper prints a
+    name twice for the two settings (the Thinking column is not shown by default)."""
+    names = _text(frame["model"])
+    paper = _paper_benchmark(frame)
+    twice = pd.DataFrame({"p": paper, "m": names}).duplicated(keep=False).to_numpy(bool) & paper.notna().to_numpy(bool)
+    thinking = frame["thinking_text"].to_numpy()
+    suffix = np.where(thinking == "on", " (thinking)", np.where(thinking == "off", " (no thinking)", ""))
+    return names.where(~twice, names + suffix)
 
 
 def suite_benchmarks(board: pd.DataFrame) -> list[str]:

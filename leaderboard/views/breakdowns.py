@@ -258,7 +258,7 @@ def empty_breakdown_reason(board: pd.DataFrame, key: str) -> str:
     title = BREAKDOWNS[key].title
     verified = bool((board["source_kind"] == "verified").any()) if "source_kind" in board.columns else False
     if not verified:
-        return (f"Nothing to show for {title}: the papers do not report it, and no run on this suite has been "
-                f"verified yet (a verified run fills it).")
+        return (f"Nothing to show for {title}: the papers do not report it. Verified runs carry it: pick a suite "
+                f"under Show.")
     return (f"Nothing to show for {title}: no run on this suite has it; this suite's questions carry no such "
             f"field (the demo suite and some releases lack it), or no run answered them.")

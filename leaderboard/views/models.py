@@ -147,7 +147,9 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
         return row.average if sort_by == AVERAGE else row.score(key[sort_by])
     chosen.sort(key=lambda r: (value(r) is None, -(value(r) or 0.0), r.identity.display.lower()))
     ranked = [value(r) for r in chosen if r.identity.kind == "model" and value(r) is not None]
-    columns = [RANK, MODEL, *SCORE_COLUMNS, *([AVERAGE] if AVERAGE in sort_choices(rows) else [])]
+    # the column ranked by comes first after the model: on a phone it is the one in view
+    scores = [*SCORE_COLUMNS, *([AVERAGE] if AVERAGE in sort_choices(rows) else [])]
+    columns = [RANK, MODEL, sort_by, *(c for c in scores if c != sort_by)]
     data: dict[str, list] = {RANK: [], MODEL: [], **{c: [] for c in columns[2:]}}
     texts: dict[str, list] = {c: [] for c in columns[2:]} | {RANK: []}
     for row in chosen:
