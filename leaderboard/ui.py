@@ -114,6 +114,8 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
         demo.load(h.suite_from_link, None, [suite, tabs, suite_row], api_visibility="private")
         gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
+        # a submission that finishes frees a slot: the quota line follows the queue
+        signature.change(h.quota, None, quota, show_progress="hidden", api_visibility="private")
         demo.load(h.calls_file, [suite], download, api_visibility="private")
     # app.py serves them beside the page: the open exports, and raw outputs to their submitter only
     demo.api_routes = [*api.routes(download_tab.snapshots, h.configured_suite, h.suite_named),

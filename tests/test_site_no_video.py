@@ -127,7 +127,6 @@ def test_no_video_and_cost_columns_appear_when_chosen(page, site):
     shown = headers(page)
     assert "ExpVid" in shown and not {rc.no_video_label("ExpVid"), *COST} & set(shown)  # hidden by default
 
-    page.locator("#leaderboard-tab-columns, .label-wrap").filter(has_text="Columns").first.click()
     for label in [rc.NO_VIDEO_AVERAGE, *(rc.no_video_label(t) for t in views.SCORE_COLUMNS), *COST]:
         tick(page, "columns", label, True)
     shown = wait_headers(page, COST)

@@ -135,7 +135,7 @@ class SubmitHandlers(BaseHandlers):
             return "Your remaining quota could not be read right now."
         used, pending = q["per_user"], q["pending"]
         text = (f"**{used['remaining']} of {used['limit']}** submissions left in the rolling {q['window_days']}-day "
-                f"window; **{pending['remaining']} of {pending['limit']}** waiting or running at once.")
+                f"window; {pending['used']} of yours waiting or running now (at most {pending['limit']} at once).")
         if used["remaining"] == 0 and used["frees_at"]:
             text += f" The next slot frees at {used['frees_at'][:16].replace('T', ' ')} UTC."
         return text
