@@ -181,7 +181,7 @@ def build_suite(out: Path, name: str, version: str, datasets: list[BenchmarkData
 
 # -- reading ----------------------------------------------------------------
 
-def _record(cls: type, data: dict) -> Any:
+def record(cls: type, data: dict) -> Any:
     """A typed record from JSON; records with nested records define `from_json`."""
     return cls.from_json(data) if hasattr(cls, "from_json") else from_dict(cls, data)
 
@@ -208,7 +208,7 @@ def load_suite(path: Path) -> Suite:
     questions = {}
     for name in manifest["benchmarks"]:
         module = benchmarks.get(name)
-        questions[name] = [_record(module.Question, r) for r in _read_jsonl(path / name / "questions.jsonl")]
+        questions[name] = [record(module.Question, r) for r in _read_jsonl(path / name / "questions.jsonl")]
     calls = [Call.from_json(r) for r in _read_jsonl(path / "calls.jsonl")]
     videos = {r["id"]: from_dict(VideoMeta, r) for r in _read_jsonl(path / "videos.jsonl")}
     return Suite(path, manifest, questions, calls, videos)
@@ -237,7 +237,7 @@ def load_answers(path: Path, suite: Suite) -> AnswerKey:
     answers = {}
     for name in suite.manifest["benchmarks"]:
         module = benchmarks.get(name)
-        answers[name] = [_record(module.Answer, r) for r in _read_jsonl(path / name / "answers.jsonl")]
+        answers[name] = [record(module.Answer, r) for r in _read_jsonl(path / name / "answers.jsonl")]
     hidden = [Call.from_json(r) for r in _read_jsonl(path / "hidden_calls.jsonl")]
     return AnswerKey(path, suite.id, answers, hidden)
 

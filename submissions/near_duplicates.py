@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from evaluator import benchmarks
 from evaluator.buckets import bucket_paths
-from evaluator.records import Call, from_dict
+from evaluator.records import Call
+from evaluator.suite import record
 from submissions.errors import Refused
 from submissions.stores.base import Store
 
@@ -72,13 +73,9 @@ def item_groups(store: Store, suite_id: str) -> dict[Item, list[Score]]:
         question = benchmarks.get(name).Question
         for line in found.data.decode("utf-8").splitlines():
             if line.strip():
-                q = _question(question, json.loads(line))
+                q = record(question, json.loads(line))
                 groups[(name, q.id)] = [(name,), *((name, *p) for p in bucket_paths(name, q))]
     return groups
-
-
-def _question(cls: type, data: dict):
-    return cls.from_json(data) if hasattr(cls, "from_json") else from_dict(cls, data)
 
 
 def changed_items(new: Mapping[str, str], old: Mapping[str, str], calls: Mapping[str, Call]) -> set[Item]:

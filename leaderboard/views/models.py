@@ -21,7 +21,7 @@ import pandas as pd
 
 from leaderboard import markup, models
 from leaderboard.number_format import score
-from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, _numbers, _text
+from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, _text
 
 VERIFIED_MARK, REPORTED_MARK = "✓", "📄"
 BASELINE_RANK = "—"  # a human or random row: a reference point, never ranked
@@ -48,18 +48,23 @@ class ModelRow:
         return None
 
 
+def _number(value) -> float | None:
+    """One cell as a number (None where it holds none), read as _numbers reads a column."""
+    value = pd.to_numeric(value, errors="coerce") if value is not None else np.nan
+    return None if pd.isna(value) else float(value)
+
+
 def _score(row: pd.Series, benchmark: str) -> float | None:
-    value = _numbers(pd.Series([row.get(f"{benchmark}.overall")])).iloc[0]
-    return None if np.isnan(value) else float(value)
+    return _number(row.get(f"{benchmark}.overall"))
 
 
 def _paper_identity(row: pd.Series, benchmark: str, table: models.ModelTable) -> models.Identity | None:
     thinking = row.get("thinking")
-    frames = _numbers(pd.Series([row.get("frames")])).iloc[0]
+    frames = _number(row.get("frames"))
     try:
         return models.resolve_paper_row(benchmark, str(row["model"]),
                                         thinking=thinking if isinstance(thinking, bool) else None,
-                                        frames=None if np.isnan(frames) else int(frames), table=table)
+                                        frames=None if frames is None else int(frames), table=table)
     except KeyError:
         return None  # a row the reviewed table lacks: the papers' own tab still shows it
 
