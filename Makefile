@@ -45,7 +45,7 @@ test: $(STAMP) browser
 	$(PY) -m pytest -q tests
 
 # Every bench runs even when one misses its goal; the target fails at the end, naming them.
-BENCHES := extraction_corpus score_speed submit_speed pipeline_speed video_speed runner_overlap site_speed
+BENCHES := extraction_corpus score_speed submit_speed pipeline_speed video_speed runner_overlap site_speed site_capacity
 
 bench: $(STAMP) browser
 	@missed=""; for name in $(BENCHES); do \

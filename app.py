@@ -24,7 +24,7 @@ def build_app() -> gr.Blocks:
     the table, the UI."""
     # Imported here, not above: the site's validation process (leaderboard/checking.py) is
     # spawned, and a spawned process imports this file; it needs none of these.
-    from worker.loop import start_in_process
+    from worker.loop import start_in_process, wake
     from leaderboard.source import TableSource
     from leaderboard.ui import build_ui
     from space_config.settings import get_settings
@@ -45,7 +45,7 @@ def build_app() -> gr.Blocks:
         logging.getLogger(__name__).warning("could not check LEADERBOARD_SUITE at start: %s", e)
     scheduler = start_in_process(stores, settings) if settings.embedded_worker else None
     source = TableSource(stores, settings)
-    demo = build_ui(stores, settings, source, scheduler)
+    demo = build_ui(stores, settings, source, (lambda: wake(scheduler)) if scheduler is not None else None)
     demo.scheduler = scheduler  # whoever launches it can stop the worker
     return demo
 
@@ -54,15 +54,18 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per poll otherwise
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    from leaderboard.ui import CSS
+    from leaderboard.tabs.common import launch_options
 
+    # Gradio summarises every event it keeps (up to 10,000) after each event, for a monitoring
+    # page the site never opens: once every 1,000 events instead (read when the queue is made)
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
     demo = build_app()
     # GRADIO_* are gradio's own variables; gradio would default to 127.0.0.1, a Space needs 0.0.0.0.
     # app_kwargs routes come before gradio's own: the JSON endpoint of the open exports (leaderboard/api.py),
     # the raw outputs (leaderboard/outputs_api.py)
     demo.queue(default_concurrency_limit=8).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"),
-        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), css=CSS,
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")), **launch_options(),
         app_kwargs={"routes": list(getattr(demo, "api_routes", []))})
 
 

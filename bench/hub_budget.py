@@ -61,7 +61,7 @@ def main() -> int:
     from evaluator.demo import build_demo_suite
     from evaluator.predictions import write_predictions
     from evaluator.suite import load_suite
-    from leaderboard.aggregate import load_table
+    from results.aggregate import load_table
     from space_config.settings import Quotas, get_settings
     from submissions.queue import Queue
     from submissions.requests import Status

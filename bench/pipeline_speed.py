@@ -41,7 +41,7 @@ from evaluator.result import Result  # noqa: E402
 from evaluator.scoring import score_file  # noqa: E402
 from evaluator.suite import load_answers  # noqa: E402
 from worker.loop import start_in_process, wake  # noqa: E402
-from leaderboard.aggregate import build_table, load_table, read_results, rebuild, result_path  # noqa: E402
+from results.aggregate import build_table, load_table, read_results, rebuild, result_path  # noqa: E402
 from space_config.settings import Quotas, get_settings  # noqa: E402
 from submissions.queue import Queue  # noqa: E402
 from submissions.requests import Status  # noqa: E402

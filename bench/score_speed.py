@@ -1,6 +1,7 @@
 """Scoring speed at the papers' full sizes (about 15,600 items over the five benchmarks).
 
-Prints, measured in this run (medians of --repeats):
+Prints, measured in this run (medians of --repeats), each as CPU time of this process (what
+the work costs, whatever else the machine runs) and as wall-clock time:
   parse        merely json-parsing every line of the prediction file (the baseline)
   score        validating the file and scoring it (normalized-match judge) with the 95%
                intervals (1,000 video resamples per benchmark), as the worker does
@@ -10,8 +11,13 @@ Prints, measured in this run (medians of --repeats):
   no intervals the same without the intervals, for comparison
   demo         building the demo suite with its real video files (target: under a minute)
 
+The figure is the CPU-time ratio score / parse: on a shared machine the wall-clock ratio
+also counts the time other processes take from this one, unevenly between a 50 ms baseline
+and a scoring fifteen times longer (one version of the code gave 10x to 38x in wall clock
+under load, 20x to 22x in CPU time), so it is printed beside it only.
+
 Usage: python bench/score_speed.py [--scale 1.0] [--repeats 5]
-Exit status 1 if the scoring ratio misses the goal.
+Exit status 1 if the scoring ratio (CPU time) misses the goal.
 """
 
 from __future__ import annotations
@@ -61,17 +67,22 @@ def realistic(preds: list[Prediction], seed: int = 0) -> list[Prediction]:
 GOAL = 4.0
 
 
-def timed(fn) -> float:
+def timed(fn) -> tuple[float, float]:
+    """(CPU seconds of this process, wall-clock seconds) that fn takes."""
     gc.collect()  # each run starts from a collected heap, not with the garbage of the one before
-    start = time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     fn()
-    return time.perf_counter() - start
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def medians(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 def forget_caches() -> None:
     """What a fresh worker process has not computed yet."""
     bootstrap._resample_counts.cache_clear()
-    answer_options._norm_options.cache_clear()
+    answer_options.norm_options.cache_clear()
     forget_answer_caches()
 
 
@@ -123,7 +134,7 @@ def main() -> int:
             measured["score"].append(timed(lambda: score(1000)))
             measured["plain"].append(timed(lambda: score(0)))
             measured["cold"].append(timed(cold))
-        t_parse, t_score, t_plain, t_cold = (statistics.median(measured[k]) for k in ("parse", "score", "plain", "cold"))
+        t_parse, t_score, t_plain, t_cold = (medians(measured[k]) for k in ("parse", "score", "plain", "cold"))
         counts = score(0)[1]
         items = sum(c["items"] for c in counts.values())  # scored questions (CausalStep: per segment)
 
@@ -132,17 +143,23 @@ def main() -> int:
             build_demo_suite(Path(demo_tmp))
             t_demo = time.perf_counter() - start
 
-    ratio = t_score / t_parse
+    ratio = t_score[0] / t_parse[0]
+
+    def row(name: str, t: tuple[float, float], note: str = "") -> None:
+        print(f"{name:44s} {t[0] * 1000:8.1f} ms {t[0] / t_parse[0]:6.2f}x   "
+              f"{t[1] * 1000:8.1f} ms {t[1] / t_parse[1]:6.2f}x   {note}".rstrip())
+
     print(f"suite: {items} scored items, {len(suite.calls)} public calls; prediction file: {lines} lines; "
           f"median of {opts.repeats}")
     print(f"synthetic suite build: {build_time:.2f} s (not part of scoring)")
-    print(f"parse JSON lines:                          {t_parse * 1000:8.1f} ms")
-    print(f"validate + score + intervals:              {t_score * 1000:8.1f} ms   "
-          f"ratio {ratio:5.2f}x parse   (goal <= {GOAL:g}x)   {'OK' if ratio <= GOAL else 'TOO SLOW'}")
-    print(f"  the same, first on this suite in a process {t_cold * 1000:6.1f} ms   "
-          f"ratio {t_cold / t_parse:5.2f}x parse   (resample weights drawn)")
-    print(f"validate + score, no intervals:            {t_plain * 1000:8.1f} ms   ratio {t_plain / t_parse:5.2f}x parse")
-    print(f"demo suite build:                          {t_demo:8.2f} s    (target < 60 s)")
+    print(f"{'':44s} {'CPU time, x parse':>24s}   {'wall clock, x parse':>24s}")
+    row("parse JSON lines (the baseline)", t_parse)
+    row("validate + score + intervals", t_score, "the figure")
+    row("  the same, first on this suite in a process", t_cold, "(resample weights drawn)")
+    row("validate + score, no intervals", t_plain)
+    print(f"figure: {ratio:.2f}x parse (CPU time; parse {t_parse[0] * 1000:.1f} ms in this run)   goal: <= {GOAL:g}x   "
+          f"{'OK' if ratio <= GOAL else 'TOO SLOW'}")
+    print(f"demo suite build: {t_demo:.2f} s (target < 60 s)")
     return 0 if ratio <= GOAL else 1
 
 

@@ -1,6 +1,6 @@
 """The evaluation core: benchmarks, suites, prediction files, judges and scoring.
 
-Start at `evaluator/__main__.py` (the CLI) or `evaluator/scoring.py` (how a
+Start at `cli/evaluator.py` (the command line, `python -m evaluator`) or `evaluator/scoring.py` (how a
 prediction file becomes a result).
 """
 

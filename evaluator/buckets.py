@@ -4,7 +4,7 @@
 metrics tree, its item count) for every breakdown bucket: a level, task, domain, hop,
 category... Each benchmark declares its own in its folder (`count_buckets` in
 evaluator/benchmarks/<name>/buckets.py); a benchmark that declares none has no
-breakdown buckets. The small-bucket rule (leaderboard/disclosure.py) hides the buckets
+breakdown buckets. The small-bucket rule (results/disclosure.py) hides the buckets
 under its minimum; the paired statistics (evaluator/paired.py) record the same counts,
 so both agree on what a bucket is and how many items it has.
 """

@@ -60,7 +60,15 @@ def read_with(pred: Prediction | None, tally: Tally, extractor: Callable[[str], 
 def read_choice(pred: Prediction | None, labels: Sequence[str], options: Sequence[str] | None,
                 tally: Tally) -> str | None:
     """The label a prediction chose, or None (counted as missing or unparseable)."""
-    return read_with(pred, tally, lambda text: extract_choice(text, labels, options))
+    # read_with's steps written out: no closure built per call (it runs for every MCQ item)
+    tally.used += 1
+    if pred is None:
+        tally.missing += 1
+        return None
+    value = extract_choice(pred.response, labels, options)
+    if value is None:
+        tally.unparseable += 1
+    return value
 
 
 def read_number(pred: Prediction | None, tally: Tally) -> float | None:

@@ -5,7 +5,7 @@ needs more: the SAME resampled videos for both in every replicate, so the differ
 of their scores has its own interval. That needs each model's per-video statistics,
 per benchmark and per breakdown bucket (level, task, domain, hop, category...). A
 video's statistics can be one item's right/wrong, which would rebuild the answer key
-(design §4), so they go to the PRIVATE store only (`paired/<h>/<h>/<submission id>.json`,
+(the answers store is private), so they go to the PRIVATE store only (`paired/<h>/<h>/<submission id>.json`,
 sharded by a hash of the id: evaluator/shards.py; written by the worker beside the staged
 result; older ones stay at `paired/<id>.json`); the site reads them there to answer
 a comparison and shows only aggregates (leaderboard/compare.py).

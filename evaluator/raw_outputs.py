@@ -6,7 +6,7 @@ by a hash of the id: evaluator/shards.py; a run's from before sharding stays at
 the same step as the staged result (one commit on the Hub); the site hands them to the
 run's submitter only (leaderboard/downloads.py).
 
-The file is a prediction file (design §6), one JSON record per line:
+The file is a prediction file, one JSON record per line:
 
     {"id": "<call id>", "response": "<raw model output>", "confidence": 87, "context": "B"}
 

@@ -113,7 +113,7 @@ class Call:
 
 @dataclass(frozen=True)
 class Prediction:
-    """One line of a prediction file (design §6)."""
+    """One line of a prediction file."""
 
     id: str
     response: str
@@ -163,7 +163,7 @@ class Responses:
 class BenchmarkScore:
     """What a benchmark's scorer returns.
 
-    `metrics` holds the design §7 keys (percent 0-100 unless noted) and the
+    `metrics` holds each benchmark's metric keys (percent 0-100 unless noted) and the
     breakdown dicts. For the bootstrap, `video_stats` has one row of additive
     statistics per video (resampling videos, not calls) and `overall_from`
     computes the headline from column sums: rows (B, k) -> (B,).

@@ -1,4 +1,4 @@
-"""The result record: one JSON per submission (design §7), read by the site.
+"""The result record: one JSON per submission, read by the site.
 
 `scores[benchmark][metric]` holds percentages (0-100) unless noted, the headline
 under `overall` and its 95% bootstrap interval under `overall_ci95`.
@@ -8,12 +8,11 @@ Model-ID runs may also carry `blind_scores[benchmark]` (the "no video" pass: eve
 frame black; only `overall` and `overall_ci95`), its `blind_counts`, and `cost` (GPU
 time, time to first token, tokens per second and the device: evaluator/runners/costs.py).
 In published copies, breakdown buckets below `min_bucket_items` items have a null
-value and are listed under `scores[benchmark]["suppressed"]` (leaderboard/disclosure.py).
+value and are listed under `scores[benchmark]["suppressed"]` (results/disclosure.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,7 @@ class Result(BaseModel):
     cost: dict[str, Any] | None = None  # model-ID runs: what the run cost (costs.summarize); None: not measured
     # remote LLM judges: requests, retries, failures, tokens and cost per judged benchmark; None: none counted
     judge_usage: dict[str, Any] | None = None
-    # Set on public copies only (leaderboard/disclosure.py): breakdown buckets with fewer
+    # Set on public copies only (results/disclosure.py): breakdown buckets with fewer
     # items carry no score there. None: every score is present (the private staged copy).
     min_bucket_items: int | None = None
 
@@ -54,11 +53,3 @@ class Result(BaseModel):
     @classmethod
     def read(cls, path: Path) -> "Result":
         return cls.model_validate(json.loads(Path(path).read_text()))
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()

@@ -1,4 +1,4 @@
-"""How a prediction file becomes a result (design §7).
+"""How a prediction file becomes a result.
 
     suite (public) + answer key (private) + predictions + judge
         -> each benchmark module's score()        metrics and breakdowns
@@ -156,7 +156,7 @@ def score_file(suite: Suite, key: AnswerKey, predictions: Path, judge, options: 
                max_bytes: int, submission: dict | None = None, worker_run: bool = False,
                bootstrap_samples: int = 1000) -> Result:
     """Validate a prediction file and score it; the CLI's `score` and the worker use this."""
-    from evaluator.result import file_sha256
+    from evaluator.hashing import file_sha256
 
     calls = suite.calls_by_id()
     if worker_run:

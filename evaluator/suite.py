@@ -28,6 +28,7 @@ from typing import Any, Mapping
 from evaluator import CODE_VERSION, benchmarks
 from evaluator.benchmarks.common import Secret
 from evaluator.errors import SuiteError
+from evaluator.hashing import file_sha256
 from evaluator.records import SCHEMA_VERSION, BenchmarkData, Call, VideoMeta, from_dict, to_dict
 
 SUITE_DIR = "suite"
@@ -70,20 +71,12 @@ def _write_jsonl(path: Path, records) -> None:
             f.write("\n")
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def content_hash(folder: Path, skip: tuple[str, ...] = ("suite.json", "answers.json")) -> str:
     """sha256 over (relative path, file sha256) of every file, in sorted order."""
     h = hashlib.sha256()
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name not in skip:
-            h.update(f"{p.relative_to(folder).as_posix()}\0{_sha256_file(p)}\n".encode())
+            h.update(f"{p.relative_to(folder).as_posix()}\0{file_sha256(p)}\n".encode())
     return h.hexdigest()
 
 

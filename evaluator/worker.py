@@ -1,10 +1,7 @@
-"""`python -m evaluator.worker`: the worker's command, by the name maintainers and jobs use. The
-worker itself is the top-level package worker/ (claim, run, publish apart); this entry
-point only runs its main (worker/main.py), and keeps the names the site imports from here.
-Its layer is the top one (tests/test_import_layers.py): an entry point, like the CLIs."""
+"""`python -m evaluator.worker`: the worker's command by the name maintainers and jobs type,
+forwarded to the command line itself (cli/worker.py); the worker is the package worker/."""
 
-from worker.loop import Worker, start_in_process, wake  # noqa: F401 - kept importable from here
-from worker.main import exit_now, main, parser  # noqa: F401
+from cli.worker import exit_now, main
 
 if __name__ == "__main__":
     exit_now(main())

@@ -7,7 +7,7 @@ hands these routes to Gradio's FastAPI app, ahead of Gradio's own):
     GET /api/v1/reported.json                            the papers' reported rows, with their sources
 
 Without `suite`, the site's own suite (LEADERBOARD_SUITE) is meant. The bodies are the
-files of leaderboard/exports.py, byte for byte, and the papers' rows of
+files of results/exports.py, byte for byte, and the papers' rows of
 leaderboard/reported_export.py (docs/exports.md documents both); `?suite=` naming the papers'
 rows as the site's suite picker does ("official (paper-reported)") gets those as JSON too.
 Each answer has an ETag (the snapshot's table_version): a client that sends it back in
@@ -25,10 +25,12 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 
-from leaderboard import exports, reported_export
+from results import exports
+from leaderboard import reported_export
 from leaderboard.downloads import Snapshots
 from leaderboard.views.columns import REPORTED_SUITE
-from leaderboard.errors import ExportError, SnapshotNotFound
+from leaderboard.errors import SnapshotNotFound
+from results.errors import ExportError
 
 log = logging.getLogger(__name__)
 

@@ -39,6 +39,8 @@ class Checked:
     ok: bool
     message: str = ""  # the refusal, by line (ok False)
     predictions: int = 0
+    in_context: int = 0  # of them, answers to a call asked after an earlier answer (a "context" label)
+    context_calls: int = 0  # the distinct calls those answer
     answered: int = 0  # distinct calls answered
     calls: int = 0  # calls in the suite
     sha256: str = ""  # of the file as validated
@@ -53,7 +55,8 @@ def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings
     """Validate `path` against the call list `data` (parsed once per `key`). Runs in the pool."""
     from evaluator.errors import EvaluatorError
     from submissions.errors import SubmissionError
-    from submissions.submit import parsed_calls, sha256_file
+    from evaluator.hashing import file_sha256
+    from submissions.submit import parsed_calls
     from submissions.validation import validate_predictions
 
     calls = parsed_calls(key, data)
@@ -63,7 +66,9 @@ def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings
         return Checked(ok=False, message=str(e), calls=len(calls))
     answered = set(responses.by_id) | {call_id for call_id, _ in responses.by_context}
     return Checked(ok=True, predictions=len(responses.by_id) + len(responses.by_context),
-                   answered=len(answered & set(calls)), calls=len(calls), sha256=sha256_file(Path(path)))
+                   in_context=len(responses.by_context),
+                   context_calls=len({call_id for call_id, _ in responses.by_context}),
+                   answered=len(answered & set(calls)), calls=len(calls), sha256=file_sha256(Path(path)))
 
 
 def _ready() -> bool:

@@ -9,7 +9,7 @@ scores with a 95% paired bootstrap interval over videos. Pure logic, no gradio.
     text = summary(row_a, row_b, frame, samples, gap)    # the status line (Markdown)
 
 Where it runs, and why: the per-video statistics are private (a video's right/wrong
-can be one item's, design §4), so they are never in the public table. The site reads
+can be one item's), so they are never in the public table. The site reads
 the two results' files from the private store when a visitor asks (it already writes
 uploads there; it never reads answers) and keeps them cached; computing one pair is
 one matrix product per bucket (milliseconds). Precomputing every pair in the worker
@@ -38,9 +38,10 @@ from evaluator.benchmarks import ORDER
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.paired import OVERALL, SCHEMA_VERSION, BucketStats, PairedStats, paired_path, reducer
 from evaluator.records import round_half_up
-from leaderboard import compare_protocol, markup, multiple_testing, number_format
+from results import markup, number_format
+from leaderboard import compare_protocol, multiple_testing
 from leaderboard.compare_protocol import ProtocolGap
-from leaderboard.disclosure import hidden_text
+from results.disclosure import hidden_text
 from leaderboard.errors import CompareRefused
 from leaderboard.views import METRICS
 from submissions.stores.sharded import read_sharded

@@ -1,7 +1,7 @@
 """The protocol side of a comparison: how the Compare tab's pickers mark each row, and
 where the protocol cards of the two rows compared differ, field by field and benchmark
 by benchmark. Pure, no gradio; the cards and each row's status are the table columns of
-leaderboard/protocol_card.py.
+results/protocol_card.py.
 
     picker_options(rows)             # [(label · protocol status, id)] for the two pickers
     gap = protocol_gap(row_a, row_b)   # ProtocolGap: what differs, where; rows without a card
@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from leaderboard import markup, protocol_card
+from results import markup, protocol_card
 
 EVERY = "*"  # a field that concerns every benchmark (resolution, thinking...)
 FIELDS = ("frames", "prompts", "resolution", "generation", "scoring", protocol_card.OLDER)

@@ -10,7 +10,7 @@ the JSON endpoint both use it).
     OUTPUTS_PATH + "/<submission id>"      # where the site serves them (leaderboard/outputs_api.py)
 
 Snapshots are the files the worker published in the results store
-(leaderboard/exports.py), served as they are when the table's own index lists them in
+(results/exports.py), served as they are when the table's own index lists them in
 the current format; for a table written before exports existed (or before that format)
 they are built from the table here, the same way. Either way they are cached per table
 generation. (The papers' reported rows are leaderboard/reported_export.py's.)
@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evaluator import raw_outputs
-from leaderboard import aggregate, exports
+from results import aggregate, exports
 from leaderboard.errors import DownloadRefused, OutputsNotStored, SnapshotNotFound
 
 CACHED = 8  # snapshots kept in memory (a few suites, two formats)
@@ -71,7 +71,7 @@ class Snapshots:
 
     def _table(self):
         found = self.store.read(aggregate.TABLE_PATH)
-        return aggregate._read_arrow(found.data) if found is not None else aggregate._arrow([])
+        return aggregate.read_arrow(found.data) if found is not None else aggregate.arrow([])
 
     def index(self) -> exports.ExportIndex:
         """Every suite with a snapshot (the table's own index, or one built from the table)."""

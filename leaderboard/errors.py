@@ -12,10 +12,6 @@ class CompareRefused(LeaderboardError):
     per-video data); the message says why and what would make it possible."""
 
 
-class ExportError(LeaderboardError, ValueError):
-    """A suite id that cannot name an export file, or a file that is not a snapshot."""
-
-
 class SnapshotNotFound(LeaderboardError):
     """No snapshot of that suite: it has no verified result. `suites` are those that have one."""
 

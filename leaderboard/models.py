@@ -18,7 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from leaderboard.reported import BENCHMARK_ORDER, DATA_DIR, MODELS_FILE, ROW_KINDS, ReportedDataError
+from evaluator import benchmarks
+from leaderboard.reported import DATA_DIR, MODELS_FILE, ROW_KINDS, ReportedDataError
 
 SCHEMA_VERSION = 1
 HUB_URL = "https://huggingface.co/"
@@ -71,7 +72,7 @@ def _identity(raw: dict[str, Any], where: str) -> Identity:
         raise ReportedDataError(f"{where}: unknown kind or variant field")
     if not isinstance(variant.get("thinking", False), bool) or type(variant.get("frames", 0)) is not int:
         raise ReportedDataError(f"{where}: variant thinking must be true/false, frames a whole number")
-    if set(raw.get("names", {})) - set(BENCHMARK_ORDER) or not raw.get("names"):
+    if set(raw.get("names", {})) - set(benchmarks.BENCHMARKS) or not raw.get("names"):
         raise ReportedDataError(f"{where}: names must map known benchmarks to the names their papers print")
     return Identity(
         key=raw["key"], name=raw["name"], display=raw.get("display", raw["name"]), kind=raw.get("kind", "model"),

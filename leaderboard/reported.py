@@ -1,15 +1,15 @@
 """Results REPORTED in each benchmark's paper (plus the papers' human and random
 baselines), shown on the site beside verified results and badged "reported".
 
-The tables live in `leaderboard/reported_data/<benchmark>.json`, transcribed from
-the implementer specs (which reproduce the papers' tables exactly). Cell values are
+Each table lives in its benchmark's folder, `evaluator/benchmarks/<name>/reported.json`,
+transcribed from the paper's tables (docs/protocol.md names them). Cell values are
 verbatim; the few derived values (ExpVid `overall`, CausalStep `overall` = ws_norm)
 are listed under the file's "derived" key and explained in its "notes".
 
 One row per (benchmark, paper row): rows are never merged across benchmarks,
 because model names and protocols differ from paper to paper.
 
-Small-bucket hiding (leaderboard/disclosure.py) does not apply here: these are the
+Small-bucket hiding (results/disclosure.py) does not apply here: these are the
 papers' own published numbers over the papers' own test sets, with no item counts
 and nothing of a submitter's answers in them, so every cell is shown as printed.
 """
@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DATA_DIR = Path(__file__).resolve().parent / "reported_data"
+from evaluator import benchmarks
 
-# Same order as evaluator.benchmarks.ORDER (a test keeps them in step).
-BENCHMARK_ORDER = ("expvid", "causalstep", "exact", "videommmu", "videosimpleqa")
+DATA_DIR = Path(__file__).resolve().parent / "reported_data"  # the model identities, across benchmarks
+REPORTED_FILE = "reported.json"  # a benchmark's paper table, in its own folder
+
 ROW_KINDS = ("model", "human", "random")
 SOURCE = "reported"
 MODELS_FILE = "models.json"  # the model identities (leaderboard/models.py), not a paper's table
@@ -143,7 +144,7 @@ def load_table(path: Path) -> ReportedTable:
     for key in ("benchmark", "paper", "table", "judge", "notes", "rows"):
         if key not in raw:
             raise ReportedDataError(f"{where}: missing '{key}'")
-    if raw["benchmark"] not in BENCHMARK_ORDER:
+    if raw["benchmark"] not in benchmarks.BENCHMARKS:
         raise ReportedDataError(f"{where}: unknown benchmark {raw['benchmark']!r}")
     paper = raw["paper"]
     return ReportedTable(
@@ -157,14 +158,34 @@ def load_table(path: Path) -> ReportedTable:
     )
 
 
+def reported_files() -> list[Path]:
+    """Each registered benchmark's `reported.json`, in the registry's order (a benchmark
+    whose paper reports no table has none)."""
+    folders = (Path(module.__file__).parent for module in benchmarks.BENCHMARKS.values())
+    return [f / REPORTED_FILE for f in folders if (f / REPORTED_FILE).exists()]
+
+
+def _in_its_folder(table: ReportedTable, path: Path) -> ReportedTable:
+    """A copied folder's table still naming the benchmark it was copied from would show
+    its rows under the other benchmark."""
+    owner = next(n for n, m in benchmarks.BENCHMARKS.items() if Path(m.__file__).parent == path.parent)
+    if table.benchmark != owner:
+        raise ReportedDataError(f"{path}: \"benchmark\" is {table.benchmark!r}, but this file is in {owner}'s "
+                                f"folder; set it to {owner!r}")
+    return table
+
+
 def load_reported(data_dir: Path | None = None) -> list[ReportedTable]:
-    """Every reported table, in the leaderboard's benchmark order."""
-    directory = Path(data_dir) if data_dir is not None else DATA_DIR
-    tables = [load_table(p) for p in sorted(directory.glob("*.json")) if p.name != MODELS_FILE]
+    """Every reported table, in the leaderboard's benchmark order: from the benchmarks'
+    folders, or every `*.json` of `data_dir` but the model identities (tests)."""
+    if data_dir is None:
+        tables = [_in_its_folder(load_table(p), p) for p in reported_files()]
+    else:
+        tables = [load_table(p) for p in sorted(Path(data_dir).glob("*.json")) if p.name != MODELS_FILE]
     seen = [t.benchmark for t in tables]
     if len(set(seen)) != len(seen):
         raise ReportedDataError(f"two files for one benchmark: {seen}")
-    return sorted(tables, key=lambda t: BENCHMARK_ORDER.index(t.benchmark))
+    return sorted(tables, key=lambda t: benchmarks.ORDER.index(t.benchmark))
 
 
 def _row_ids(table: ReportedTable) -> list[str]:

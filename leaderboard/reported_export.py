@@ -62,11 +62,12 @@ def records(tables: list[reported.ReportedTable]) -> list[dict[str, Any]]:
 def build(tables: list[reported.ReportedTable] | None = None) -> tuple[bytes, str]:
     """The document for these tables (default: the site's data files) and its version."""
     tables = reported.load_reported() if tables is None else tables
-    results = records(tables)
-    body = json.dumps(results, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    results, papers = records(tables), [paper_entry(t) for t in tables]
+    # the version covers the papers' notes too: a download cached under it must not outlive a change
+    body = json.dumps({"papers": papers, "results": results}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     tag = "sha256:" + hashlib.sha256(body.encode()).hexdigest()[:16]
     header = {"schema_version": SCHEMA_VERSION, "kind": KIND, "code_version": CODE_VERSION, "table_version": tag,
-              "rows": len(results), "papers": [paper_entry(t) for t in tables]}
+              "rows": len(results), "papers": papers}
     return json.dumps({**header, "results": results}, ensure_ascii=False, indent=1).encode(), tag
 
 

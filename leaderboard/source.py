@@ -7,7 +7,7 @@
     queue = QueueSource(stores)              # the request files, re-read at most every few seconds
     queue.requests()
 
-The site reads ONE aggregated table (leaderboard/aggregate.py), written by the worker.
+The site reads ONE aggregated table (results/aggregate.py), written by the worker.
 `refresh` first asks whether it changed, cheaply: for a local store the file's
 mtime, size and inode (the worker replaces the file atomically, so each write is a new
 inode); for the Hub the file as read at the repo's head, hashed (huggingface_hub keeps
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from leaderboard import aggregate
+from results import aggregate
 from submissions.queue import Queue
 from submissions.stores.local import LocalStore
 

@@ -1,6 +1,6 @@
 """The Gradio site: the tabs of leaderboard/tabs/ assembled into one page.
 
-    demo = build_ui(stores, settings, TableSource(stores, settings), scheduler)
+    demo = build_ui(stores, settings, TableSource(stores, settings), wake)
 
 Each tab has its own module in leaderboard/tabs/ (layout, wiring and its callbacks,
 which shape nothing themselves: leaderboard.views does): leaderboard, benchmarks,
@@ -19,17 +19,24 @@ this module; it imports them.
 
 Freshness: one gr.Timer per page asks `TableSource.refresh()` every REFRESH_SECONDS
 and writes the table's generation into a gr.State; the views re-render when that
-value changes (and when the suite changes). The queue works the same way with a
-signature of the requests. Views are cached per (table generation, suite, view), so
-many open pages share one computation; the Leaderboard tab's pages (leaderboard/paging.py)
+value changes (and when the suite changes): a page opened from the values built at start
+refreshes on its first tick once a newer table is published. The queue works the same way
+with a signature of the requests, sent only while a tab that shows the queue (Queue,
+Submit, Downloads) is open, and when one is opened. Views are cached per (table
+generation, suite, view), so many open pages share one computation, and so are the tables
+shaped from them (tabs/common.py); the Leaderboard tab's pages (leaderboard/paging.py)
 are cached shaped, per (generation, suite, filters, columns, page), in a cache of their own.
-On first render only the Leaderboard's first page is built; every other tab fills when it
-is opened, and refills on a new suite or table only while it is the open tab. Uploaded
+The first tab's rows and the Leaderboard's first page are in the page's configuration
+(built at start, no event needed to show them); every other tab fills when it is opened,
+and refills on a new suite or table only while it is the open tab. Opening the page sends
+the timer's first tick and the two link readers (?suite=, ?model=), nothing else. Uploaded
 files are validated in a process of their own (leaderboard/checking.py).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import gradio as gr
@@ -38,6 +45,7 @@ from leaderboard import api, outputs_api, views
 from leaderboard.source import TableSource
 from leaderboard.tabs import about, benchmarks, breakdowns, citation, compare, downloads, models, plots, queue, submit
 from leaderboard.tabs import leaderboard as leaderboard_tab
+from leaderboard.tabs.base import QUEUE_TABS
 from leaderboard.tabs.benchmarks import BenchmarkHandlers
 from leaderboard.tabs.breakdowns import BreakdownHandlers
 from leaderboard.tabs.common import (  # noqa: F401 - also imported from here (app.py, tests)
@@ -45,6 +53,7 @@ from leaderboard.tabs.common import (  # noqa: F401 - also imported from here (a
 )
 from leaderboard.tabs.common import picker_choices
 from leaderboard.tabs.leaderboard import LeaderboardHandlers
+from leaderboard.tabs.model_pages import ModelPageHandlers
 from leaderboard.tabs.models import ModelsHandlers
 from leaderboard.tabs.plots import PlotHandlers
 from leaderboard.tabs.queue import QueueHandlers
@@ -60,18 +69,26 @@ BLURB = ("Video-language models on **ExpVid**, **CausalStep**, **ExAct**, **Vide
          "**✓ verified** by our worker against answers the public never sees, beside the numbers the papers report "
          "(**📄 reported**).")
 
+# Opens the Leaderboard tab when the page's ?suite= names the suite now picked (suite_from_link
+# picks it only when it exists)
+OPEN_LINKED_SUITE = """(suite) => {
+  const wanted = new URLSearchParams(window.location.search).get("suite");
+  if (wanted && wanted === suite) document.querySelector("#tab-leaderboard-button")?.click();
+}"""
+
 
 class Handlers(ModelsHandlers, LeaderboardHandlers, BenchmarkHandlers, BreakdownHandlers, PlotHandlers, QueueHandlers,
-               SubmitHandlers):
+               SubmitHandlers, ModelPageHandlers):
     """Every callback of the site (each tab's own class in leaderboard/tabs/, sharing
     tabs/base.py's BaseHandlers). Views are cached per table generation and suite."""
 
 
-def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=None, *,
+def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Callable[[], None] | None = None, *,
              hub: HubClient | None = None) -> gr.Blocks:
-    """The site. `scheduler` is the embedded worker (worker.loop.start_in_process),
-    woken after each submission; `hub` replaces the Hub client (tests)."""
-    h = Handlers(stores, settings, source, scheduler, hub=hub)
+    """The site. `wake` makes the embedded worker look at the queue now (app.py passes
+    worker.loop.wake for the worker it started), called after each submission; `hub`
+    replaces the Hub client (tests)."""
+    h = Handlers(stores, settings, source, wake, hub=hub)
     h.checker.warm()
     options = h.suite_options()
     initial = h.default_suite(options)
@@ -98,25 +115,30 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, scheduler=
                                        "Video SimpleQA by hop count and its sub-questions per hop (worker runs only), "
                                        "CausalStep accuracy by position in the reasoning chain.")
             plots.build(h, suite, generation, opened)
-            compare.build(h, suite, generation)
+            compare.build(h, suite, generation, opened)
             signed, quota, submit_tab, download = submit.build(h, suite)
             queue.build(h, signature)
-            download_tab = downloads.build(h, suite, generation, signature)
+            download_tab = downloads.build(h, suite, generation, signature, opened)
             about.build(h)
             citation.build()
-        for tab in tabs.children:  # which tab is open, for fill_when_open; the suite picker beside all but Models
+        for tab in tabs.children:  # which tab is open (fill_when_open), the picker, the queue's signature
             if isinstance(tab, gr.Tab):
-                tab.select(lambda shown=tab.id: (shown, gr.update(visible=shown != "models")), None,
-                           [opened, suite_row], show_progress="hidden", api_visibility="private")
+                tab.select(functools.partial(h.tab_opened, tab.id), None,
+                           [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
+                           show_progress="hidden", api_visibility="private")
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]
-        gr.on([demo.load, timer.tick], h.tick, None, refresh, show_progress="hidden", api_name="tick")
+        gr.on([demo.load, timer.tick], h.tick, [opened], refresh, show_progress="hidden", api_name="tick")
         generation.change(h.suite_picker, None, suite, api_name="suite_picker")
-        demo.load(h.suite_from_link, None, [suite, tabs, suite_row], api_visibility="private")
-        gr.on([demo.load, submit_tab.select], h.account, None, [signed, quota], api_name="account")
+        # A ?suite= link: the suite picked, then its Leaderboard opened in the browser, as a click on the
+        # tab would (a gr.Tabs update from the server, even a skipped one, has gradio's page copy every
+        # component under the tabs, the first table's rows included: seconds on a large table)
+        demo.load(h.suite_from_link, None, suite, api_visibility="private").then(
+            None, suite, None, js=OPEN_LINKED_SUITE, api_visibility="private")
+        # the Submit tab fills when opened (its call list too: submit.build)
+        submit_tab.select(h.account, None, [signed, quota], api_name="account")
         # a submission that finishes frees a slot: the quota line follows the queue
         signature.change(h.quota, None, quota, show_progress="hidden", api_visibility="private")
-        demo.load(h.calls_file, [suite], download, api_visibility="private")
     # app.py serves them beside the page: the open exports, and raw outputs to their submitter only
     demo.api_routes = [*api.routes(download_tab.snapshots, h.configured_suite, h.suite_named),
                        *outputs_api.routes(download_tab.own_outputs, settings)]

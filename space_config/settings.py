@@ -213,6 +213,8 @@ class Settings:
     embedded_worker: bool = True  # the site runs a worker in-process (local store default)
     dev_user: str | None = None  # local development only: the signed-in user when not on a Space
     on_space: bool = False  # running as a Hugging Face Space (SPACE_ID set): sign-in through HF OAuth
+    # The site's own address, for links back to it (a result's row, from a model's Hub page)
+    site_url: str = "http://localhost:7860/"
     quotas: Quotas = field(default_factory=Quotas)
     model_rules: ModelRules = field(default_factory=ModelRules)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
@@ -234,6 +236,7 @@ def get_settings() -> Settings:
         # Never on a Space (SPACE_ID is set there): identity comes from the HF login only.
         dev_user=None if os.environ.get("SPACE_ID") else (os.environ.get("LEADERBOARD_DEV_USER") or None),
         on_space=bool(os.environ.get("SPACE_ID")),
+        site_url=_site_url(),
         quotas=_read_quotas(),
         model_rules=_read_model_rules(),
         worker=_read_worker(store),
@@ -254,6 +257,15 @@ def get_settings() -> Settings:
 
 
 # One reader per settings group, each called by get_settings (never at import time).
+
+def _site_url() -> str:
+    """LEADERBOARD_SITE_URL; on a Space its own host (SPACE_HOST); else this machine's port."""
+    given = os.environ.get("LEADERBOARD_SITE_URL") or (f"https://{os.environ['SPACE_HOST']}"
+                                                       if os.environ.get("SPACE_HOST") else "")
+    if not given:
+        given = f"http://localhost:{_env('GRADIO_SERVER_PORT', '7860')}"
+    return given.rstrip("/") + "/"
+
 
 def _read_quotas() -> Quotas:
     return Quotas(

@@ -1,4 +1,4 @@
-"""The request queue: the lifecycle of design §8 over the requests store.
+"""The request queue: a request's lifecycle (docs/architecture.md) over the requests store.
 
     PENDING -> RUNNING -> FINISHED | FAILED | CANCELLED
 
@@ -15,7 +15,7 @@ works. Whoever next claims, or calls `expire_leases`, sends a request whose leas
 out back to PENDING with `attempt + 1`, or to FAILED(timeout) once it has used up
 `max_attempts`, so a killed worker never leaves a submission stuck.
 
-Each request is one file, spread over folders by a hash of its id (submissions/request_files.py).
+Each request is one file, sharded by a hash of its id; old finished ones archived (submissions/request_files.py).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from submissions.errors import ConflictError, InvalidTransition, LeaseLost, NotFoundError
-from submissions.request_files import read_all, read_request
+from submissions.request_files import read_all, read_live, read_request, write_request
 from submissions.requests import Event, Failure, Progress, Reason, Request, Status, utcnow
 from submissions.stores.base import Store
 
@@ -94,7 +94,7 @@ class Queue:
                                        message=f"Add request {request.id} ({request.kind} {request.model})")
                 return request
             except ConflictError:
-                time.sleep(random.uniform(0, self.backoff_seconds * 2 ** min(attempt, 6)))
+                self._backoff(attempt)
         raise ConflictError(f"could not add request {request.id} to the {self.store.name} store: other "
                             f"submissions kept arriving at the same moment {self.conflict_retries} times in a "
                             f"row; try again")
@@ -106,15 +106,18 @@ class Queue:
         return Request.from_bytes(found.data)
 
     def all(self) -> list[Request]:
-        """Every request, oldest first (submissions/request_files.py: read_all)."""
+        """Every request, archived ones too, oldest first (submissions/request_files.py: read_all)."""
         return read_all(self.store)
+
+    def live(self) -> list[Request]:
+        return read_live(self.store)  # those not archived (every PENDING and RUNNING one), oldest first
 
     # ---- the worker's side -----------------------------------------------------------
 
     def claim(self, worker_id: str, lease_seconds: float) -> Request | None:
         """Take the next PENDING request (highest priority, then oldest) for `worker_id`,
         or return None when nothing is pending."""
-        requests = {r.id: r for r in self.all()}  # one snapshot serves the expiry pass and the choice
+        requests = {r.id: r for r in self.live()}  # one snapshot serves the expiry pass and the choice
         requests.update((r.id, r) for r in self._expire(requests.values()))
         pending = [r for r in requests.values() if r.status == Status.PENDING]
         pending.sort(key=lambda r: (-r.priority, r.submitted_at, r.id))
@@ -205,19 +208,9 @@ class Queue:
         max_attempts, as an expired lease would."""
         def back(r: Request) -> Request:
             self._check_owner(r, worker_id)
-            attempt = r.attempt + 1
-            if attempt >= r.max_attempts:
-                r = self._moved(r, Status.FAILED, f"{worker_id} gave it back: {why} (attempt {attempt} of "
-                                                  f"{r.max_attempts}, no attempts left)")
-                r.finished_at = self.clock()
-                r.failure = Failure(reason=Reason.INTERNAL, message=failure_message)
+            r = self._attempt_used(r, f"{worker_id} gave it back: {why}", Reason.INTERNAL, lambda _: failure_message)
+            if r.status == Status.FAILED:
                 r.log_path = log_path or r.log_path
-            else:
-                r = self._moved(r, Status.PENDING, f"{worker_id} gave it back: {why} "
-                                                   f"(attempt {attempt + 1} of {r.max_attempts} next)")
-                r.worker_id = None
-            r.attempt = attempt
-            r.lease_until = None
             return r
 
         return self._update(id, back, f"Give back {id} ({worker_id})")
@@ -225,7 +218,7 @@ class Queue:
     def expire_leases(self) -> list[Request]:
         """Send every RUNNING request whose lease ran out back to PENDING (attempt + 1),
         or to FAILED(timeout) once that would reach max_attempts. Returns the moved ones."""
-        return self._expire(self.all())
+        return self._expire(self.live())
 
     def _expire(self, requests) -> list[Request]:
         moved = []
@@ -236,23 +229,11 @@ class Queue:
             def expire(r: Request) -> Request | None:
                 if not self._lease_expired(r):
                     return None  # renewed, finished or already expired by someone else meanwhile
-                attempt = r.attempt + 1
-                if attempt >= r.max_attempts:
-                    r = self._moved(r, Status.FAILED, f"lease of {r.worker_id} expired (attempt {attempt} of "
-                                                      f"{r.max_attempts}, no attempts left)")
-                    r.finished_at = self.clock()
-                    r.failure = Failure(reason=Reason.TIMEOUT, message=(
-                        f"The evaluation worker stopped responding {attempt} times while running this "
-                        f"submission (it was retried up to {r.max_attempts} attempts). This is usually a "
-                        f"crash or a machine being reclaimed, not a problem with the submission; "
-                        f"a maintainer can requeue it."))
-                else:
-                    r = self._moved(r, Status.PENDING, f"lease of {r.worker_id} expired "
-                                                       f"(attempt {attempt + 1} of {r.max_attempts})")
-                    r.worker_id = None
-                r.attempt = attempt
-                r.lease_until = None
-                return r
+                return self._attempt_used(r, f"lease of {r.worker_id} expired", Reason.TIMEOUT, lambda attempt: (
+                    f"The evaluation worker stopped responding {attempt} times while running this "
+                    f"submission (it was retried up to {r.max_attempts} attempts). This is usually a "
+                    f"crash or a machine being reclaimed, not a problem with the submission; "
+                    f"a maintainer can requeue it."))
 
             try:
                 result, changed = self._update_changed(stale.id, expire, f"Expire lease of {stale.id}")
@@ -369,12 +350,31 @@ class Queue:
             if new is None:
                 return current, False
             try:
-                self.store.write_if(path, new.to_bytes(), found.version, message=message)
+                write_request(self.store, path, found.version, new, message)  # archived: moved back if live work
                 return new, True
             except ConflictError:
-                time.sleep(random.uniform(0, self.backoff_seconds * 2 ** min(attempt, 6)))
+                self._backoff(attempt)
         raise ConflictError(f"gave up changing request {id} in the {self.store.name} store: it changed under "
                             f"us {self.conflict_retries} times in a row; try again")
+
+    def _attempt_used(self, r: Request, why: str, reason: Reason, failure: Callable[[int], str]) -> Request:
+        """The retry rule: a run that ended through no fault of the submission used one attempt;
+        back to PENDING while attempts are left, else FAILED(`reason`, `failure(attempts used)`)."""
+        attempt = r.attempt + 1
+        if attempt >= r.max_attempts:
+            r = self._moved(r, Status.FAILED, f"{why} (attempt {attempt} of {r.max_attempts}, no attempts left)")
+            r.finished_at = self.clock()
+            r.failure = Failure(reason=reason, message=failure(attempt))
+        else:
+            r = self._moved(r, Status.PENDING, f"{why} (attempt {attempt + 1} of {r.max_attempts} next)")
+            r.worker_id = None
+        r.attempt = attempt
+        r.lease_until = None
+        return r
+
+    def _backoff(self, attempt: int) -> None:
+        """After a conflict: wait a little, jittered so racing writers fall out of step."""
+        time.sleep(random.uniform(0, self.backoff_seconds * 2 ** min(attempt, 6)))
 
     def _moved(self, r: Request, status: Status, note: str) -> Request:
         return r.moved(status, note, at=self.clock())  # timed by our clock: tests run on a fake one

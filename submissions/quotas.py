@@ -1,4 +1,4 @@
-"""Submission quotas (design §6, research notes §6.8): per user and per model org over a
+"""Submission quotas: per user and per model org over a
 rolling window, and a cap on how many of a user's submissions wait or run at once.
 
 What counts is decided from the requests themselves, so there is no counter to drift:

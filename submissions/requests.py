@@ -1,4 +1,4 @@
-"""The submission request: one JSON per submission in the requests store (design §8).
+"""The submission request: one JSON per submission in the requests store.
 
     PENDING -> RUNNING -> FINISHED | FAILED | CANCELLED
 

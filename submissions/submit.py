@@ -1,4 +1,4 @@
-"""The submit service: what the Submit tab calls (design §2, §6, §8).
+"""The submit service: what the Submit tab calls.
 
     login -> validate -> duplicate? quota? -> store the upload -> admit: PENDING request
 
@@ -14,7 +14,6 @@ demo suite in the suite store (the folder whose name starts with "demo-").
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -25,6 +24,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from evaluator.hashing import file_sha256
 from evaluator.records import Call
 from evaluator.reference import budget_errors, budgets_for
 from evaluator.shards import sharded
@@ -223,14 +223,6 @@ def _metadata(metadata: Mapping[str, str] | None) -> dict[str, str]:
         raise Refused("validation", f"The submission's metadata has a problem: {e}.") from None
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 # -- the two kinds of submission ------------------------------------------------------------------
 
 def submit_predictions(stores: Stores, settings: Settings, identity: Identity | Any, file_path: Path,
@@ -246,7 +238,7 @@ def submit_predictions(stores: Stores, settings: Settings, identity: Identity | 
     extra = _metadata(metadata)
     suite_id = suite_id or resolve_suite_id(stores, settings)
     file_path = Path(file_path)
-    sha256 = sha256_file(file_path)
+    sha256 = file_sha256(file_path)
     if checked_sha256 is None or checked_sha256 != sha256:
         try:
             validate_predictions(file_path, read_calls(stores.suite, suite_id), settings)

@@ -1,4 +1,4 @@
-"""What a submission must satisfy before it is queued (design §6, §8).
+"""What a submission must satisfy before it is queued.
 
 Two kinds of submission, two validators:
 

@@ -92,3 +92,20 @@ def min_bucket_items(n: int | str):
             yield
         finally:
             get_settings.cache_clear()  # the next read sees the environment restored
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless chromium (tests/site_server.py: launch_chromium) for a module's browser tests
+    (per module: playwright's sync loop is not left running beside other tests); the test skips, saying what to install, when playwright or chromium is missing."""
+    pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
+                                                     "requirements-dev.txt (make test does)")
+    from playwright.sync_api import sync_playwright
+    from site_server import NO_BROWSER, chromium_path, launch_chromium
+
+    if chromium_path() is None:
+        pytest.skip(NO_BROWSER)
+    with sync_playwright() as p:
+        launched = launch_chromium(p)
+        yield launched
+        launched.close()

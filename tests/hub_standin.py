@@ -1,5 +1,5 @@
 """A stand-in for the Hugging Face Hub: a real HTTP server speaking the part of the Hub's
-HTTP API that huggingface_hub's HfApi uses for the stores (design §4), so tests drive the
+HTTP API that huggingface_hub's HfApi uses for the stores, so tests drive the
 real client (httpx2, hf_raise_for_status, the download cache) over real sockets.
 
     standin = HubStandin().start()
@@ -37,6 +37,11 @@ What it models (read from huggingface_hub's own requests and error parsing):
   objects going to and from storage count against no quota: on the Hub that is S3 and a CDN);
 - Jobs (`/api/jobs/...`: run_job, inspect_job, fetch_job_logs, cancel_job, list_jobs), each
   job a real local process: see tests/standin_jobs.py (`standin.jobs`);
+- model repos beside the dataset repos (`/api/models/{id}/...`, `/{id}/resolve/{rev}/{path}`),
+  with the same routes; users' tokens (`add_user`: a name and a role, "write" or "read") beside
+  the stand-in's own; pull requests and discussions (a commit with `create_pr`, refs/pr/N, the
+  listing and details get_repo_discussions / get_discussion_details read, merge, close): see
+  tests/standin_prs.py (`standin.prs`);
 - fault injection: `fail_next` (answer an error status), `lose_reply_next` (apply the
   request, then lose its reply: drop the connection, answer 500, answer 504 as the Hub's
   gateway does when the work outlasts its wait, or hold the reply past the client's
@@ -47,10 +52,11 @@ LFS as the Hub decides it per file (.gitattributes patterns, size): the batch up
 `lfsFile` commit line, the tree's `lfs` entries and the resolve's CDN redirect, in
 tests/standin_lfs.py (`standin.lfs`).
 
-What it does not model: Xet uploads or downloads (HF_HUB_DISABLE_XET for every client), model and
-Space repos, branches other than main, tags, pull requests, copies, token
-scopes and organisations (one token may do everything; private repos are hidden from
-requests without it), gated repos, and the exact wording of most error messages.
+What it does not model: Xet uploads or downloads (HF_HUB_DISABLE_XET for every client), Space
+repos, branches other than main (a PR's ref aside), tags, copies, fine-grained token scopes and
+organisations (the stand-in's token may do everything; a user's token opens PRs, or only reads;
+private repos are hidden from every token but the stand-in's), gated repos, and the exact wording
+of most error messages.
 """
 
 from __future__ import annotations
@@ -98,9 +104,11 @@ class Repo:
     private: bool
     commits: dict[str, Commit] = field(default_factory=dict)
     head: str = ""
+    refs: dict[str, str] = field(default_factory=dict)  # "refs/pr/N" -> commit sha (tests/standin_prs.py)
+    discussions: list = field(default_factory=list)  # standin_prs.Discussion, numbered from 1
 
     def at(self, revision: str) -> Commit:
-        sha = self.head if revision == "main" else revision
+        sha = self.head if revision == "main" else self.refs.get(revision, revision)
         if sha not in self.commits:
             raise HubError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
         return self.commits[sha]
@@ -210,6 +218,8 @@ class HubStandin:
         self.prefix = prefix  # repo names are <owner>/<prefix>-<store>, as the stores expect
         self.page_size = page_size  # tree entries per page (the Hub's is 1000)
         self.token = "hf_standin_" + secrets.token_hex(8)
+        self.admin_name = "standin-admin"  # the user the stand-in's own token belongs to
+        self.users: dict[str, tuple[str, str]] = {}  # a user's token -> (name, role): add_user
         self.counts: Counter[str] = Counter()
         self.repos: dict[str, Repo] = {}
         self._lock = threading.Lock()  # every read and change of repos, faults and quotas
@@ -223,9 +233,11 @@ class HubStandin:
         self._server: ThreadingHTTPServer | None = None
         from standin_jobs import JobsStandin  # beside this file, on the tests' path
         from standin_lfs import LfsStandin
+        from standin_prs import PullRequestsStandin
 
         self.jobs = JobsStandin(self)
         self.lfs = LfsStandin(self)
+        self.prs = PullRequestsStandin(self)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -269,6 +281,16 @@ class HubStandin:
         return Stores.hub(owner, self.prefix, self.token, api=api, cache_dir=cache_dir)
 
     # -- test controls --------------------------------------------------------------------
+
+    def add_user(self, name: str, role: str = "write") -> str:
+        """A user's token: "write" opens pull requests (and changes those of repos in its own
+        namespace), "read" only reads. The user writes no repo directly."""
+        if role not in ("write", "read"):
+            raise ValueError(f"role is write or read, not {role!r}")
+        token = f"hf_user_{name}_" + secrets.token_hex(6)
+        with self._lock:
+            self.users[token] = (name, role)
+        return token
 
     def fail_next(self, n: int = 1, status: int = 503, kind: str | None = None,
                   retry_after: int | None = None) -> None:
@@ -317,9 +339,24 @@ class HubStandin:
         with self._lock:
             return self._repo(repo_id, self.token).head
 
-    def files(self, repo_id: str, revision: str = "main") -> dict[str, bytes]:
+    def files(self, repo_id: str, revision: str = "main", repo_type: str = "dataset") -> dict[str, bytes]:
+        """The files of a repo at `revision` ("main", a sha, or a PR's "refs/pr/N")."""
         with self._lock:
-            return dict(self._repo(repo_id, self.token).at(revision).tree)
+            return dict(self._repo(repo_key(repo_id, repo_type), self.token).at(revision).tree)
+
+    def discussions(self, repo_id: str, repo_type: str = "model") -> list:
+        """A repo's discussions and pull requests (standin_prs.Discussion), oldest first."""
+        with self._lock:
+            return list(self._repo(repo_key(repo_id, repo_type), self.token).discussions)
+
+    def repo_kind(self, key: str) -> tuple[str, str]:
+        """("model" | "dataset", repo id) of the repo stored under `key` (repo_key)."""
+        return ("model", key[len(MODELS):]) if key.startswith(MODELS) else ("dataset", key)
+
+    def repo_url(self, key: str) -> str:
+        """The repo's page, as the Hub writes it in commit and pull request URLs."""
+        kind, repo_id = self.repo_kind(key)
+        return f"{self.endpoint}/{repo_id}" if kind == "model" else f"{self.endpoint}/datasets/{repo_id}"
 
     def history(self, repo_id: str) -> list[Commit]:
         """The commits of main, newest first."""
@@ -381,8 +418,11 @@ class HubStandin:
             return "validate_yaml", lambda r: Reply.json({})
         if s[:3] == ["api", "repos", "delete"] and m == "DELETE":
             return "delete_repo", self._delete_repo
-        if len(s) >= 4 and s[:2] == ["api", "datasets"]:
-            repo_id, rest = f"{s[2]}/{s[3]}", s[4:]
+        if len(s) >= 4 and s[0] == "api" and s[1] in ("datasets", "models"):
+            repo_id, rest = repo_key(f"{s[2]}/{s[3]}", s[1][:-1]), s[4:]
+            discussions = self.prs.route(request, repo_id, rest)
+            if discussions is not None:
+                return discussions
             if not rest and m == "GET":
                 return "repo_info", lambda r: self._repo_info(r, repo_id, "main")
             if len(rest) == 2 and rest[0] == "revision" and m == "GET":
@@ -402,6 +442,9 @@ class HubStandin:
         if len(s) >= 6 and s[0] == "datasets" and s[3] == "resolve" and m in ("HEAD", "GET"):
             repo_id, path = f"{s[1]}/{s[2]}", "/".join(s[5:])
             return ("head" if m == "HEAD" else "download"), lambda r: self._resolve(r, repo_id, s[4], path)
+        if len(s) >= 5 and s[0] not in ("api", "datasets", "spaces") and s[2] == "resolve" and m in ("HEAD", "GET"):
+            repo_id, path = repo_key(f"{s[0]}/{s[1]}", "model"), "/".join(s[4:])
+            return ("head" if m == "HEAD" else "download"), lambda r: self._resolve(r, repo_id, s[3], path)
         if s[:2] == ["api", "jobs"]:
             return self.jobs.route(request)
         lfs = self.lfs.route(request)
@@ -421,18 +464,21 @@ class HubStandin:
         return repo
 
     def _authorised(self, request: Request) -> None:
-        if request.token is not None and request.token != self.token:
+        if request.token is not None and request.token != self.token and request.token not in self.users:
             raise HubError(401, "Invalid credentials in Authorization header")
         if request.token is None:
             raise HubError(401, "You must be authenticated to do this")
 
-    def _new_commit(self, repo: Repo, tree: Mapping[str, bytes], message: str, lfs: frozenset = frozenset()) -> Commit:
-        parent = repo.head or None
+    def _new_commit(self, repo: Repo, tree: Mapping[str, bytes], message: str, lfs: frozenset = frozenset(),
+                    parent: str | None = None, move_head: bool = True) -> Commit:
+        """A commit on main (on `parent`, for a pull request's ref: `move_head` False)."""
+        parent = parent or repo.head or None
         digest = hashlib.sha1(json.dumps([repo.id, parent, message, next(self._serial),
                                           sorted((p, blob_sha(d)) for p, d in tree.items())]).encode())
         commit = Commit(digest.hexdigest(), parent, message, MappingProxyType(dict(tree)), frozenset(lfs) & set(tree))
         repo.commits[commit.sha] = commit
-        repo.head = commit.sha
+        if move_head:
+            repo.head = commit.sha
         return commit
 
     def _slow_down(self, repo_id: str) -> None:
@@ -467,14 +513,17 @@ class HubStandin:
     def _create_repo(self, request: Request) -> Reply:
         self._authorised(request)
         payload = json.loads(request.body or b"{}")
-        if payload.get("type") != "dataset":
-            raise HubError(400, "the stand-in holds dataset repos only")
+        kind = payload.get("type") or "model"  # the client leaves the type out for a model
+        if kind not in ("dataset", "model"):
+            raise HubError(400, "the stand-in holds dataset and model repos only")
         repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
-        url = f"{self.endpoint}/datasets/{repo_id}"
+        key = repo_key(repo_id, kind)
+        url = self.repo_url(key)
         with self._lock:
-            if repo_id in self.repos:
-                raise HubError(409, "You already created this dataset repo")
-            repo = self.repos[repo_id] = Repo(repo_id, payload.get("visibility") == "private")
+            if key in self.repos:
+                raise HubError(409, f"You already created this {kind} repo")
+            private = payload.get("visibility") == "private" or bool(payload.get("private"))
+            repo = self.repos[key] = Repo(repo_id, private)
             self._new_commit(repo, {".gitattributes": GITATTRIBUTES}, "initial commit")
         return Reply.json({"url": url, "name": repo_id})
 
@@ -482,9 +531,10 @@ class HubStandin:
         self._authorised(request)
         payload = json.loads(request.body or b"{}")
         repo_id = f"{payload['organization']}/{payload['name']}" if payload.get("organization") else payload["name"]
+        key = repo_key(repo_id, payload.get("type") or "model")
         with self._lock:
-            self._repo(repo_id, request.token, write=True)
-            del self.repos[repo_id]
+            self._repo(key, request.token, write=True)
+            del self.repos[key]
         return Reply.json({})
 
     def _settings(self, request: Request, repo_id: str) -> Reply:
@@ -500,8 +550,8 @@ class HubStandin:
         with self._lock:
             repo = self._repo(repo_id, request.token)
             commit = repo.at(revision)
-        info = {"_id": hashlib.sha1(repo_id.encode()).hexdigest()[:24], "id": repo_id, "sha": commit.sha,
-                "private": repo.private, "author": repo_id.split("/")[0],
+        info = {"_id": hashlib.sha1(repo_id.encode()).hexdigest()[:24], "id": repo.id, "sha": commit.sha,
+                "private": repo.private, "author": repo.id.split("/")[0],
                 "siblings": [{"rfilename": path} for path in sorted(commit.tree)]}
         wanted = request.query.get("expand")
         if wanted:  # only the properties asked for (and the ids), as the Hub does
@@ -542,7 +592,8 @@ class HubStandin:
         headers = {}
         if end < len(entries):
             query = f"recursive={str(recursive).lower()}&cursor={sha}:{end}"
-            url = f"{self.endpoint}/api/datasets/{repo_id}/tree/{revision}" + (f"/{folder}" if folder else "")
+            kind, plain = self.repo_kind(repo_id)
+            url = f"{self.endpoint}/api/{kind}s/{plain}/tree/{revision}" + (f"/{folder}" if folder else "")
             headers["Link"] = f'<{url}?{query}>; rel="next"'
         return Reply.json(entries[start:end], headers=headers)
 
@@ -564,7 +615,12 @@ class HubStandin:
         self._authorised(request)
         files = json.loads(request.body)["files"]
         with self._lock:
-            commit = self._repo(repo_id, request.token, write=True).at(revision)
+            if self.prs.wants_pr(request):  # a pull request's files: checked against main, by one who may open it
+                repo = self._repo(repo_id, request.token)
+                self.prs.may_open(request, repo)
+                commit = repo.at(revision)
+            else:
+                commit = self._repo(repo_id, request.token, write=True).at(revision)
         from standin_lfs import goes_to_lfs, lfs_patterns
 
         patterns = lfs_patterns(commit.tree.get(".gitattributes"))
@@ -585,6 +641,9 @@ class HubStandin:
         if not lines or lines[0].get("key") != "header":
             raise HubError(400, "the first line of a commit must be its header")
         header = lines[0]["value"]
+        if self.prs.wants_pr(request):  # a new ref and discussion, main untouched (tests/standin_prs.py)
+            with self._lock:
+                return Reply.json(self.prs.commit(request, repo_id, lines))
         self._slow_down(repo_id)
         with self._lock:  # check the parent and apply in one step: commits are serialised
             repo = self._repo(repo_id, request.token, write=True)
@@ -595,15 +654,7 @@ class HubStandin:
                 if self._commit_limit is not None:
                     self._commit_limit.refund(repo_id, "commit")
                 raise HubError(412, CONFLICT_MESSAGE)
-            tree, lfs = dict(repo.at("main").tree), set(repo.at("main").lfs)
-            for line in lines[1:]:
-                if line["key"] == "lfsFile":  # a file uploaded to LFS before the commit
-                    value = line["value"]
-                    tree[value["path"]] = self.lfs.stored(value["oid"])
-                    lfs.add(value["path"])
-                    continue
-                lfs.discard(line["value"].get("path"))
-                _apply(tree, line["key"], line["value"])
+            tree, lfs = self._apply_lines(repo.at("main"), lines[1:])
             crowded = _crowded_folder(tree, self.entry_cap) if self.entry_cap else None
             if crowded is not None:
                 if self._commit_limit is not None:
@@ -611,8 +662,31 @@ class HubStandin:
                 raise HubError(400, f"A folder cannot hold more than {self.entry_cap} entries ({crowded!r} would)")
             commit = self._new_commit(repo, tree, header.get("summary", ""), frozenset(lfs))
         return Reply.json({"success": True, "commitOid": commit.sha, "hookOutput": "",
-                           "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{commit.sha}",
+                           "commitUrl": f"{self.repo_url(repo_id)}/commit/{commit.sha}",
                            "pullRequestUrl": None})
+
+    def _apply_lines(self, base: Commit, lines: list[dict]) -> tuple[dict[str, bytes], set[str]]:
+        """The tree and LFS paths after a commit's operation lines, applied to `base`."""
+        tree, lfs = dict(base.tree), set(base.lfs)
+        for line in lines:
+            if line["key"] == "lfsFile":  # a file uploaded to LFS before the commit
+                value = line["value"]
+                tree[value["path"]] = self.lfs.stored(value["oid"])
+                lfs.add(value["path"])
+                continue
+            lfs.discard(line["value"].get("path"))
+            _apply(tree, line["key"], line["value"])
+        return tree, lfs
+
+
+MODELS = "models/"  # model repos are kept under this prefix beside the dataset repos
+
+
+def repo_key(repo_id: str, repo_type: str = "dataset") -> str:
+    """Where a repo is kept in HubStandin.repos: a dataset by its id, a model by MODELS + id."""
+    if repo_type not in ("dataset", "model"):
+        raise ValueError(f"the stand-in holds dataset and model repos, not {repo_type!r}")
+    return repo_id if repo_type == "dataset" else MODELS + repo_id
 
 
 def _commit_message(request: Request, text: str) -> bool:

@@ -9,7 +9,9 @@ worker that polls often (so a submission is scored within seconds). Nothing is
 imported from the app into the test process: what the tests see is what a browser sees.
 
 Also here, because the browser, client and scale tests and the bench share them:
-    launch_chromium(playwright)         Debian's chromium, headless (chromium_path() is None without it)
+    launch_chromium(playwright)         Debian's chromium, headless (chromium_path() is None without it);
+                                        tests take conftest.py's `browser` fixture instead
+    open_page(browser, url, viewport)   a page in a fresh context, waits bounded, at `url`
     rows(page), wait_rows(page, n), choose/tick/search/open_tab(page, ...)   reading and driving the page
     total_rows(page), wait_total(page, n)   the Leaderboard view's rows over all its pages
     prepare_home(home, results=N)       a home with the demo suite, the baselines and N more results
@@ -22,7 +24,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -194,7 +195,7 @@ def prepare_home(home: Path, results: int = 0, seed: int = 0) -> Path:
     varied scores, model names, submitters and kinds, and the aggregated table rebuilt."""
     if str(ROOT) not in sys.path:  # bench/site_speed.py imports this module from outside tests/
         sys.path.insert(0, str(ROOT))
-    from leaderboard.aggregate import read_results, rebuild
+    from results.aggregate import read_results, rebuild
     from submissions.stores import Stores
     from worker.suites import first_start
 
@@ -238,10 +239,13 @@ def varied(base, i: int, rng: random.Random):
 
 
 def clean_artifacts(folder: Path) -> Path:
-    """test-artifacts/<folder>, emptied: each run's screenshots replace the last run's."""
+    """test-artifacts/<folder> without its files of the last run (each run's screenshots replace
+    the last run's); its subfolders are other tests' and stay."""
     path = ARTIFACTS / folder
-    shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True, exist_ok=True)
+    for old in path.iterdir():
+        if old.is_file():
+            old.unlink()
     return path
 
 
@@ -252,6 +256,15 @@ def clean_artifacts(folder: Path) -> Path:
 def launch_chromium(playwright):
     """Debian's chromium, headless, from a `sync_playwright()` context."""
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+
+
+def open_page(browser, url: str, viewport: dict | None = None, **context_options):
+    """A page in a fresh context (its own cookies and storage) at `viewport`, every wait
+    bounded by WAIT_MS, opened at `url`."""
+    page = browser.new_context(viewport=viewport or VIEWPORT, **context_options).new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(url)
+    return page
 
 
 def grid(page, elem_id: str):

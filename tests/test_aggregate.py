@@ -16,8 +16,8 @@ from evaluator.predictions import write_predictions
 from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.scoring import score_file
-from leaderboard import aggregate, disclosure
-from leaderboard.aggregate import TABLE_PATH, load_table, rebuild, result_row, table_updated_at, upsert
+from results import aggregate, disclosure
+from results.aggregate import TABLE_PATH, load_table, rebuild, result_row, table_updated_at, upsert
 from submissions.errors import ConflictError
 from submissions.requests import Request
 from submissions.stores import LocalStore

@@ -303,8 +303,8 @@ def test_hedged_answers_earn_nothing(target):
     key = load_answers(target.answers, suite)
     every_number = ", ".join(str(n) for n in range(12, 4801))
     hedges = {
-        "blanks": lambda call: "; ".join([" ".join(expvid._FILLERS)] * call.prompt.count("____")),
-        "open": lambda call: "The answer is " + ", ".join(videommmu._PHRASES),
+        "blanks": lambda call: "; ".join([" ".join(expvid.FILLERS)] * call.prompt.count("____")),
+        "open": lambda call: "The answer is " + ", ".join(videommmu.PHRASES),
         "short": lambda call: json.dumps({"answer": every_number, "confidence_score": 90}),
     }
     responses = as_responses([Prediction(c.id, hedges[c.answer_format](c)) for c in suite.calls

@@ -1,4 +1,4 @@
-"""Rank bands (leaderboard/bands.py): greedy from the top, a band is the run of rows
+"""Rank bands (results/bands.py): greedy from the top, a band is the run of rows
 whose intervals overlap its leader's; within one judge and tier; papers' rows get none.
 The main table shows them in the Band column."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard import views
-from leaderboard.bands import rank_bands
+from results.bands import rank_bands
 
 
 def bands(scores, halves, tier=None, groups=None, eligible=None) -> list:
@@ -43,7 +43,7 @@ def test_bands_are_per_judge_and_tier_and_skip_papers_rows():
     assert bands([60, float("nan")], [1, 0]) == [1, None]
 
 
-def test_the_main_table_shows_the_band_after_the_rank(tmp_path):
+def test_the_main_table_shows_the_band_after_the_scores(tmp_path):
     table = pd.DataFrame({"id": ["a", "b", "c", "reported/exact/x"], "model": ["A", "B", "C", "Paper"],
                           "kind": ["predictions"] * 3 + ["reported"],
                           "source": ["verified", "verified", "verified", "reported"],
@@ -54,6 +54,10 @@ def test_the_main_table_shows_the_band_after_the_rank(tmp_path):
                           **{f"{b}.overall_ci_low": [68.0, 67.0, 48.0, np.nan] for b in views.BENCHMARKS},
                           **{f"{b}.overall_ci_high": [72.0, 71.0, 52.0, np.nan] for b in views.BENCHMARKS}})
     shown = views.leaderboard_view(views.prepare(table))
-    assert list(shown.columns[:3]) == [views.RANK, views.BAND, views.MODEL]
+    # Rank and Model first (a phone keeps them in view), the scores beside them, then Source and Band
+    assert list(shown.columns[:2]) == [views.RANK, views.MODEL]
+    assert list(shown.columns).index(views.BAND) == list(shown.columns).index(views.SOURCE) + 1
+    assert views.unfilled_columns(views.prepare(table)) == ()
+    assert views.unfilled_columns(views.prepare(table[table["source"] == "reported"])) == (views.AVERAGE, views.BAND)
     by_model = dict(zip(shown[views.MODEL], shown[views.BAND]))
     assert (by_model["A"], by_model["B"], by_model["C"]) == (1, 1, 2) and pd.isna(by_model["Paper"])

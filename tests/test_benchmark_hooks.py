@@ -16,7 +16,7 @@ from evaluator.buckets import count_buckets
 from evaluator.judges import get_judge
 from evaluator.predictions import as_responses
 from evaluator.records import ScoringContext, ScoringOptions
-from leaderboard import disclosure
+from results import disclosure
 from leaderboard.views.columns import display_tables
 
 

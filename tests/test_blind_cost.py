@@ -1,4 +1,4 @@
-"""The blind ("no video") pass and the cost of a model-ID run (issue 14).
+"""The blind ("no video") pass and the cost of a model-ID run.
 
 Blind pass: the same run with every frame black. Proven on what a backend receives:
 a recording backend on the demo suite's real videos (every request, both passes), and

@@ -1,4 +1,4 @@
-"""CausalStep: the stepwise replay (spec §3.4 traces, both restart rules, both point
+"""CausalStep: the stepwise replay (the paper's worked traces, both restart rules, both point
 rules), hand-worked metrics, context records, the importer on our documented
 release schema, the call list, and the branch table a harness submits."""
 
@@ -89,7 +89,7 @@ def check_overall_from(result):
     assert round(float(result.overall_from(sums)[0]), 2) == result.metrics["overall"]
 
 
-# -- spec §3.4 traces --------------------------------------------------------
+# -- the paper's traces ------------------------------------------------------
 
 C3_WRONG = {(3, "after-desc"), (3, "after-causal")}
 TRACES = {
@@ -503,7 +503,7 @@ def fake_model(gold):
 
 
 def interactive(q, a, calls, model, restart):
-    """The protocol run live (spec §5.8), feeding the GOLD previous answer into the prompt."""
+    """The protocol run live, feeding the GOLD previous answer into the prompt."""
     def ok(cid, gold, context=None):
         call = calls[cid]
         prompt = call.prompt if context is None else call.prompt.replace(cs.PLACEHOLDER, call.context.choices[context])

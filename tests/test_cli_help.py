@@ -22,9 +22,9 @@ SECTION = re.compile(r"^(options|positional arguments):$")
 
 def parsers() -> list[tuple[str, list[str], argparse.ArgumentParser]]:
     """(module, sub-command path, parser) of every command of the three entry points."""
-    from evaluator.__main__ import parser as evaluator_parser
-    from submissions.cli import parser as queue_parser
-    from worker.main import parser as worker_parser
+    from cli.evaluator import parser as evaluator_parser
+    from cli.queue import parser as queue_parser
+    from cli.worker import parser as worker_parser
 
     found = []
     for module, top in (("evaluator", evaluator_parser()), ("evaluator.worker", worker_parser()),
@@ -110,6 +110,7 @@ def test_the_commands_are_all_there():
     named = {" ".join(path) for module, path, _ in COMMANDS if module == "evaluator"}
     assert {"demo-suite", "import", "publish-suite", "template", "baseline", "score", "protocol", "queue",
             "queue list", "queue show", "queue requeue", "queue rerun", "queue cancel", "queue priority",
+            "queue archive",
             "create-repos", "squash-history"} <= named
 
 
@@ -117,5 +118,22 @@ def test_the_checks_catch_a_missing_help_and_an_internal_note():
     assert listed_without_help("options:\n  -h, --help  show this\n  --out OUT\n  --seed SEED  a seed\n") == [
         "--out OUT"]
     assert listed_without_help("options:\n  --judge-cache JUDGE_CACHE\n                sqlite file\n") == []
-    assert INTERNAL.search("see design §4") and INTERNAL.search("(worker/dispatch.py)")
+    assert INTERNAL.search("see the design, section 4") and INTERNAL.search("(worker/dispatch.py)")
     assert not INTERNAL.search("python -m evaluator queue list")
+
+
+def test_every_name_users_type_runs_the_command_line_in_cli():
+    """`python -m worker` and `python -m evaluator.worker` are one command; `python -m evaluator`
+    and `python -m submissions.cli` reach the same queue commands (cli/ holds them)."""
+    def helped(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", *args, "--help"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert helped("worker") == helped("evaluator.worker")
+    def body(text: str) -> str:  # past the usage lines, which wrap by the program's name
+        return text.split("\n\n", 1)[1]
+
+    assert body(helped("evaluator", "queue", "archive")) == body(helped("submissions.cli", "queue", "archive"))
+    assert "eval-results" in helped("evaluator")

@@ -14,7 +14,8 @@ import pytest
 from evaluator.judges.normalized import NormalizedMatchJudge
 from evaluator.protocol import file_card
 from evaluator.records import ScoringOptions
-from leaderboard import compare, markup, protocol_card
+from results import markup, protocol_card
+from leaderboard import compare
 from leaderboard.compare_protocol import EVERY, ProtocolGap, picker_options, protocol_gap
 
 

@@ -1,4 +1,4 @@
-"""Small breakdown buckets are never published with a score (leaderboard/disclosure.py):
+"""Small breakdown buckets are never published with a score (results/disclosure.py):
 the setting, the public result file and table, the site's views, the papers' rows."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from evaluator.predictions import as_responses
 from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.scoring import make_result, score_responses
-from leaderboard import aggregate, disclosure, ui, views
+from results import aggregate, disclosure
+from leaderboard import ui, views
 from space_config.settings import get_settings
 from submissions.stores import LocalStore
 
@@ -196,7 +197,9 @@ def test_the_papers_rows_keep_their_numbers():
         board = views.prepare(views.select_suite(aggregate.build_table([]), "official-v1-0123456789ab"))
         shown = views.breakdown_view(board, "videosimpleqa-category")
     assert shown.iloc[:, 3:].notna().any(axis=None)
-    assert views.shown_text(shown).isna().all(axis=None)
+    texts = views.shown_text(shown)
+    assert texts.drop(columns=[views.RANK]).isna().all(axis=None)  # no score hidden
+    assert {t.split()[-1] for t in texts[views.RANK].dropna()} == {"📄"}  # ranked within the paper
 
 
 def test_derived_cells_are_hidden_with_the_buckets_they_come_from():

@@ -1,4 +1,4 @@
-"""No hidden cell can be recomputed from the published ones (leaderboard/disclosure.py).
+"""No hidden cell can be recomputed from the published ones (results/disclosure.py).
 
 For every benchmark this file writes down, on its own, the identities its metrics define
 (a benchmark's overall is the item-weighted mean of its domains; ExpVid's overall is the
@@ -33,7 +33,7 @@ from evaluator.judges import get_judge
 from evaluator.predictions import as_responses
 from evaluator.records import ScoringOptions
 from evaluator.scoring import score_responses
-from leaderboard import disclosure
+from results import disclosure
 
 Cell = tuple[str, ...]  # a path into one benchmark's metrics, down to a number
 ROUNDING = 0.006  # published scores carry two decimals

@@ -20,8 +20,8 @@ from worker.dispatch import Dispatcher
 from worker.dispatch_rules import (JOB_OOM, JOB_STOPPED, NOT_STARTED, JobEnd, choose_flavor, gpu_count, job_command,
                                    job_error_message, job_failure, job_killed_message, outcome_line)
 from evaluator.predictions import write_predictions
-from leaderboard import aggregate
-from leaderboard.aggregate import load_table
+from results import aggregate
+from results.aggregate import load_table
 from space_config.settings import JobsSettings, Quotas, get_settings, parse_flavors
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status, request_log_path

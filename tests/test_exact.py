@@ -129,7 +129,7 @@ def test_missing_video_and_missing_metadata(tmp_path):
         exact.import_release(root, SECRET)
 
 
-# Table 2 of the paper, as correct counts per domain (spec §7.1): the scorer must
+# Table 2 of the paper, as correct counts per domain: the scorer must
 # turn them back into the printed accuracies.
 DOMAIN_N = {"Sports": 1569, "Bike Repair": 309, "Cooking": 365, "Health": 364, "Music": 475, "Dance": 439}
 TABLE2 = {
@@ -146,7 +146,7 @@ def paper_size_items():
     questions, answers = [], []
     for domain, n in DOMAIN_N.items():
         for i in range(n):
-            q, a = exact._item(f"{domain}-{i}", f"v-{domain}-{i}", ACTIVITY_OF[domain], i % 2 == 0, "",
+            q, a = exact.make_item(f"{domain}-{i}", f"v-{domain}-{i}", ACTIVITY_OF[domain], i % 2 == 0, "",
                                "gold", ["w1", "w2", "w3", "w4"], SECRET)
             questions.append(q)
             answers.append(a)

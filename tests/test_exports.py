@@ -1,4 +1,4 @@
-"""Open exports (leaderboard/exports.py) and a model run's raw outputs
+"""Open exports (results/exports.py) and a model run's raw outputs
 (evaluator/raw_outputs.py, leaderboard/downloads.py), on a real local deployment: the
 demo suite published and the baselines scored by worker.suites.first_start, real
 workers publishing into real folders.
@@ -31,8 +31,10 @@ from evaluator.result import Result
 from evaluator.suite import load_answers, load_suite
 from worker.loop import Worker
 from worker.publish import staged_result_path
-from leaderboard import aggregate, disclosure, downloads, exports, reported_export, views
-from leaderboard.errors import DownloadRefused, ExportError, SnapshotNotFound
+from results import aggregate, disclosure, exports
+from leaderboard import downloads, reported_export, views
+from leaderboard.errors import DownloadRefused, SnapshotNotFound
+from results.errors import ExportError
 from space_config.settings import Quotas, get_settings
 from submissions.queue import Queue
 from submissions.requests import Request, Status
@@ -206,13 +208,13 @@ def test_only_the_changed_suites_snapshot_is_written_again(deployment):
 
 def test_a_table_from_before_exports_gets_every_suite_exported_at_its_next_change(deployment):
     stores, suite_id = deployment
-    table = aggregate._read_arrow(read(stores.results, aggregate.TABLE_PATH))
+    table = aggregate.read_arrow(read(stores.results, aggregate.TABLE_PATH))
     old = table.replace_schema_metadata({aggregate.UPDATED_AT_KEY: b"2026-01-01T00:00:00+00:00"})
-    stores.results.inner.write(aggregate.TABLE_PATH, aggregate._to_parquet(old))
+    stores.results.inner.write(aggregate.TABLE_PATH, aggregate.to_parquet(old))
     stores.results.inner.delete(exports.json_path(suite_id))
     # the site serves it meanwhile, built from the table the same way
     built = downloads.Snapshots(stores.results).json(suite_id)
-    expected = aggregate._read_arrow(aggregate._to_parquet(old)).replace_schema_metadata(None).to_pandas()
+    expected = aggregate.read_arrow(aggregate.to_parquet(old)).replace_schema_metadata(None).to_pandas()
     pd.testing.assert_frame_equal(unranked(exports.read_json(built)[1].to_pandas()), expected)
     other = aggregate.read_results(stores.results)[0].model_copy(update={"suite_id": "other-v1-0123456789ab"})
     aggregate.publish(stores.results, other.model_copy(update={"submission": {**other.submission, "id": "x1"}}))
@@ -224,11 +226,11 @@ def test_snapshots_of_an_older_format_are_served_anew_and_written_again_at_the_n
     builds the current snapshot from the table instead of serving the stored one, and the
     worker writes it again at the suite's next change, whichever row changed."""
     stores, suite_id = deployment
-    table = aggregate._read_arrow(read(stores.results, aggregate.TABLE_PATH))
+    table = aggregate.read_arrow(read(stores.results, aggregate.TABLE_PATH))
     entries = json.loads(table.schema.metadata[exports.INDEX_KEY])
     old_entries = [{k: v for k, v in e.items() if k != "schema_version"} for e in entries]
     old = table.replace_schema_metadata({**table.schema.metadata, exports.INDEX_KEY: json.dumps(old_entries).encode()})
-    stores.results.inner.write(aggregate.TABLE_PATH, aggregate._to_parquet(old))
+    stores.results.inner.write(aggregate.TABLE_PATH, aggregate.to_parquet(old))
     stores.results.inner.write(exports.json_path(suite_id), b'{"schema_version": 1, "results": []}')
     snapshots = downloads.Snapshots(stores.results)
     header, _ = exports.read_json(snapshots.json(suite_id))
@@ -542,7 +544,7 @@ def test_records_use_the_tables_types():
     """A JSON number comes back as the table's float; an untyped empty column stays null."""
     rows = [{"id": "a", "suite_id": "s-1", "judge_id": "j", "scores_json": json.dumps({"exact": {"overall": 50}}),
              "exact.overall": 50.0, "exact.n_calls": 4.0, "exact.n_answered": 4.0}]
-    table = aggregate._tidy(aggregate._arrow(rows))
+    table = aggregate.tidy(aggregate.arrow(rows))
     header, body, flat = exports.build(table, "s-1", 10, None)
     again = exports.read_json(exports.encode_json(header, body))[1]
     assert again.equals(flat) and again.schema.field("exact.overall").type == pa.float64()
@@ -560,7 +562,7 @@ def test_rows_come_by_rank_with_the_leaderboards_rank_and_band():
                 "scores_json": json.dumps({"exact": {"overall": score}})}
     rows = [row("a", 40.0, 1.0), row("b", 80.0, 1.0), row("c", 79.5, 1.5), row("d", 90.0, 1.0, "differs"),
             row("e", 60.0, 0.0)]
-    table = aggregate._tidy(aggregate._arrow(rows))
+    table = aggregate.tidy(aggregate.arrow(rows))
     header, body, flat = exports.build(table, "s-1", 10, None)
     records = json.loads(exports.encode_json(header, body))["results"]
     assert [(r["id"], r["rank"], r["band"]) for r in records] == [

@@ -1,4 +1,4 @@
-"""Fuzzing the prediction-file path (design §6): hundreds of bad files, each mutated from a
+"""Fuzzing the prediction-file path: hundreds of bad files, each mutated from a
 valid file of the demo suite by a seeded generator, submitted through `submit_predictions`
 on real local stores.
 

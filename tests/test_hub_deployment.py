@@ -16,7 +16,7 @@ import pytest
 from evaluator.baselines import predictions
 from evaluator.predictions import write_predictions
 from worker.loop import Worker
-from leaderboard.aggregate import load_table
+from results.aggregate import load_table
 from space_config.settings import Quotas, get_settings
 from submissions.queue import Queue
 from submissions.requests import Status

@@ -23,8 +23,8 @@ import pytest
 from evaluator.baselines import predictions
 from evaluator.predictions import write_predictions
 from evaluator.shards import flat_path, sharded
-from leaderboard import aggregate
-from leaderboard.aggregate import load_table
+from results import aggregate
+from results.aggregate import load_table
 from space_config.settings import Quotas, get_settings
 from submissions.errors import TransientStoreError
 from submissions.queue import Queue
@@ -391,7 +391,7 @@ def test_files_stored_before_sharding_are_read_and_changed_where_they_are(hub, t
     aggregate.rebuild(stores.results)
     assert list(load_table(stores.results)["id"]) == [other.id]
 
-    assert worker.publish_pending() == 1  # from the flat staged copy, to the flat public path
+    assert worker.publisher.publish_pending() == 1  # from the flat staged copy, to the flat public path
     assert sorted(load_table(stores.results)["id"]) == sorted([request.id, other.id])
     assert load_paired(stores.private, request.id) is not None
     Queue(stores.requests).rerun(request.id)

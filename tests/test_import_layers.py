@@ -1,7 +1,7 @@
-"""Import layers (issue 13): no import cycle, no arrow from a lower layer to a higher one.
+"""Import layers: no import cycle, no arrow from a lower layer to a higher one.
 
-Every .py module of the project (PACKAGES below, plus app.py and worker_app.py) is parsed
-with `ast`; every `import`/`from ... import` (absolute or relative, at module level or
+Every .py module of the project (every top-level package, plus app.py and worker_app.py) is
+parsed with `ast`; every `import`/`from ... import` (absolute or relative, at module level or
 inside a function: a lazy import is still an arrow) that names a project module is an
 arrow importer -> imported. Imports under `if TYPE_CHECKING:` COUNT too: an annotation is
 a dependency, and a type-only cycle still means a type lives in the wrong module.
@@ -9,23 +9,15 @@ Importing `a.b.c` does not count as an arrow to the packages `a` and `a.b`. Impo
 string (importlib.import_module) are not seen; the project only uses them for third-party
 modules. There is no allow-list: none was needed.
 
-Layers, bottom to top (a module may import its own layer and the layers below it):
+Layers are packages, bottom to top (LAYERS: a module may import its own package and the
+packages below it): settings (space_config/), evaluator/ (benchmarks, answers, judges, video,
+runners, scoring), submissions/ (requests, queue, stores), results/ (the published table the
+worker writes and the site reads), worker/, the site (leaderboard/, app.py), and cli/ (the
+command lines). The commands users have always typed (`python -m evaluator`, ...) stay where
+they were as ENTRY_POINTS that forward to cli/, placed on top. A new package needs a line.
 
-  0 foundation  settings (space_config/), each package's errors, plain records and constants
-  1 domain      benchmarks, answer extraction, judges, video/frames, metrics, model backends
-  2 scoring     runners, scoring, paired statistics, protocol card and result, baselines, demo suite
-  3 stores      queue, stores, submission checks, and the published table format that the
-                worker writes and the site reads (leaderboard.aggregate and what it needs)
-  4 worker      worker/ (claim, run, publish) and worker_app.py
-  5 top         the site (leaderboard/ UI and views), the CLIs, app.py
-
-A module's layer comes from LAYERS (fnmatch on dotted names). A name written without
-wildcards beats a wildcard pattern of another layer; otherwise a module must match
-exactly one layer: a new module must be placed here.
-
-Package rule: below the top layer, a package only imports packages to its left in
-PACKAGES (space_config < evaluator < submissions < leaderboard < worker). This is what
-keeps the orchestrator (worker/) out of the packages it orchestrates.
+Private names stay in their module: `from a import _x` or `a._x` in another module fails
+(test_no_module_imports_another_modules_private_names).
 
 KNOWN_IMPORTS is empty and should stay so: a violation listed there is tolerated only
 until fixed (the test fails if a listed one is gone, or a new one appears).
@@ -38,65 +30,23 @@ from __future__ import annotations
 import ast
 from collections import defaultdict, deque
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["space_config", "evaluator", "submissions", "leaderboard", "worker"]
 SCRIPTS = ["app.py", "worker_app.py"]
 
+# One line per package, bottom to top: a module may import its own package and those below it.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("foundation", [
-        "space_config", "space_config.*",
-        "evaluator", "submissions", "leaderboard",  # top package __init__s: keep them import-free
-        "evaluator.errors", "submissions.errors", "leaderboard.errors", "worker.errors",
-        "evaluator.runners.errors",
-        "evaluator.records", "evaluator.prompts", "evaluator.polling",
-        "evaluator.shards",  # where a store keeps one file per submission
-        "submissions.requests",
-    ]),
-    ("domain", [
-        "evaluator.answers", "evaluator.answers.*",
-        "evaluator.benchmarks", "evaluator.benchmarks.*",
-        "evaluator.judges", "evaluator.judges.*",
-        "evaluator.video", "evaluator.video.*", "evaluator.frames", "evaluator.synth",
-        "evaluator.metrics", "evaluator.buckets", "evaluator.bootstrap",
-        "evaluator.predictions", "evaluator.suite", "evaluator.release_check",
-        "evaluator.raw_outputs",  # a model run's answers file: records only
-        "evaluator.reference", "evaluator.reference_text",  # each benchmark's protocol.toml, and as text
-        # Loading and calling a model (transformers / vLLM): judges use them as well as runners.
-        "evaluator.backends", "evaluator.backends.*",
-        "evaluator.runners.backends", "evaluator.runners.vllm_inputs",
-        "evaluator.runners.costs",  # measured by the backends, summarised by the runner
-        "evaluator.runners.transformers_backend", "evaluator.runners.vllm_backend",
-        "evaluator.runners.generation", "evaluator.runners.hub",  # GenRequest; finding a model
-    ]),
-    ("scoring", [
-        "evaluator.runners", "evaluator.runners.*",
-        "evaluator.scoring", "evaluator.paired", "evaluator.protocol", "evaluator.result", "evaluator.runs",
-        "evaluator.judge_frames",
-        "evaluator.baselines", "evaluator.demo",
-    ]),
-    ("stores", [
-        "submissions.queue", "submissions.request_files", "submissions.stores", "submissions.stores.*",
-        "submissions.quotas", "submissions.validation", "submissions.suites", "submissions.submit",
-        "submissions.near_duplicates",
-        # The published table's format: written by the worker, read by the site.
-        "leaderboard.aggregate", "leaderboard.disclosure", "leaderboard.protocol_card",
-        "leaderboard.markup", "leaderboard.table_format",
-        "leaderboard.exports",  # the open exports: written with the table, in the same step
-        "leaderboard.ranking", "leaderboard.bands",  # ranks and bands: the Leaderboard's and the exports'
-        "leaderboard.number_format",  # how a number is written, on the site and in its exports
-    ]),
-    ("worker", [
-        "worker", "worker.*", "worker_app",
-    ]),
-    ("top", [
-        "leaderboard.*", "app",
-        "evaluator.__main__", "submissions.cli",
-        "evaluator.worker",  # `python -m evaluator.worker` (design.md): a few-line entry point into worker/
-    ]),
+    ("settings", ["space_config"]),
+    ("evaluator", ["evaluator"]),  # benchmarks, answers, judges, video, runners, scoring
+    ("submissions", ["submissions"]),  # requests, the queue, the stores, submission checks
+    ("results", ["results"]),  # the published table, exports, disclosure, ranks: the worker writes, the site reads
+    ("worker", ["worker", "worker_app"]),
+    ("site", ["leaderboard", "app"]),
+    ("cli", ["cli"]),  # the command lines, above every package they drive
 ]
+# The commands users type, kept where they always were and forwarding to cli/: entry points, on top.
+ENTRY_POINTS = {"evaluator.__main__", "evaluator.worker", "worker.__main__", "submissions.cli"}
 TOP = LAYERS[-1][0]
 
 # Violations left to fix (none: keep it so). A new one fails the test with the arrow to move.
@@ -110,8 +60,13 @@ class Arrow:
     where: str  # file:line
 
 
+def packages(root: Path = ROOT) -> list[str]:
+    """Every top-level package of the project (a folder with an __init__.py), tests aside."""
+    return sorted(p.parent.name for p in root.glob("*/__init__.py") if p.parent.name != "tests")
+
+
 def module_files(root: Path = ROOT) -> dict[str, Path]:
-    files = [f for p in PACKAGES if (root / p).is_dir() for f in sorted((root / p).rglob("*.py"))]
+    files = [f for p in packages(root) for f in sorted((root / p).rglob("*.py")) if "__pycache__" not in f.parts]
     files += [root / s for s in SCRIPTS if (root / s).exists()]
     mods = {}
     for f in files:
@@ -157,11 +112,10 @@ def arrows(mods: dict[str, Path], root: Path = ROOT) -> list[Arrow]:
 
 
 def layer_of(mod: str) -> list[str]:
-    """The layers `mod` is placed in (a wildcard-free name beats a wildcard pattern)."""
-    exact = [name for name, pats in LAYERS if mod in pats]
-    if exact:
-        return exact
-    return [name for name, pats in LAYERS if any(fnmatchcase(mod, p) for p in pats)]
+    """The layer of `mod`'s package (an entry point's: the top one); none for a package not in LAYERS."""
+    if mod in ENTRY_POINTS:
+        return [TOP]
+    return [name for name, packages in LAYERS if _package(mod) in packages]
 
 
 def _package(mod: str) -> str:
@@ -248,7 +202,7 @@ def violations(root: Path = ROOT) -> dict[str, list[str]]:
         placed = layer_of(mod)
         if len(placed) != 1:
             found[f"unplaced: {mod}"].append(
-                f"{mods[mod].relative_to(root)} is in layers {placed or 'none'}: add it to exactly one in LAYERS")
+                f"{mods[mod].relative_to(root)}: its package is not in LAYERS (add a line for it)")
     for (src, dst), lines in sorted(where.items()):
         ls, ld = layer_of(src), layer_of(dst)
         if len(ls) != 1 or len(ld) != 1:
@@ -256,11 +210,6 @@ def violations(root: Path = ROOT) -> dict[str, list[str]]:
         if order.index(ls[0]) < order.index(ld[0]):
             found[f"arrow: {src} -> {dst}"].append(
                 f"{', '.join(lines)}: layer {ls[0]} imports layer {ld[0]} (above it)")
-        ps, pd = _package(src), _package(dst)
-        if ls[0] != TOP and ps in PACKAGES and pd in PACKAGES and PACKAGES.index(ps) < PACKAGES.index(pd):
-            found[f"package: {src} -> {dst}"].append(
-                f"{', '.join(lines)}: package {ps} imports package {pd} (to its right); "
-                f"only the top layer may (layer of {src}: {ls[0]})")
     for members in cycles(graph):
         path = cycle_path(graph, members)
         steps = [f"{a} -> {b} ({', '.join(where[a, b])})" for a, b in zip(path, path[1:])]
@@ -301,24 +250,77 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 def test_checker_sees_lazy_relative_and_type_only_arrows(tmp_path):
     found = violations(_tree(tmp_path, {
         "evaluator/__init__.py": "",
-        "evaluator/records.py": "def f():\n    from evaluator import scoring\n",  # lazy, upward
+        "evaluator/records.py": "def f():\n    from submissions import queue\n",  # lazy, upward
         "evaluator/scoring.py": "from . import records\n",
         "evaluator/video.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                               "    from evaluator.frames import X\n",
         "evaluator/frames.py": "from .video import Y\n",
-        "evaluator/mystery.py": "",
-        "evaluator/worker.py": "import submissions.queue\n",  # an entry point: the top layer may
+        "evaluator/worker.py": "import worker.loop\n",  # an entry point: the top layer may
+        "mystery/__init__.py": "",
         "submissions/__init__.py": "",
-        "submissions/queue.py": "from leaderboard import aggregate\n",  # same layer, package to its right
-        "leaderboard/__init__.py": "",
-        "leaderboard/aggregate.py": "",
+        "submissions/queue.py": "from results import aggregate\n",
+        "results/__init__.py": "",
+        "results/aggregate.py": "from submissions import queue\n",
+        "worker/__init__.py": "",
+        "worker/loop.py": "",
     }))
-    assert "arrow: evaluator.records -> evaluator.scoring" in found
-    assert "evaluator/records.py:2" in found["arrow: evaluator.records -> evaluator.scoring"][0]
-    assert "cycle: evaluator.records, evaluator.scoring" in found
-    assert "cycle: evaluator.frames, evaluator.video" in found
-    assert "unplaced: evaluator.mystery" in found
-    assert "package: submissions.queue -> leaderboard.aggregate" in found
-    assert "arrow: submissions.queue -> leaderboard.aggregate" not in found
-    assert not [k for k in found if k.startswith(("package: evaluator.worker", "arrow: evaluator.worker"))]
+    assert "arrow: evaluator.records -> submissions.queue" in found
+    assert "evaluator/records.py:2" in found["arrow: evaluator.records -> submissions.queue"][0]
+    assert "arrow: submissions.queue -> results.aggregate" in found
+    assert "cycle: results.aggregate, submissions.queue" in found
+    assert "cycle: evaluator.frames, evaluator.video" in found  # a type-only cycle inside one package
+    assert "unplaced: mystery" in found
+    assert not [k for k in found if "evaluator.worker" in k]
     assert "arrow: evaluator.scoring -> evaluator.records" not in found
+
+
+# --- private names stay in their module ---
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _module_aliases(tree: ast.AST, mod: str, mods: dict[str, Path]) -> dict[str, str]:
+    """Names a module binds to other project modules: `import a.b as c`, `from a import b`."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            bound |= {a.asname: a.name for a in node.names if a.asname and a.name in mods and a.name != mod}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            bound |= {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names
+                      if f"{node.module}.{a.name}" in mods and f"{node.module}.{a.name}" != mod}
+    return bound
+
+
+def private_imports(root: Path = ROOT) -> list[str]:
+    """`from a.b import _name`, or `b._name` on an imported project module b, in a module
+    other than a.b: a private name shared across modules is a seam in the wrong place (make
+    it public, or move the code)."""
+    mods = module_files(root)
+    found = []
+    for mod, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = _module_aliases(tree, mod, mods)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module and node.module != mod \
+                    and _resolve(node.module, mods) is not None:
+                found += [f"{path.relative_to(root)}:{node.lineno}: {node.module}.{a.name}"
+                          for a in node.names if _private(a.name)]
+            elif isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name) \
+                    and node.value.id in aliases:
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {aliases[node.value.id]}.{node.attr}")
+    return sorted(set(found))
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = private_imports()
+    assert not found, "private names imported across modules (make them public):\n  " + "\n  ".join(found)
+
+
+def test_the_private_import_check_can_fail(tmp_path):
+    found = private_imports(_tree(tmp_path, {
+        "evaluator/__init__.py": "", "evaluator/a.py": "_x = 1\n",
+        "evaluator/b.py": "from evaluator.a import _x\nfrom evaluator.a import __doc__\n",
+        "evaluator/c.py": "from evaluator import a\nimport evaluator.a as b\nprint(a._x, b._x, a.__doc__)\n",
+    }))
+    assert found == ["evaluator/b.py:1: evaluator.a._x", "evaluator/c.py:3: evaluator.a._x"]

@@ -1,4 +1,4 @@
-"""Escaping what the site echoes (leaderboard/markup.py), and the Submit handler's status
+"""Escaping what the site echoes (results/markup.py), and the Submit handler's status
 block with hostile call ids and names, rendered by markdown-it (CommonMark with raw HTML
 on and GFM tables and strikethrough: at least as permissive as the site's renderer)."""
 
@@ -23,7 +23,7 @@ from test_ui_handlers import (  # noqa: F401 - the site fixtures, shared
     write_file,
 )
 
-from leaderboard.markup import escape
+from results.markup import escape
 from leaderboard.ui import GENERIC_ERROR, status
 from submissions.queue import Queue
 

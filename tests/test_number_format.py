@@ -1,4 +1,4 @@
-"""One rule for every number the site shows (leaderboard/number_format.py): scores with two
+"""One rule for every number the site shows (results/number_format.py): scores with two
 decimals, counts as whole numbers, plots' axes over round ticks; and every view writes its
 numbers by it, so one score reads the same on every tab (the browser test in
 tests/test_site_browser.py checks the page itself)."""
@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leaderboard import number_format, views
+from results import number_format
+from leaderboard import views
 from leaderboard.views import models as model_views
 
 

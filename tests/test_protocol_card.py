@@ -1,4 +1,4 @@
-"""Protocol cards (evaluator/protocol.py, leaderboard/protocol_card.py): what every result
+"""Protocol cards (evaluator/protocol.py, results/protocol_card.py): what every result
 records about how its numbers were produced, how it compares with the suite's reference
 protocol, and what the leaderboard ranks by default.
 
@@ -25,7 +25,8 @@ from evaluator.protocol import REFERENCE_FIELDS, ProtocolCard, deviations, model
 from evaluator.records import ScoringOptions
 from evaluator.result import Result
 from evaluator.scoring import make_result, score_responses
-from leaderboard import aggregate, protocol_card, views
+from results import aggregate, protocol_card
+from leaderboard import views
 from leaderboard.tabs import protocol as protocol_tab
 from submissions.requests import request_log_path
 

@@ -1,4 +1,4 @@
-"""The request queue (design §8) on a real LocalStore and on the Hub stand-in: claim order, leases, expiry and
+"""The request queue on a real LocalStore and on the Hub stand-in: claim order, leases, expiry and
 retries, maintainers' moves, races between claimers (threads and processes), and the
 maintainer CLI (in-process and in a real subprocess)."""
 
@@ -311,7 +311,7 @@ def test_expired_leases_go_back_to_pending_then_fail_after_max_attempts(queue, c
     [back] = queue.expire_leases()
     assert back.status == Status.PENDING and back.attempt == 1 and back.worker_id is None
     assert back.lease_until is None
-    assert notes(back)[-1] == "lease of w1 expired (attempt 2 of 3)"
+    assert notes(back)[-1] == "lease of w1 expired (attempt 2 of 3 next)"
     with pytest.raises(LeaseLost, match="it is now PENDING"):
         queue.renew("req-00", "w1", LEASE)  # the dead worker woke up: too late
 
@@ -327,8 +327,8 @@ def test_expired_leases_go_back_to_pending_then_fail_after_max_attempts(queue, c
     assert "stopped responding 3 times" in failed.failure.message
     assert failed.attempt == 3 and failed.lease_until is None
     assert notes(queue.get("req-00")) == [
-        "claimed by w1 (attempt 1 of 3)", "lease of w1 expired (attempt 2 of 3)",
-        "claimed by w2 (attempt 2 of 3)", "lease of w2 expired (attempt 3 of 3)",
+        "claimed by w1 (attempt 1 of 3)", "lease of w1 expired (attempt 2 of 3 next)",
+        "claimed by w2 (attempt 2 of 3)", "lease of w2 expired (attempt 3 of 3 next)",
         "claimed by w3 (attempt 3 of 3)", "lease of w3 expired (attempt 3 of 3, no attempts left)"]
     assert queue.claim("w4", LEASE) is None and queue.expire_leases() == []
 
@@ -504,7 +504,7 @@ def _requests(home: Path) -> Queue:
 
 
 def test_cli_list_shows_a_table_and_filters(home, capsys):
-    from submissions.cli import main
+    from cli.queue import main
 
     assert main(["queue", "list"]) == 0
     out = capsys.readouterr().out
@@ -529,7 +529,7 @@ def test_cli_list_shows_a_table_and_filters(home, capsys):
 
 
 def test_cli_changes_go_to_the_store(home, capsys):
-    from submissions.cli import main
+    from cli.queue import main
 
     assert main(["queue", "priority", "req-02", "7"]) == 0
     assert "req-02: priority 7 (PENDING)" in capsys.readouterr().out
@@ -552,7 +552,7 @@ def test_cli_changes_go_to_the_store(home, capsys):
 
 
 def test_cli_refusals_exit_2_with_a_reason(home, capsys):
-    from submissions.cli import main
+    from cli.queue import main
 
     assert main(["queue", "cancel", "nope"]) == 2
     assert capsys.readouterr().err.strip() == "error: no submission with id 'nope' in the requests store"
@@ -588,7 +588,7 @@ def test_cli_in_a_real_process(home):
 
 
 def test_cli_table_marks_stale_leases_and_counts_attempts(queue, clock):
-    from submissions.cli import format_table
+    from cli.queue import format_table
 
     queue.add(make_request(0))
     queue.add(make_request(1, max_attempts=1))

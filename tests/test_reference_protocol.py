@@ -23,7 +23,7 @@ from evaluator.protocol import model_card
 from evaluator.records import Prediction, ScoringOptions
 from evaluator.runners.model import ModelRunner, RunnerSettings
 from evaluator.scoring import score_responses
-from leaderboard import protocol_card
+from results import protocol_card
 
 TITLES = {"expvid": "ExpVid", "causalstep": "CausalStep", "exact": "ExAct", "videommmu": "Video-MMMU",
           "videosimpleqa": "Video SimpleQA"}
@@ -248,7 +248,8 @@ def test_a_videommmu_file_without_question_only_answers_gets_not_computed_with_t
     """Scored from a real file through score_file, published in a table, shown on the site."""
     from evaluator.predictions import write_predictions
     from evaluator.scoring import score_file
-    from leaderboard import aggregate, views
+    from results import aggregate
+    from leaderboard import views
 
     suite, key = demo_suite
     made = [p for p in baseline_predictions("first-option", suite.calls) if not p.id.endswith("/question-only")]
@@ -268,7 +269,8 @@ def test_a_videommmu_file_without_question_only_answers_gets_not_computed_with_t
 
 def test_a_run_with_its_own_frame_budgets_is_labelled_so_in_the_frames_filter(demo_suite):
     from evaluator.scoring import make_result
-    from leaderboard import aggregate, views
+    from results import aggregate
+    from leaderboard import views
 
     suite, key = demo_suite
     judge = get_judge("normalized-match")
@@ -318,7 +320,7 @@ def _lines(predictions) -> list[str]:
 def test_results_scored_under_the_older_reference_are_marked_and_baselines_rescored(demo_suite, tmp_path):
     import json
 
-    from leaderboard import aggregate
+    from results import aggregate
     from submissions.stores import Stores
     from worker.suites import baseline_id, ensure_baselines, first_start
 

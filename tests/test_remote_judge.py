@@ -155,8 +155,8 @@ def test_each_judged_benchmark_has_its_own_judge_through_the_scorer(server, demo
     assert result.judge["kind"] == "mixed" and result.judge_usage["videosimpleqa"]["requests"] == len(hedged)
 
     # the row's cost columns: the judge's tokens (100 + 1 per request from the server), no price given
-    from leaderboard import run_columns
-    from leaderboard.aggregate import result_row
+    from leaderboard.views import run_columns
+    from results.aggregate import result_row
 
     row = result_row(result)
     assert row["cost.judge_tokens"] == 101 * len(hedged) and row["cost.judge_usd"] is None
@@ -174,8 +174,8 @@ def test_a_missing_endpoint_is_named():
 def test_a_judge_that_refuses_every_request_leaves_the_answers_unscored_and_says_so(server, demo_suite):
     """A failing judge gives no verdict: each answer is counted apart (judge_unscored),
     scored as not correct, and the row's protocol card says how many."""
-    from leaderboard.aggregate import result_row
-    from leaderboard.protocol_card import card_markdown
+    from results.aggregate import result_row
+    from results.protocol_card import card_markdown
 
     suite, key = demo_suite
     gold = {a.id: a.answer for a in key.answers["videosimpleqa"]}

@@ -5,10 +5,9 @@ site shows badged "📄 ... paper", with the paper, table and citation fields of
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from evaluator.benchmarks import ORDER
 from leaderboard import reported, reported_export
-from leaderboard.reported import DATA_DIR, MODELS_FILE
 from leaderboard.views import REPORTED_SUITE
 
 
@@ -17,7 +16,8 @@ def document() -> dict:
 
 
 def data_files() -> dict[str, dict]:
-    return {p.stem: json.loads(p.read_text()) for p in sorted(Path(DATA_DIR).glob("*.json")) if p.name != MODELS_FILE}
+    files = (json.loads(p.read_text()) for p in reported.reported_files())
+    return {f["benchmark"]: f for f in files}
 
 
 def test_every_row_the_site_shows_is_in_it_once_with_its_id():
@@ -46,8 +46,7 @@ def test_each_row_carries_its_paper_table_and_citation_as_the_data_file_has_them
 def test_the_papers_are_listed_with_their_notes_and_the_model_table_is_not():
     papers = document()["papers"]
     files = data_files()
-    assert [p["benchmark"] for p in papers] == list(reported.BENCHMARK_ORDER) == sorted(files, key=list(
-        reported.BENCHMARK_ORDER).index)
+    assert [p["benchmark"] for p in papers] == ORDER == list(files)
     for paper in papers:
         source = files[paper["benchmark"]]
         assert paper["notes"] == source["notes"] and paper["derived"] == source.get("derived", {})

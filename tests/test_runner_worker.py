@@ -21,8 +21,8 @@ from evaluator.result import Result
 from evaluator.runners import model as model_module
 from evaluator.runners.model import ModelRunner, RunnerSettings
 from worker.loop import Worker
-from leaderboard import aggregate
-from leaderboard.aggregate import TABLE_PATH, is_result_file, load_table
+from results import aggregate
+from results.aggregate import TABLE_PATH, is_result_file, load_table
 from space_config.settings import get_settings
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status, request_log_path

@@ -19,14 +19,11 @@ import re
 
 import pytest
 from site_server import (
-    NO_BROWSER,
     SiteServer,
     VIEWPORT,
     WAIT_MS,
     cells,
-    chromium_path,
     clean_artifacts,
-    launch_chromium,
     model_cell,
     open_leaderboard,
     open_tab,
@@ -39,12 +36,7 @@ from site_server import (
     write_baseline_predictions,
 )
 
-pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                 "requirements-dev.txt (make test does)")
-if chromium_path() is None:
-    pytest.skip(NO_BROWSER, allow_module_level=True)
-
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 REPORTED_SUITE = "official (paper-reported)"  # leaderboard.views.REPORTED_SUITE: the papers' rows
 SCORED_WAIT_MS = 240_000  # upload -> scored by the embedded worker -> on the leaderboard
@@ -60,14 +52,6 @@ BENCHMARK_TABS = {"ExpVid": "expvid", "CausalStep": "causalstep", "ExAct": "exac
 def site(tmp_path_factory):
     with SiteServer(tmp_path_factory.mktemp("site") / "home") as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        launched = launch_chromium(p)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

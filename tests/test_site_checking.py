@@ -14,7 +14,8 @@ from leaderboard.checking import FileChecker
 from space_config.settings import get_settings
 from submissions.errors import Refused
 from submissions.stores import Stores
-from submissions.submit import Identity, read_calls, sha256_file, submit_predictions
+from evaluator.hashing import file_sha256
+from submissions.submit import Identity, read_calls, submit_predictions
 from submissions.suites import resolve_suite_id
 from worker.suites import first_start
 
@@ -51,7 +52,7 @@ def test_a_good_file_is_checked_in_another_process(deployment, checker, tmp_path
     path = good_file(tmp_path / "good.jsonl", stores, suite_id)
     checked = checker.check(path, stores.suite, suite_id, settings)
     assert checked.ok and checked.missing == 0 and checked.calls == len(read_calls(stores.suite, suite_id))
-    assert checked.sha256 == sha256_file(path)
+    assert checked.sha256 == file_sha256(path)
     workers = set(checker._pool._processes)  # the pool's process ids
     assert workers and os.getpid() not in workers
 
@@ -71,7 +72,7 @@ def test_submit_validates_again_unless_the_file_is_the_one_checked(deployment, c
     # a hash of another file (the good one) does not let the bad file through
     with pytest.raises(Refused, match="line 1"):
         submit_predictions(stores, settings, Identity("checker-test"), bad, "m", suite_id=suite_id,
-                           checked_sha256=sha256_file(good))
+                           checked_sha256=file_sha256(good))
     request = submit_predictions(stores, settings, Identity("checker-test"), good, "m", suite_id=suite_id,
                                  checked_sha256=checker.check(good, stores.suite, suite_id, settings).sha256)
-    assert request.predictions_sha256 == sha256_file(good)
+    assert request.predictions_sha256 == file_sha256(good)

@@ -13,27 +13,18 @@ import re
 import pytest
 from site_server import (
     ARTIFACTS,
-    NO_BROWSER,
-    SiteServer,
-    VIEWPORT,
-    WAIT_MS,
     cells,
-    chromium_path,
-    launch_chromium,
     open_leaderboard,
+    open_page,
     open_tab,
     prepare_home,
     scale_model_name,
     show_suite,
+    SiteServer,
     wait_rows,
 )
 
-pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                 "requirements-dev.txt (make test does)")
-if chromium_path() is None:
-    pytest.skip(NO_BROWSER, allow_module_level=True)
-
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 
 OFF_PROTOCOL = "Other Restart"
@@ -50,7 +41,7 @@ def _add_off_protocol_row(home) -> None:
     from evaluator.records import ScoringOptions
     from evaluator.scoring import make_result, score_responses
     from evaluator.suite import load_answers, load_suite
-    from leaderboard import aggregate
+    from results import aggregate
     from site_server import demo_suite_id
     from submissions.stores import Stores
 
@@ -80,16 +71,10 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(site):
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        context = browser.new_context(viewport=VIEWPORT)
-        opened = context.new_page()
-        opened.set_default_timeout(WAIT_MS)
-        opened.goto(site.url)
-        open_leaderboard(opened)
-        yield opened
-        browser.close()
+def page(browser, site):
+    opened = open_page(browser, site.url)
+    open_leaderboard(opened)
+    yield opened
 
 
 def pick(page, elem_id: str, option: str) -> None:

@@ -26,20 +26,18 @@ from fastapi import FastAPI, Request
 from site_server import (
     ARTIFACTS,
     DEV_USER,
-    NO_BROWSER,
-    SiteServer,
-    VIEWPORT,
-    WAIT_MS,
-    chromium_path,
-    launch_chromium,
     open_leaderboard,
     open_tab,
     show_suite,
+    SiteServer,
+    VIEWPORT,
+    WAIT_MS,
 )
 
 from evaluator import raw_outputs
-from leaderboard import exports
+from results import exports
 from leaderboard.downloads import OUTPUTS_PATH
+from test_model_pages import prepare_model_run
 
 MODEL = "acme/video-7b"
 # A Space's OAuth settings (the Hub sets them where `hf_oauth: true`); the provider is never
@@ -49,41 +47,10 @@ SPACE = {"SYSTEM": "spaces", "SPACE_ID": "org/leaderboard", "OAUTH_CLIENT_ID": "
          "OPENID_PROVIDER_URL": "http://127.0.0.1:9"}
 
 
-def prepare(home: Path) -> str:
-    """The embedded default's first start, then a model run of DEV_USER finished by a real
-    worker (its model a stand-in that answers every call); the run's submission id."""
-    import dataclasses
-
-    from test_exports import EchoingRunner
-
-    from worker import run as run_module  # the module whose get_runner the worker calls
-    from worker.loop import Worker
-    from space_config.settings import get_settings
-    from submissions.queue import Queue
-    from submissions.requests import Request, Status
-    from submissions.stores import Stores
-    from worker.suites import first_start
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LEADERBOARD_BOOTSTRAP_SAMPLES", "50")
-        patch.setattr(run_module, "get_runner", lambda request, settings: EchoingRunner())
-        get_settings.cache_clear()
-        try:
-            stores = Stores.local(home)
-            suite_id = first_start(stores)
-            request = Queue(stores.requests).add(Request(kind="model", submitter=DEV_USER, suite_id=suite_id,
-                                                         model=MODEL, revision="0" * 40, precision="bfloat16"))
-            ran = Worker(stores, dataclasses.replace(get_settings())).run_once()
-        finally:
-            get_settings.cache_clear()
-    assert ran.status == Status.FINISHED, ran.failure
-    return request.id
-
-
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
     home = tmp_path_factory.mktemp("downloads") / "home"
-    return home, prepare(home)
+    return home, prepare_model_run(home, user=DEV_USER)  # DEV_USER's model run, published by a real worker
 
 
 @pytest.fixture(scope="module")
@@ -236,20 +203,6 @@ def test_on_a_space_the_raw_outputs_want_the_owners_session(space_site, home, wh
 
 
 # -- the page, in a browser --------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                     "requirements-dev.txt (make test does)")
-    if chromium_path() is None:
-        pytest.skip(NO_BROWSER)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = launch_chromium(p)
-        yield launched
-        launched.close()
-
 
 def test_the_downloads_tab_hands_out_the_snapshot_and_the_owners_raw_outputs(browser, site, home, tmp_path):
     from playwright.sync_api import expect

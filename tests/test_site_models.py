@@ -3,7 +3,7 @@ per model across the five benchmarks, ranked, linked to the Hub, fitting the fir
 and a screenshot of every tab at both sizes (test-artifacts/screenshots/sizes/).
 
 The site is `python app.py` on the embedded default (demo suite, its baselines scored),
-the papers' rows from leaderboard/reported_data/. Which models to look for is read from the
+the papers' rows from each benchmark's reported.json. Which models to look for is read from the
 reviewed identity table (leaderboard/reported_data/models.json), not written here."""
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ import re
 
 import pytest
 from site_server import (
-    NO_BROWSER,
     WAIT_MS,
     SiteServer,
-    chromium_path,
     clean_artifacts,
-    launch_chromium,
     open_leaderboard,
     open_tab,
     show_suite,
@@ -26,12 +23,7 @@ from site_server import (
 
 from leaderboard import models, views
 
-pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                 "requirements-dev.txt (make test does)")
-if chromium_path() is None:
-    pytest.skip(NO_BROWSER, allow_module_level=True)
-
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 DESK = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -43,14 +35,6 @@ TABS = ["Models", "Leaderboard", "Benchmarks", "By level", "By domain", "By hop"
 def site(tmp_path_factory):
     with SiteServer(tmp_path_factory.mktemp("models") / "home") as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        launched = launch_chromium(p)
-        yield launched
-        launched.close()
 
 
 def open_page(browser, site, viewport):

@@ -1,4 +1,4 @@
-"""The "no video" score and the cost columns in a real browser (issue 14).
+"""The "no video" score and the cost columns in a real browser.
 
 A home after its first start, plus one model-ID run of a real tiny VLM scored by the
 worker with the blind pass on (LEADERBOARD_BLIND_PASS=1); then `python app.py` on it
@@ -17,29 +17,22 @@ import os
 import pytest
 from site_server import (
     ARTIFACTS,
-    NO_BROWSER,
-    SiteServer,
     VIEWPORT,
     WAIT_MS,
-    chromium_path,
     demo_suite_id,
-    launch_chromium,
     open_leaderboard,
+    open_page,
     open_tab,
     prepare_home,
     show_suite,
+    SiteServer,
     tick,
 )
 
-pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                 "requirements-dev.txt (make test does)")
-if chromium_path() is None:
-    pytest.skip(NO_BROWSER, allow_module_level=True)
+from playwright.sync_api import expect
 
-from playwright.sync_api import expect, sync_playwright
-
-from leaderboard import aggregate
-from leaderboard import run_columns as rc
+from results import aggregate
+from leaderboard.views import run_columns as rc
 from leaderboard import views
 
 COST = [rc.GPU_SECONDS, rc.TTFT, rc.TOKENS_PER_S, rc.DEVICE]
@@ -85,17 +78,11 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(site):
+def page(browser, site):
     server, _, _ = site
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        context = browser.new_context(viewport={**VIEWPORT, "width": 2000})
-        opened = context.new_page()
-        opened.set_default_timeout(WAIT_MS)
-        opened.goto(server.url)
-        open_leaderboard(opened)
-        yield opened
-        browser.close()
+    opened = open_page(browser, server.url, {**VIEWPORT, "width": 2000})
+    open_leaderboard(opened)
+    yield opened
 
 
 def headers(page) -> list[str]:

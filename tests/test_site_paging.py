@@ -14,7 +14,8 @@ import random
 import pytest
 from site_server import prepare_home, varied
 
-from leaderboard import aggregate, paging, views
+from results import aggregate
+from leaderboard import paging, views
 from leaderboard.source import TableSource
 from leaderboard.ui import Handlers
 from space_config.settings import get_settings

@@ -14,27 +14,19 @@ import json
 import pytest
 from site_server import (
     ARTIFACTS,
-    NO_BROWSER,
-    SiteServer,
-    VIEWPORT,
     WAIT_MS,
-    chromium_path,
-    launch_chromium,
     model_cell,
     open_filters,
     open_leaderboard,
+    open_page,
     open_tab,
     prepare_home,
     show_suite,
+    SiteServer,
     wait_rows,
 )
 
-pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                 "requirements-dev.txt (make test does)")
-if chromium_path() is None:
-    pytest.skip(NO_BROWSER, allow_module_level=True)
-
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 
 def _add_results(home) -> None:
@@ -46,7 +38,7 @@ def _add_results(home) -> None:
     from evaluator.records import ScoringOptions
     from evaluator.scoring import make_result, score_responses
     from evaluator.suite import load_answers, load_suite
-    from leaderboard.aggregate import rebuild
+    from results.aggregate import rebuild
     from site_server import demo_suite_id
     from submissions.stores import Stores
 
@@ -77,16 +69,10 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(site):
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        context = browser.new_context(viewport=VIEWPORT)
-        opened = context.new_page()
-        opened.set_default_timeout(WAIT_MS)
-        opened.goto(site.url)
-        open_leaderboard(opened)
-        yield opened
-        browser.close()
+def page(browser, site):
+    opened = open_page(browser, site.url)
+    open_leaderboard(opened)
+    yield opened
 
 
 def test_every_row_shows_by_default_marked_and_the_filter_keeps_the_reference(page, site):

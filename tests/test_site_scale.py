@@ -14,21 +14,17 @@ from __future__ import annotations
 import pytest
 from site_server import (
     MODEL_FAMILIES,
-    NO_BROWSER,
-    SiteServer,
-    VIEWPORT,
-    WAIT_MS,
-    chromium_path,
     clean_artifacts,
     demo_suite_id,
-    launch_chromium,
     model_cell,
     open_leaderboard,
+    open_page,
     prepare_home,
     rows,
     scale_model_name,
     search,
     show_suite,
+    SiteServer,
     tick,
     wait_rows,
     wait_total,
@@ -42,12 +38,7 @@ TOTAL = RESULTS + BASELINES
 PREDICTION_FILES = sum(1 for i in range(RESULTS) if i % 3 == 0)  # `varied`: every third is a file
 LOAD_WAIT_MS = 120_000  # a bound on the first load of a big table, not a speed test
 
-pytest.importorskip("playwright.sync_api", reason="the python package playwright is missing: pip install -r "
-                                                 "requirements-dev.txt (make test does)")
-if chromium_path() is None:
-    pytest.skip(NO_BROWSER, allow_module_level=True)
-
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 
 @pytest.fixture(scope="module")
@@ -58,17 +49,11 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(site):
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        context = browser.new_context(viewport=VIEWPORT)
-        opened = context.new_page()
-        opened.set_default_timeout(WAIT_MS)
-        opened.goto(site.url)
-        open_leaderboard(opened, LOAD_WAIT_MS)
-        show_suite(opened, demo_suite_id(site.home))  # the page opens on the papers' rows
-        yield opened
-        browser.close()
+def page(browser, site):
+    opened = open_page(browser, site.url)
+    open_leaderboard(opened, LOAD_WAIT_MS)
+    show_suite(opened, demo_suite_id(site.home))  # the page opens on the papers' rows
+    yield opened
 
 
 def test_the_page_loads_every_result_a_page_at_a_time(page):

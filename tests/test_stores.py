@@ -1,4 +1,4 @@
-"""The stores (design §4): one contract, run against every backend.
+"""The stores: one contract, run against every backend.
 
 Backends of the contract suite:
 - "local": LocalStore in a temporary folder, always.
@@ -1126,7 +1126,7 @@ def test_create_repos_makes_an_exposed_answer_repo_private(caplog):
 
 
 def test_create_repos_command_needs_a_token(monkeypatch):
-    from submissions.stores.deploy import add_commands
+    from cli.deploy import add_commands
 
     parser = argparse.ArgumentParser(prog="evaluator")
     add_commands(parser.add_subparsers())

@@ -16,21 +16,20 @@ from pathlib import Path
 
 import pytest
 from site_server import (
-    NO_BROWSER,
-    ROOT,
-    WAIT_MS,
-    SiteServer,
-    chromium_path,
-    launch_chromium,
     open_leaderboard,
+    open_page,
     open_tab,
     prepare_home,
+    ROOT,
+    SiteServer,
+    WAIT_MS,
 )
 
 from evaluator.benchmarks import BENCHMARKS
 from evaluator.benchmarks.common import Secret
 from evaluator.suite import build_suite
-from leaderboard import aggregate, views
+from results import aggregate
+from leaderboard import views
 from leaderboard.source import TableSource
 from leaderboard.ui import Handlers
 from space_config.settings import get_settings
@@ -184,32 +183,24 @@ def site(home):
         yield server
 
 
-def test_a_file_for_the_official_suite_is_accepted_on_its_page(site, home, official, demo, tmp_path):
-    pytest.importorskip("playwright.sync_api")
-    if chromium_path() is None:
-        pytest.skip(NO_BROWSER)
-    from playwright.sync_api import expect, sync_playwright
+def test_a_file_for_the_official_suite_is_accepted_on_its_page(browser, site, home, official, demo, tmp_path):
+    from playwright.sync_api import expect
 
     predictions = baseline_file(home, official, tmp_path / "for-official.jsonl", name="random")
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        page = browser.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.goto(site.url)
-        # an official suite exists: the Leaderboard opens on it, and Submit targets it
-        open_leaderboard(page)
-        expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(official)
-        open_tab(page, "Submit")
-        expect(page.locator("#submit-suite")).to_contain_text(official)
-        page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
-        expect(page.locator("#submit-status")).to_contain_text(f"calls of suite {official}", timeout=WAIT_MS)
-        expect(page.locator("#submit-status")).to_contain_text("ready to submit")
-        # on the demo suite's page the same file is refused in one line naming the official suite
-        page.goto(f"{site.url}?suite={demo}")
-        expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(demo)
-        open_tab(page, "Submit")
-        expect(page.locator("#submit-suite")).to_contain_text(demo)
-        page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
-        expect(page.locator("#submit-status")).to_contain_text("answers the calls of suite 'official'", timeout=WAIT_MS)
-        expect(page.locator("#submit-status")).not_to_contain_text("unknown call id")
-        browser.close()
+    page = open_page(browser, site.url)
+    # an official suite exists: the Leaderboard opens on it, and Submit targets it
+    open_leaderboard(page)
+    expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(official)
+    open_tab(page, "Submit")
+    expect(page.locator("#submit-suite")).to_contain_text(official)
+    page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
+    expect(page.locator("#submit-status")).to_contain_text(f"calls of suite {official}", timeout=WAIT_MS)
+    expect(page.locator("#submit-status")).to_contain_text("ready to submit")
+    # on the demo suite's page the same file is refused in one line naming the official suite
+    page.goto(f"{site.url}?suite={demo}")
+    expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(demo)
+    open_tab(page, "Submit")
+    expect(page.locator("#submit-suite")).to_contain_text(demo)
+    page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
+    expect(page.locator("#submit-status")).to_contain_text("answers the calls of suite 'official'", timeout=WAIT_MS)
+    expect(page.locator("#submit-status")).not_to_contain_text("unknown call id")

@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 
 from conftest import ROOT
-from leaderboard import aggregate
+from results import aggregate
 from submissions.stores import Stores
 from worker.suites import baseline_id, first_start
 

@@ -22,7 +22,8 @@ from test_validation import FakeHub, model_payload
 
 from evaluator.baselines import predictions
 from worker.loop import Worker, start_in_process, wake
-from leaderboard import aggregate, views
+from results import aggregate
+from leaderboard import views
 from leaderboard.source import TableSource
 from leaderboard.ui import Handlers, build_ui, current_user
 from leaderboard.tabs.submit import budget_keys
@@ -151,7 +152,14 @@ def test_a_good_upload_says_how_many_predictions_it_holds(handlers, tmp_path, ca
     path = baseline_file(tmp_path / "good.jsonl", calls, "first-option", 1)
     lines = len(Path(path).read_text().splitlines())
     message = handlers.check_file(path)
-    assert message == f"✅ {lines} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit."
+    assert message.startswith(f"✅ {lines} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit.")
+    records = [json.loads(line) for line in Path(path).read_text().splitlines()]
+    in_context = [r["id"] for r in records if "context" in r]
+    if in_context:  # more predictions than calls: the message says where the extra ones come from
+        assert (f" {lines - len(in_context)} calls have one answer each; {len(set(in_context))} CausalStep calls "
+                f"asked after an earlier answer have {len(in_context)}, one for each earlier answer") in message
+    else:
+        assert lines == len(calls) and message.endswith("ready to submit.")
 
 
 def test_a_partial_upload_says_what_will_score_as_unanswered(handlers, tmp_path, calls):
@@ -274,7 +282,7 @@ def test_the_embedded_worker_is_woken_by_a_submission(stores, settings, source, 
         scheduler.add_listener(lambda event: polled.set(), EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
         wake(scheduler)  # one poll we know ends after the listener is in place: the worker is idle after it
         assert polled.wait(timeout=120), "the embedded worker never polled"
-        awake = Handlers(stores, settings, source, scheduler)
+        awake = Handlers(stores, settings, source, lambda: wake(scheduler))
         message, _ = awake.submit_file(baseline_file(tmp_path / "woken.jsonl", calls, "random", 41), "Woken", "", "",
                                        "", False, None, None)
         request_id = message.split("`")[1]
@@ -358,6 +366,31 @@ def test_the_timer_reports_generation_and_queue_changes(handlers, source, tmp_pa
     handlers.submit_file(baseline_file(tmp_path / "tick.jsonl", calls, "random", 51), "Tick", "", "", "", False,
                          None, None)
     assert handlers.tick()[2] != signature
+
+
+def test_the_queue_signature_goes_only_to_a_tab_that_shows_the_queue(handlers):
+    """On another tab a change of the signature would refill the Queue tab's tables unseen: the
+    timer skips it there, and opening a tab that shows the queue sends it (its change fills the tab)."""
+    signature = handlers.queue_signature()
+    assert handlers.tick("models")[2] == gr.skip() and handlers.tick("leaderboard")[2] == gr.skip()
+    assert handlers.tick("queue")[2] == signature and handlers.tick("submit")[2] == signature
+    opened, picker = handlers.tab_opened("models")
+    assert opened == "models" and picker["visible"] is False
+    opened, picker, sent = handlers.tab_opened("queue")
+    assert opened == "queue" and picker["visible"] is True and sent == signature
+
+
+def test_a_frame_is_shaped_once_and_an_equal_frame_alike():
+    """Views are cached per table generation, so every visitor is sent the same frame: its value
+    form is made once (each call still gets its own update, which gradio takes apart)."""
+    from leaderboard.tabs.common import table
+
+    frame = pd.DataFrame({"Model": ["a", "b"], "Score": [61.2, None]})
+    one, two = table(frame), table(frame)
+    assert one["value"] is two["value"] and one is not two and one["datatype"] == ["str", "number"]
+    assert one["value"]["headers"] == ["Model", "Score"] and one["value"]["data"][0] == ["a", 61.2]
+    again = table(frame.copy())
+    assert again["value"] is not one["value"] and again["value"]["data"][0] == one["value"]["data"][0]
 
 
 def test_build_ui_builds_the_tabs_with_stable_ids(stores, settings, source):

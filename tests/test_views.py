@@ -17,7 +17,8 @@ from evaluator.judges import get_judge
 from evaluator.predictions import as_responses
 from evaluator.records import ScoringOptions
 from evaluator.scoring import make_result, score_responses
-from leaderboard import aggregate, views
+from results import aggregate
+from leaderboard import views
 from leaderboard.reported import reported_rows
 from submissions.requests import Failure, Progress, Reason, Request, Status, utcnow
 
@@ -243,9 +244,11 @@ def test_size_buckets():
 
 def test_column_choice_keeps_the_fixed_order_and_the_identity_columns(board):
     shown = views.leaderboard_view(board, [views.DATE, "CausalStep", "no such column"])
-    assert list(shown.columns) == [views.RANK, views.BAND, views.MODEL, views.SOURCE, views.AVERAGE, "CausalStep", views.DATE]
-    default = views.leaderboard_view(board)
-    assert list(default.columns) == [*views.ALWAYS_SHOWN, *views.DEFAULT_COLUMNS]
+    assert list(shown.columns) == [views.RANK, views.MODEL, views.AVERAGE, "CausalStep", views.SOURCE, views.BAND, views.DATE]
+    default = views.leaderboard_view(board)  # the scores beside Model (a phone shows the first), the rest after
+    assert list(default.columns) == [views.RANK, views.MODEL, views.AVERAGE, *views.SCORE_COLUMNS, views.SOURCE,
+                                     views.BAND, *views.META_DEFAULT]
+    assert views.AVERAGE not in views.leaderboard_view(board, leave_out=[views.AVERAGE])
     everything = views.leaderboard_view(board, views.OPTIONAL_COLUMNS)
     assert views.SUBMITTER in everything and set(everything[views.SUBMITTER]) >= {"alice", "bob"}
 

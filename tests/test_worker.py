@@ -27,9 +27,9 @@ from evaluator.runners import UNAVAILABLE_MESSAGE
 from evaluator.scoring import score_file
 from worker.loop import Worker, start_in_process
 from worker.publish import staged_result_path
-from worker.run import INTERNAL_MESSAGE
-from leaderboard import aggregate, disclosure
-from leaderboard.aggregate import TABLE_PATH, is_result_file, load_table, rebuild
+from worker.run import INTERNAL_MESSAGE, Evaluator
+from results import aggregate, disclosure
+from results.aggregate import TABLE_PATH, is_result_file, load_table, rebuild
 from space_config.settings import Quotas, get_settings
 from submissions.errors import LeaseLost, TransientStoreError
 from submissions.queue import Queue
@@ -408,13 +408,13 @@ def test_publishing_that_keeps_failing_is_done_by_the_next_poll(deployment, tmp_
     assert ran.status == Status.FINISHED and ran.worker_id == "w1" and ran.runs == 1
     assert result_files(stores) == [] and stores.results.read(TABLE_PATH) is None
     assert f"publishing {request.id} failed" in stores.private.read(request_log_path(request.id)).data.decode()
-    assert Worker(broken, make_settings(publish_grace_seconds=0)).publish_pending() == 0  # still refused: still nothing public
+    assert Worker(broken, make_settings(publish_grace_seconds=0)).publisher.publish_pending() == 0  # still refused: still nothing public
 
-    assert Worker(stores, make_settings(publish_grace_seconds=3600), worker_id="w2").publish_pending() == 0
-    assert Worker(stores, make_settings(publish_grace_seconds=0), worker_id="w2").publish_pending() == 1
+    assert Worker(stores, make_settings(publish_grace_seconds=3600), worker_id="w2").publisher.publish_pending() == 0
+    assert Worker(stores, make_settings(publish_grace_seconds=0), worker_id="w2").publisher.publish_pending() == 1
     assert result_files(stores) == [f"{request.id}.json"]
     assert list(load_table(stores.results)["id"]) == [request.id]
-    assert Worker(stores, make_settings(publish_grace_seconds=0), worker_id="w3").publish_pending() == 0  # once
+    assert Worker(stores, make_settings(publish_grace_seconds=0), worker_id="w3").publisher.publish_pending() == 0  # once
 
 
 def test_a_result_that_cannot_be_staged_is_retried_later_not_finished(deployment, tmp_path, home):
@@ -521,7 +521,7 @@ def test_unexpected_errors_keep_details_private(deployment, tmp_path, monkeypatc
     def explode(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(Worker, "_score", explode)
+    monkeypatch.setattr(Evaluator, "_score", explode)
     ran = Worker(stores, make_settings()).run_once()
     assert ran.status == Status.FAILED and ran.failure.reason == reason
     if reason == Reason.INTERNAL:
@@ -580,7 +580,7 @@ def test_cli_help():
 
 
 def test_python_m_worker_is_the_same_command(tmp_path):
-    # evaluator/worker.py is only the entry point design.md names; `python -m worker` runs the same main
+    # evaluator/worker.py is only the entry point users type; `python -m worker` runs the same main
     env = {**os.environ, "LEADERBOARD_HOME": str(tmp_path), "LEADERBOARD_STORE": "local"}
     runs = [subprocess.run([sys.executable, "-m", module, "--request", "r1"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120) for module in ("evaluator.worker", "worker")]

@@ -60,7 +60,7 @@ def test_the_entry_point_is_the_worker_spaces_app_on_the_cards_port():
 def test_the_jobs_command_is_one_the_worker_accepts():
     # the dispatcher runs `python -m evaluator.worker --request ID --worker-id W` in this image
     from worker.dispatch_rules import job_command
-    from evaluator.worker import parser
+    from cli.worker import parser
 
     command = job_command("20250101T000000-abc", "jobs-host-1-abc123")
     assert command[:3] == ["python", "-m", "evaluator.worker"]

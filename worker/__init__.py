@@ -1,15 +1,16 @@
 """The evaluation worker: takes submissions from the queue, scores them, publishes
-the results (design §2, §8).
+the results.
 
     python -m evaluator.worker            # poll the queue every LEADERBOARD_POLL_SECONDS, forever
     python -m evaluator.worker --once     # work until nothing is pending or running, then exit
     python -m evaluator.worker --dispatch hf-jobs   # run each request as a Hugging Face Job (worker/dispatch.py)
 
-(`python -m worker` is the same command; evaluator/worker.py keeps the name design.md fixes.)
+(`python -m worker` is the same command; evaluator/worker.py keeps the command users already type.)
 
-Modules: claim.py (the lease heartbeat of a claimed request), run.py (fetch, run, score),
-publish.py (stage, finish, publish; publish_pending), joblog.py (the private log),
-loop.py (the Worker: claim loop, one job, scheduling), main.py (the command line),
+Modules: job.py (a claimed request: lease heartbeat, progress, time limit), run.py (the
+Evaluator: fetch, run, score), publish.py (the Publisher: stage, finish, publish;
+publish_pending), joblog.py (the private log), loop.py (the Worker: claim loop, one job,
+scheduling; its command line is cli/worker.py),
 dispatch.py + dispatch_rules.py (the Hugging Face Jobs dispatcher), suites.py (publishing
 suites and scoring the baselines at first start), errors.py.
 
@@ -29,7 +30,7 @@ One job, as `Worker.run_once` (loop.py) runs it:
                outputs/<h>/<h>/<id>.jsonl: evaluator/raw_outputs.py), then FINISHED, then the
                public result file <h>/<h>/<id>.json and its row in the one aggregated table
                (leaderboard.parquet) and the suite's open exports in one step
-               (leaderboard/exports.py); see `Publishing._publish` for why in
+               (results/exports.py); see `Publisher.publish` for why in
                this order. The log (private: logs/<h>/<h>/<id>.log) is appended as the job
                runs, at every lease renewal, so a killed job keeps its lines.
     fail       FAILED with a reason code and a message the submitter can read:

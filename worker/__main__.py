@@ -1,5 +1,6 @@
-"""`python -m worker`: the same command as `python -m evaluator.worker` (worker/main.py)."""
+"""`python -m worker`: the same command as `python -m evaluator.worker` (cli/worker.py)."""
 
-from worker.main import exit_now, main
+from cli.worker import exit_now, main
 
-exit_now(main())
+if __name__ == "__main__":
+    exit_now(main())

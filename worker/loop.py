@@ -1,5 +1,5 @@
 """The Worker: claims requests from the queue and runs each one (the lease in
-worker/claim.py, the evaluation in worker/run.py, publishing in worker/publish.py); and
+worker/job.py, the evaluation in worker/run.py, publishing in worker/publish.py); and
 its scheduling, polling forever (`serve`) or inside the site's process (`start_in_process`)."""
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 
 from evaluator.polling import IdlePolls
 from evaluator.records import ScoringOptions
-from evaluator.suite import AnswerKey, Suite
 from submissions.errors import LeaseLost, StoreError, TransientStoreError
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status
-from worker.claim import Job, default_worker_id
+from worker.job import Job, default_worker_id
 from worker.errors import JobStopped, PublishFailed
 from worker.joblog import JobLog
-from worker.publish import Publishing
-from worker.run import Evaluating, classify
+from worker.publish import Publisher
+from worker.run import Evaluator, classify
 
 if TYPE_CHECKING:
     from space_config.settings import Settings
@@ -48,9 +47,9 @@ class _SkippedPolls(logging.Filter):
 logging.getLogger("apscheduler.scheduler").addFilter(_SkippedPolls())
 
 
-class Worker(Evaluating, Publishing):
-    """Claims requests and runs them one at a time: the loop and one job here; the
-    evaluation steps from `Evaluating` (run.py), publishing from `Publishing` (publish.py)."""
+class Worker:
+    """Claims requests and runs them one at a time: the loop and one job here; each job
+    evaluated by its `evaluator` (run.py) and made public by its `publisher` (publish.py)."""
 
     def __init__(self, stores: "Stores", settings: "Settings", worker_id: str | None = None):
         self.stores = stores
@@ -59,8 +58,8 @@ class Worker(Evaluating, Publishing):
         self.queue = Queue(stores.requests)
         self.options = ScoringOptions.reading(settings.causalstep_reading,
                                               grade_truncated_reasoning=settings.grade_truncated_reasoning)
-        self._judge = None
-        self._suites: dict[tuple[str, str], tuple[Suite, AnswerKey]] = {}
+        self.evaluator = Evaluator(stores, settings, self.options)
+        self.publisher = Publisher(stores, settings, self.queue, self.worker_id)
         self._stopping = threading.Event()  # serve(): finish the current job, take no more
         self._busy = threading.Lock()  # held while draining the queue
         self.idle = IdlePolls(settings.worker.poll_seconds, settings.worker.poll_max_seconds)
@@ -108,7 +107,7 @@ class Worker(Evaluating, Publishing):
         count = 0
         while not self._stopping.is_set():
             try:
-                self.publish_pending()
+                self.publisher.publish_pending()
                 if self.run_once() is not None:
                     count += 1
                     continue
@@ -131,7 +130,7 @@ class Worker(Evaluating, Publishing):
     def _first_lease_end(self) -> datetime | None:
         """When the first lease of a request RUNNING elsewhere runs out (None: none is)."""
         try:
-            ends = [r.lease_until for r in self.queue.all() if r.status == Status.RUNNING and r.lease_until]
+            ends = [r.lease_until for r in self.queue.live() if r.status == Status.RUNNING and r.lease_until]
         except StoreError:
             return None
         return min(ends, default=None)
@@ -140,10 +139,10 @@ class Worker(Evaluating, Publishing):
         """Seconds to wait before looking again while other workers hold RUNNING requests
         (at most a poll interval, and no longer than the first lease still has) or may still be
         publishing a result they finished (until its publish grace ends), or None when neither."""
-        running = [r for r in self.queue.all() if r.status == Status.RUNNING]
+        running = [r for r in self.queue.live() if r.status == Status.RUNNING]
         now = self.queue.clock()
         if not running:  # a result its own worker may still be publishing: wait for it, or for its grace
-            recent = self.unpublished()[1]
+            recent = self.publisher.unpublished()[1]
             ends = [r.finished_at + timedelta(seconds=self.settings.worker.publish_grace_seconds) for r in recent]
             return min(max(min((e - now).total_seconds() for e in ends), 0.1),
                        self.settings.worker.poll_seconds) if ends else None
@@ -196,8 +195,8 @@ class Worker(Evaluating, Publishing):
                 joblog.add(f"holding {self.settings.worker.hold_seconds:g} s (failure drill: "
                            f"LEADERBOARD_WORKER_HOLD_SECONDS)")
                 job.hold(self.settings.worker.hold_seconds)
-            result = self._evaluate(job)
-            self._publish(job, result)
+            result = self.evaluator.evaluate(job)
+            self.publisher.publish(job, result)
         except JobStopped as e:
             joblog.add(f"stopped, nothing published: {e}")
             joblog.flush(self.stores.private)

@@ -1,34 +1,43 @@
 """Publishing a finished job: stage the result privately, mark the request FINISHED,
-then make the result file and its table row public in one step (`Publishing`, a part of
-the Worker); and publishing results whose worker died in between (`publish_pending`)."""
+then make the result file and its table row public in one step (`Publisher`, which the
+Worker holds); and publishing results whose worker died in between (`publish_pending`)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from evaluator import CODE_VERSION, raw_outputs
-from leaderboard import aggregate
+from results import aggregate
 from submissions.errors import LeaseLost, StoreError
+from submissions.queue import Queue
 from evaluator.shards import sharded
 from submissions.requests import Request, Status
 from submissions.stores.sharded import read_sharded
-from worker.claim import Job
+from worker.job import Job
 from worker.errors import JobStopped, PublishFailed
 
 if TYPE_CHECKING:
     from evaluator.result import Result
+    from space_config.settings import Settings
+    from submissions.stores import Stores
 
 log = logging.getLogger("evaluator.worker")
 
 
-class Publishing:
-    """The Worker's publishing steps (worker/loop.py composes it): they use the Worker's
-    `stores`, `queue`, `settings` and `worker_id`."""
+class Publisher:
+    """Makes a worker's results public, in the order that keeps the table and the queue in
+    step; `worker_id` proves the lease when the request is marked FINISHED."""
 
-    def _publish(self, job: Job, result: "Result") -> None:
+    def __init__(self, stores: "Stores", settings: "Settings", queue: Queue, worker_id: str):
+        self.stores = stores
+        self.settings = settings
+        self.queue = queue
+        self.worker_id = worker_id
+
+    def publish(self, job: Job, result: "Result") -> None:
         """Stage, finish, publish, in this order, so that the public table never shows a
         row whose request is not FINISHED:
 
@@ -88,13 +97,12 @@ class Publishing:
     def unpublished(self) -> tuple[list[Request], list[Request]]:
         """FINISHED requests whose row is not in the table: (those finished over
         publish_grace_seconds ago, whose worker died or failed to publish; those its own worker
-        may still be publishing)."""
-        finished = [r for r in self.queue.all() if r.status == Status.FINISHED and r.runs > 0]
+        may still be publishing). Archived ones are not looked at: only published ones are archived."""
+        finished = [r for r in self.queue.live() if r.status == Status.FINISHED and r.runs > 0]
         if not finished:
             return [], []
         runs = aggregate.published_runs(self.stores.results)
-        missing = [r for r in finished
-                   if not (r.id in runs and (runs[r.id] is None or runs[r.id] >= r.runs))]
+        missing = [r for r in finished if not published(r, runs)]
         now, grace = self.queue.clock(), self.settings.worker.publish_grace_seconds
         recent = [r for r in missing if r.finished_at is not None and (now - r.finished_at).total_seconds() < grace]
         return [r for r in missing if r not in recent], recent
@@ -122,6 +130,11 @@ class Publishing:
                         request.id, request.runs)
             return False
         return self._make_public(result, request, lambda line: log.info("%s: %s", request.id, line))
+
+
+def published(request: Request, runs: Mapping[str, int | None]) -> bool:
+    """Whether the table holds `request`'s latest run (`runs`: results.aggregate.published_runs)."""
+    return request.id in runs and (runs[request.id] is None or runs[request.id] >= request.runs)
 
 
 def staged_result_path(submission_id: str) -> str:

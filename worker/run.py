@@ -1,5 +1,5 @@
 """Running one claimed request: fetch the suite, its answer key and the prediction file,
-validate, run the model (model-ID requests), score (`Evaluating`, a part of the Worker);
+validate, run the model (model-ID requests), score (`Evaluator`, which the Worker holds);
 and what a failure tells the submitter (`classify`)."""
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from submissions.errors import NotFoundError, StoreError
 from submissions.requests import Reason, Request
-from worker.claim import Job
+from worker.job import Job
 from worker.errors import JobFailed
 
 if TYPE_CHECKING:
+    from evaluator.records import ScoringOptions
     from evaluator.result import Result
+    from space_config.settings import Settings
+    from submissions.stores import Stores
 
 INTERNAL_MESSAGE = ("The worker hit an internal error while evaluating this submission. This is not a "
                     "problem with your submission: the maintainers have the details in its private log "
@@ -48,13 +51,18 @@ def classify(error: BaseException) -> tuple[Reason, str]:
     return Reason.INTERNAL, INTERNAL_MESSAGE
 
 
-class Evaluating:
-    """The Worker's evaluation steps (worker/loop.py composes it): they use the Worker's
-    `settings`, `stores`, `options` and its suite cache `_suites`."""
+class Evaluator:
+    """Turns a claimed job into its result: one per worker, keeping what is costly to make
+    again (the judges, each suite with its answer key) from job to job."""
 
-    _judge = None
+    def __init__(self, stores: "Stores", settings: "Settings", options: "ScoringOptions"):
+        self.stores = stores
+        self.settings = settings
+        self.options = options
+        self._judge = None
+        self._suites: dict[tuple[str, str], tuple[Suite, AnswerKey]] = {}  # by (suite id, answer key hash)
 
-    def _evaluate(self, job: Job) -> "Result":
+    def evaluate(self, job: Job) -> "Result":
         request = job.request
         if request.kind == "model":
             return self._evaluate_model(job)

@@ -1,6 +1,7 @@
-"""Suites in the stores: publishing a built suite (public part and answer key apart, then
-the built-in baselines scored on it), and the embedded default's first start (demo suite,
-and the baselines on every published suite)."""
+"""Suites in the stores: publishing a built suite (public part and answer key apart, the
+suite repo's dataset card and eval.yaml written again, then the built-in baselines scored
+on it), and the embedded default's first start (demo suite, and the baselines on every
+published suite)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
 from evaluator.records import ScoringOptions
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite
-from leaderboard import aggregate
+from evaluator.suite_card import CARD_PATH
+from results import aggregate
 from submissions.stores import Stores
 from submissions.stores.sharded import read_sharded
 from submissions.suites import DEMO_PREFIX, newest, published_suites, suite_manifest
@@ -32,7 +34,19 @@ def publish_suite(stores: Stores, folder: Path) -> str:
     load_answers(folder / ANSWERS_DIR, suite)  # refuses a key of another suite
     stores.answers.upload_folder(suite.id, folder / ANSWERS_DIR, message=f"Answer key of {suite.id}")
     stores.suite.upload_folder(suite.id, folder / SUITE_DIR, message=f"Suite {suite.id}")
+    write_suite_card(stores)
     return suite.id
+
+
+def write_suite_card(stores: Stores) -> list[str]:
+    """The suite repo's dataset card (README.md) and eval.yaml, naming every published
+    suite (evaluator/suite_card.py), in one step; the paths written."""
+    from evaluator.suite_card import card_files
+
+    manifests = {s: suite_manifest(stores.suite, s) for s in published_suites(stores.suite)}
+    files = card_files(manifests, getattr(stores.suite, "repo_id", None))
+    stores.suite.write_files(files, message="Dataset card and eval.yaml of the published suites")
+    return list(files)
 
 
 def ensure_demo_suite(stores: Stores) -> str:
@@ -96,6 +110,8 @@ def first_start(stores: Stores) -> str:
     suite_id = ensure_demo_suite(stores)
     for published in published_suites(stores.suite):
         ensure_baselines(stores, published)
+    if stores.suite.read(CARD_PATH) is None:  # a store from before suites had a card
+        write_suite_card(stores)
     return suite_id
 
 

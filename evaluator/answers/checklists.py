@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _MISS
+from evaluator.answers.common import MISS
 
 _VERDICT = r"(?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])"
 _LABEL = r"[ \t*_#>|\-]*(?:(?i:option|choice|statement|step)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?"
@@ -30,10 +30,10 @@ _CHECK_YES = frozenset(("correct", "right", "true", "yes", "✓", "✔", "✅", 
 def choice_from_checklist(t: str, lab: dict):
     """The one label marked correct in a checklist of verdicts over several labels.
 
-    Several labels marked correct -> None; none marked correct -> _MISS (a
+    Several labels marked correct -> None; none marked correct -> MISS (a
     conclusion may follow)."""
     if len(t) > 3000:
-        return _MISS  # a checklist is short; long prose is read by markers
+        return MISS  # a checklist is short; long prose is read by markers
     verdicts: dict = {}
     # One anchored match per line/sentence: far cheaper than searching every position.
     for item in _CHECK_ITEM_SPLIT_RE.split(t):
@@ -47,10 +47,10 @@ def choice_from_checklist(t: str, lab: dict):
         for line in t.split("\n"):
             _add(verdicts, _BOX_RE.match(line), lab)
     if len(verdicts) < 2:
-        return _MISS
+        return MISS
     yes = [lb for lb, v in verdicts.items() if True in v]
     if not yes:
-        return _MISS
+        return MISS
     return yes[0] if len(yes) == 1 and verdicts[yes[0]] == {True} else None
 
 

@@ -8,19 +8,19 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from evaluator.answers.common import _MISS, _boxed_spans, _clean_boxed, _lower, _prep, cut_off_mid_sentence
+from evaluator.answers.common import MISS, boxed_spans, clean_boxed, aligned_lower, prep, cut_off_mid_sentence
 from evaluator.answers.framing import (
     answer_first, computed_other, ending_label, first_line_label, gives_none, letter_for_text, other_options_text,
     qa_answer, stated_before_cut, text_against_label,
 )
-from evaluator.answers.labels import _NO_ANSWER_RE, _decide_span, _label_at, _label_map, _negated_label
+from evaluator.answers.labels import NO_ANSWER_RE, decide_span, label_at, label_map, negated_label
 from evaluator.answers.options import (
-    _norm, _norm_options, _option_contained, _option_exact, _option_numbers, _option_paraphrase, statements_named,
+    norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase, statements_named,
 )
 from evaluator.answers.checklists import choice_from_checklist
 from evaluator.answers.json_replies import choice_from_json
-from evaluator.answers.markers import _SHORT_RE, _choice_before_note, _choice_from_markers, _is_word_start
-from evaluator.answers.mentions import _ENUM_LINE_RE, _both, _enumerated, _mentions, _negated
+from evaluator.answers.markers import SHORT_RE, choice_before_note, choice_from_markers, is_word_start
+from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import NUMBER_WORDS, canonical_text, placed_ordinal
 
 
@@ -31,30 +31,30 @@ _SET_ASIDE_RE = re.compile(r"(?:considered|thought\s+of|instead\s+of|rather\s+th
 def _choice_from_boxes(t: str, lab: dict, opts):
     """Choice given by the last \\boxed{}; None when the box says there is no
     answer ("\\boxed{N/A}") or sits next to a box with another label
-    ("\\boxed{A} or \\boxed{B}"); _MISS when there is no usable box."""
-    spans = _boxed_spans(t, last_only=False)
+    ("\\boxed{A} or \\boxed{B}"); MISS when there is no usable box."""
+    spans = boxed_spans(t, last_only=False)
     while len(spans) > 1 and _SET_ASIDE_RE.search(t, max(0, spans[-1][0] - 60), spans[-1][0]):
         spans.pop()  # "\boxed{C} (I first considered \boxed{A}, ...)": a thought set aside
     if not spans:
-        return _MISS
+        return MISS
     a, b = spans[-1]
-    content = _clean_boxed(t[a:b])
+    content = clean_boxed(t[a:b])
     if not content:
-        return _MISS
-    if _NO_ANSWER_RE.match(content):
+        return MISS
+    if NO_ANSWER_RE.match(content):
         return None
-    m = _SHORT_RE.fullmatch(content)
+    m = SHORT_RE.fullmatch(content)
     r = lab.get(m.group("l").upper()) if m else None
     if r is None and opts and "=" in content:  # "\\boxed{I = \\tfrac{1}{2}MR^2}": the value boxed
-        found = _option_exact(content.rsplit("=", 1)[1], opts)
-        r = None if found is _MISS else found
+        found = option_exact(content.rsplit("=", 1)[1], opts)
+        r = None if found is MISS else found
     if r is None:
-        r = _decide_span(content, 0, lab, opts, False)
-    if r is None or r is _MISS or len(spans) < 2:
+        r = decide_span(content, 0, lab, opts, False)
+    if r is None or r is MISS or len(spans) < 2:
         return r
     pa, pb = spans[-2]
     if a - pb <= 24:  # "} or \boxed{": two boxes given together
-        prev = _SHORT_RE.fullmatch(_clean_boxed(t[pa:pb]))
+        prev = SHORT_RE.fullmatch(clean_boxed(t[pa:pb]))
         if prev and lab.get(prev.group("l").upper()) not in (None, r):
             return None
     return r
@@ -77,7 +77,7 @@ def _last_correction(low: str) -> int:
         p = low.rfind(w)
         while p >= 0 and p + len(w) > best:
             e = p + len(w)
-            if (_is_word_start(low, p) and not (e < len(low) and low[e].isalnum())
+            if (is_word_start(low, p) and not (e < len(low) and low[e].isalnum())
                     and not (w.startswith("no") and (low[:p].rstrip()[-1:].isalpha() or low[:p].rstrip()[-1:] in ":|-"))):
                 best = e
                 break
@@ -97,7 +97,7 @@ def _last_sentence(t: str) -> str:
 def _bare_label(s: str, lab: dict):
     """The label if ``s`` is nothing but one ("Option 3.", "(B)", "Five." where the labels
     are numbers), else None."""
-    m = _SHORT_RE.fullmatch(s) if len(s) <= 40 else None
+    m = SHORT_RE.fullmatch(s) if len(s) <= 40 else None
     if m is None and s.lower() in NUMBER_WORDS and "1" in lab and "A" not in lab:
         return lab.get(str(NUMBER_WORDS[s.lower()]))
     return lab.get(m.group("l").upper()) if m else None
@@ -107,20 +107,20 @@ def _choice_after_correction(t: str, low: str, lab: dict):
     """"B... no, sorry, D." / "Option 2. Wait - ... Option 3.": the label given
     after the last correction word, when it is given plainly (right after the
     correction, or as the closing sentence).  A correction with nothing after
-    it retracts the answer -> None.  Otherwise _MISS: read the response as usual."""
+    it retracts the answer -> None.  Otherwise MISS: read the response as usual."""
     end = _last_correction(low)
     if end < 0:
-        return _MISS
+        return MISS
     tail = t[end:].lstrip(_FLUFF)
     if not tail:
         return None
-    r, _ = _label_at(tail, 0, lab, True)
-    if r is not _MISS:
+    r, _ = label_at(tail, 0, lab, True)
+    if r is not MISS:
         return r
     closing = _CHANGE_TO_RE.sub("", _last_sentence(tail))
     # "Looking again at the last frames, 5.": the closing sentence, or its last clause
     r = _bare_label(closing, lab) or _bare_label(closing.rsplit(",", 1)[-1].strip(), lab)
-    return _MISS if r is None else r
+    return MISS if r is None else r
 
 
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
@@ -156,25 +156,26 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     if not text or not labels:
         return None
     labels_t = tuple(labels)
-    lab = _label_map(labels_t)
-    if options:
-        steps = _option_numbers(tuple(options), labels_t)
+    options_t = tuple(options) if options else None
+    lab = label_map(labels_t)
+    if options_t:
+        steps = option_numbers(options_t, labels_t)
         if steps:
             lab = {**steps, **lab}  # "\\boxed{3}": the option of step 3
-    t, low = _prep(text)
+    t, low = prep(text)
     if not t:
         return None
     t, low, rewritten = canonical_text(t, low, labels_t, lab)
     qa = qa_answer(t)
     if qa is not None:  # "Q: ...\nA: B": the answer line
-        t, low = qa, _lower(qa)
-    opts = _norm_options(tuple(options), labels_t) if options else None
+        t, low = qa, aligned_lower(qa)
+    opts = norm_options(options_t, labels_t) if options_t else None
     r = _choice_from_rules(t, low, lab, opts)
-    if r is not _MISS:
+    if r is not MISS:
         return r
-    if options and ("tatement" in t or "true" in low or "correct" in low):
-        r = statements_named(t, tuple(options), labels_t)  # "The correct statements are 1,2,4."
-        if r is not _MISS:
+    if options_t and ("tatement" in t or "true" in low or "correct" in low):
+        r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
+        if r is not MISS:
             return r
     r = _choice_from_shape(t, low, lab, opts, rewritten)
     return None if r is not None and text_against_label(t, r, opts, lab) else r
@@ -184,10 +185,10 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
     """The explicit forms, in order of trust: a bare label, boxes, a JSON answer, a
     self-correction, markers (before a note, then anywhere), the exact option text;
     then the refusals ("None of the above", "both") and a checklist. A label, None
-    (decided: no answer) or _MISS (none of them applies)."""
+    (decided: no answer) or MISS (none of them applies)."""
     # A very short response: bare label ("B", "(B).", "**B**", "Option 3").
     if len(t) <= 40:
-        m = _SHORT_RE.fullmatch(t)
+        m = SHORT_RE.fullmatch(t)
         if m:
             lb = lab.get(m.group("l").upper())
             if lb is not None:
@@ -197,39 +198,39 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         return None  # "A. B. C. D.", "I'm not sure which", two answers, "Is it C?"
     if "\\boxed" in t or "\\fbox" in t:
         r = _choice_from_boxes(t, lab, opts)
-        if r is not _MISS:
+        if r is not MISS:
             return r
 
     if "{" in t and ":" in t:
         r = choice_from_json(t, lab, opts)
-        if r is not _MISS:
+        if r is not MISS:
             return r
 
     if cut_off_mid_sentence(t) and not answer_first(t, lab) and not (opts and _ends_with_option(t, opts)):
         return stated_before_cut(t, lab)  # out of tokens: an answer stated in so many words, or none
     r = _choice_after_correction(t, low, lab)
-    if r is not _MISS:
+    if r is not MISS:
         return r
 
     if "not" in low or "注" in low or "n.b" in low or "p.s" in low:
-        r = _choice_before_note(t, low, lab, opts)
-        if r is not _MISS:
+        r = choice_before_note(t, low, lab, opts)
+        if r is not MISS:
             return r
-    r = _choice_from_markers(t, low, lab, opts)
-    if r is not _MISS:
+    r = choice_from_markers(t, low, lab, opts)
+    if r is not MISS:
         return None if r is not None and (computed_other(t, r, opts) or text_against_label(t, r, opts, lab)) else r
     r = ending_label(t, low, lab)  # "... → E", "... — D."
-    if r is not _MISS:
+    if r is not MISS:
         return r
 
     if opts:
-        r = _option_exact(t, opts)
-        if r is not _MISS:
+        r = option_exact(t, opts)
+        if r is not MISS:
             return r
 
-    if _NO_ANSWER_RE.match(t):
+    if NO_ANSWER_RE.match(t):
         return None  # "None of the above. A is closest but wrong."
-    if "both" in low and _both(t, lab):
+    if "both" in low and names_both(t, lab):
         return None  # "Both A and B are true statements.": two labels
     first = first_line_label(t, lab)
     if first is not None:
@@ -248,7 +249,7 @@ _EITHER_RE = re.compile(r"\beither\b[^.\n]{1,80}\bor\b|\bcould\s+be\b[^.\n]{1,80
 def _ends_with_option(t: str, opts) -> bool:
     """True if the response's last line ends with an option's text (which may end on
     any word: "... gets in")."""
-    tail = " " + _norm(t[t.rfind("\n") + 1:][-300:])
+    tail = " " + norm(t[t.rfind("\n") + 1:][-300:])
     return any(tail.endswith(" " + ns) for ns, _, spaced in opts if spaced is None)
 
 
@@ -264,7 +265,7 @@ def _opening(t: str, low: str, lab: dict, opts):
     """What the reply's opening settles: a label alone on the first line ("B\n\nReasoning:
     ..."), a verdict ("G is the reason. ..."), two candidates ("Either B or C": None, unless
     the reply closes on a label alone), a letter for a numbered option's text ("E. <the
-    text of option 5>"); else _MISS."""
+    text of option 5>"); else MISS."""
     first = first_line_label(t, lab)
     if first is not None:
         return first
@@ -281,7 +282,7 @@ def _rejected(t: str, low: str, label) -> bool:
     """True if the reply rejects ``label`` where it names it in a strong form ("it isn't D",
     "(G) is wrong")."""
     token = re.escape(str(label))
-    return any(_negated(low, m.start(), m.end())
+    return any(negated(low, m.start(), m.end())
                for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b", t))
 
 
@@ -290,14 +291,14 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> st
     is a label (unless the response enumerates the options), the one label mentioned,
     the one option text in a short response."""
     r = _opening(t, low, lab, opts)
-    if r is not _MISS:
+    if r is not MISS:
         return r
     enumerated = None
-    r, _ = _label_at(t, 0, lab, True)
-    if r not in (None, _MISS) and other_options_text(t, 0, r, opts, lab):
+    r, _ = label_at(t, 0, lab, True)
+    if r not in (None, MISS) and other_options_text(t, 0, r, opts, lab):
         return None  # "C. Elastic" where Elastic is D: which one is meant?
-    if r is not _MISS and not _negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
-        enumerated = _enumerated(t, lab)
+    if r is not MISS and not negated_label(t, 0):  # "(A) is wrong." opens, chooses nothing
+        enumerated = lists_options(t, lab)
         if not enumerated:
             return r
 
@@ -305,33 +306,33 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> st
     q = body.rfind("\n")
     last_line = body[q + 1:].strip() if q >= 0 else body
     if q >= 0 and last_line:
-        m = _SHORT_RE.fullmatch(last_line) if len(last_line) <= 40 else None
+        m = SHORT_RE.fullmatch(last_line) if len(last_line) <= 40 else None
         lb = lab.get(m.group("l").upper()) if m else None
         if lb is not None:
             return lb
-        r, _ = _label_at(last_line, 0, lab, True)
-        if r is not _MISS and not _negated_label(last_line, 0):
+        r, _ = label_at(last_line, 0, lab, True)
+        if r is not MISS and not negated_label(last_line, 0):
             if enumerated is None:
-                enumerated = _enumerated(t, lab)
+                enumerated = lists_options(t, lab)
             if not enumerated:
                 return r
     # "Okay. 2": a closing sentence that is only a label.
     lb = _bare_label(_last_sentence(last_line), lab)
     if lb is not None:
         if enumerated is None:
-            enumerated = _enumerated(t, lab)
+            enumerated = lists_options(t, lab)
         if not enumerated:
             return lb
 
-    if _ENUM_LINE_RE.match(last_line) and (enumerated if enumerated is not None else _enumerated(t, lab)):
+    if ENUM_LINE_RE.match(last_line) and (enumerated if enumerated is not None else lists_options(t, lab)):
         return None  # it ends walking through the options (cut off, or an echo): no choice made
     if opts and q >= 0:
-        r = _option_exact(last_line, opts)  # "**0.1 s**" closing a worked answer
-        if r is not _MISS:
+        r = option_exact(last_line, opts)  # "**0.1 s**" closing a worked answer
+        if r is not MISS:
             return r
     steps = any(k.isdigit() for k in lab) and any(k.isalpha() for k in lab)
-    r = _mentions(t, low, lab) if not rewritten or steps else placed_ordinal(t, lab)
-    if r is not _MISS:
+    r = strong_mention(t, low, lab) if not rewritten or steps else placed_ordinal(t, lab)
+    if r is not MISS:
         return r
 
     return _option_in_words(t, low, opts, last_line) if opts else None
@@ -347,8 +348,8 @@ def _option_in_words(t: str, low: str, opts, last_line: str):
         scope = t[corrected:]  # "= 45 kN·m... wait, ...": the working after the correction
     if len(scope) > 300:
         return None
-    r = _option_contained(scope, opts)
-    if r is not _MISS:
+    r = option_contained(scope, opts)
+    if r is not MISS:
         return None if _rejected(t, low, r) else r  # "it isn't D (sonicator probe)"
-    r = _option_paraphrase(scope, opts)  # the option told in other words
-    return None if r is _MISS else r
+    r = option_paraphrase(scope, opts)  # the option told in other words
+    return None if r is MISS else r

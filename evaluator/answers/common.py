@@ -1,7 +1,7 @@
 """What every reader shares: dropping the reasoning block (`strip_reasoning`), a
-cut-off reasoning (`reasoning_cut_off`), the text a reader looks at (`_prep`), the
+cut-off reasoning (`reasoning_cut_off`), the text a reader looks at (`prep`), the
 last `\\boxed{}` answer (`last_boxed`), and size-capped parsing of JSON and Python
-literals (`_parse_obj`, `_literal_eval`).
+literals (`parse_obj`, `literal_value`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import warnings
 
 # Sentinel: "this strategy found nothing, try the next one" (as opposed to
 # None, which means "decided: no usable / ambiguous answer").
-_MISS = object()
+MISS = object()
 
 
-def _lower(s: str) -> str:
+def aligned_lower(s: str) -> str:
     """Lower-case keeping indices aligned with ``s``.
 
     ``str.lower`` can change the length of a few characters (e.g. 'İ'); every
@@ -76,7 +76,7 @@ def strip_reasoning(text: str) -> str:
     end = _last_close(text)
     if end < 0:
         # Rare: upper/mixed-case tags.  Lower-casing costs a copy, so only now.
-        low = _lower(text)
+        low = aligned_lower(text)
         if low != text:
             end = _last_close(low)
     else:
@@ -106,7 +106,7 @@ def reasoning_cut_off(text) -> bool:
         return False
     if strip_reasoning(text):
         return False
-    low = _lower(text)
+    low = aligned_lower(text)
     return _last_close(low) < 0 and _first_open(low) >= 0
 
 
@@ -150,11 +150,11 @@ def cut_off_mid_sentence(t: str) -> bool:
         len(t) >= 150 and len(words) >= 4 and words[-1] not in _VERDICT_LAST_WORDS))
 
 
-_FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
               for c in range(r[0], r[1] + 1)}
 
 
-def _prep(text) -> tuple[str, str]:
+def prep(text) -> tuple[str, str]:
     """Answer part of a response and its lower-cased twin.
 
     Reasoning is stripped; if that leaves nothing, a closed reasoning block
@@ -173,7 +173,7 @@ def _prep(text) -> tuple[str, str]:
         t = _ALL_TAGS_RE.sub(" ", text).strip()
         if not t:
             return "", ""
-    low = _lower(t)
+    low = aligned_lower(t)
     p = low.rfind("<answer>")
     if p >= 0:
         q = low.find("</answer>", p)
@@ -197,7 +197,7 @@ _MAX_BOX_LEN = 4000
 _MAX_BOXES = 64
 
 
-def _boxed_spans(text: str, last_only: bool) -> list[tuple[int, int]]:
+def boxed_spans(text: str, last_only: bool) -> list[tuple[int, int]]:
     """(start, end) of the brace-balanced contents of \\boxed{...}/\\fbox{...}.
 
     Scans right-to-left with rfind so the common case (want the last box)
@@ -254,7 +254,7 @@ def _box_close(text: str, i: int, end: int) -> int:
     return -1
 
 
-def _clean_boxed(s: str) -> str:
+def clean_boxed(s: str) -> str:
     # Unwrap innermost first; loop handles \text{\textbf{B}}.
     if "\\" in s:
         while True:
@@ -275,20 +275,20 @@ def last_boxed(text: str) -> str | None:
     """
     if not text or ("\\boxed" not in text and "\\fbox" not in text):
         return None
-    spans = _boxed_spans(text, last_only=True)
+    spans = boxed_spans(text, last_only=True)
     if not spans:
         return None
     a, b = spans[0]
-    return _clean_boxed(text[a:b])
+    return clean_boxed(text[a:b])
 
 
 # Untrusted text goes to json/literal_eval: cap its size, and treat any error
 # (RecursionError on deep nesting, ValueError on a 5000-digit int, ...) as
 # "not a literal".
-_MAX_LITERAL = 20000
+MAX_LITERAL = 20000
 
 
-def _literal_eval(s: str):
+def literal_value(s: str):
     """ast.literal_eval without the Deprecation/SyntaxWarnings it emits for
     odd escapes (e.g. "\\<") in model text."""
     with warnings.catch_warnings():
@@ -299,8 +299,8 @@ def _literal_eval(s: str):
 _TRAILING_COMMA_RE = re.compile(r",\s*([}\]])")
 
 
-def _parse_obj(s: str):
-    if len(s) > _MAX_LITERAL:
+def parse_obj(s: str):
+    if len(s) > MAX_LITERAL:
         return None
     try:
         return json.loads(s)
@@ -313,6 +313,6 @@ def _parse_obj(s: str):
         pass
     try:
         # Single-quoted Python dicts; literal_eval never executes code.
-        return _literal_eval(s2)
+        return literal_value(s2)
     except Exception:  # noqa: BLE001 - any failure means "not an object"
         return None

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _MISS
-from evaluator.answers.labels import _LEAD_RE, _nth_number
-from evaluator.answers.options import _option_contained, _option_exact
+from evaluator.answers.common import MISS
+from evaluator.answers.labels import LEAD_RE, nth_number
+from evaluator.answers.options import option_contained, option_exact
 
 # "Q: Which step ...?\nA: B": the line after "A:" is the answer, "A" no label
 _QA_RE = re.compile(r"\s*(?:\*\*)?Q(?:uestion)?(?:\*\*)?\s*[:：][^\n]*\n+\s*(?:\*\*)?A(?:nswer)?(?:\*\*)?\s*[:：]\s*(?P<a>.+)",
@@ -73,7 +73,7 @@ def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -
     a period, comma, colon or dash to the end of its line, that is another option's, not
     its own ("Answer: B (Elastic)", "B. Elastic", B being "Inelastic"), or by another
     option's step number ("Answer: B (step 3 ...)", B being step 2)."""
-    m = _LEAD_RE.match(t, pos)
+    m = LEAD_RE.match(t, pos)
     if m is None:
         return False
     rest = t[m.end():].split("\n", 1)[0]
@@ -87,7 +87,7 @@ def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -
         return False
     quoted = [m.group(1) for m in (re.match(r"\s*\(([^()\n]{2,300})\)", rest),
                                    re.match(r"\s*[.,:：\-–—]?\s+(.{2,300}?)\s*$", rest)) if m]
-    owners = {_option_exact(text, opts) for text in quoted} - {None, _MISS}
+    owners = {option_exact(text, opts) for text in quoted} - {None, MISS}
     return bool(owners) and label not in owners
 
 
@@ -98,6 +98,10 @@ _PAREN_LABEL_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")
 # doubt the reply states about its own answer: it gives none
 _UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure which|can['’]t tell|cannot tell|can['’]t be sure|hard to say which|can['’]t decide|"
                         r"i['’]d need to|would need to|i['’]m torn")
+# Every _UNSURE_RE match holds one of these: testing them with `in` first is several times
+# faster than the regex over a long reply, and most replies hold none.
+_UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard to say which", "t decide",
+                 "d need to", "m torn")
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?:final\s+)?answer\s*[:：]\s*)?\**\(?([A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
@@ -113,10 +117,13 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
     """True if the reply gives no one answer: only labels ("A. B. C. D."), a step and a
     letter that disagree ("The second step (C)"), doubt it states ("I'm not sure which"),
     two answers ("Answer: 2\nAnswer: 4"), or nothing but a question ("Is it C?")."""
-    if labels_only(t, lab) or _UNSURE_RE.search(low) or (len(t) <= 16 and _RANGE_ONLY_RE.fullmatch(t)):
+    if labels_only(t, lab) or (len(t) <= 16 and _RANGE_ONLY_RE.fullmatch(t)):
         return True
-    if "tep" in t and any(lab.get(step) is not None and lab.get(letter.upper()) not in (None, lab.get(step))
-                          for step, letter in _STEP_LETTER_RE.findall(t)):
+    if any(h in low for h in _UNSURE_HINTS) and _UNSURE_RE.search(low):
+        return True
+    if "tep" in t and "(" in t and any(
+            lab.get(step) is not None and lab.get(letter.upper()) not in (None, lab.get(step))
+            for step, letter in _STEP_LETTER_RE.findall(t)):
         return True
     if "\n" in t and len({lab.get(x.upper()) for x in _ANSWER_LINE_RE.findall(t)} - {None}) > 1:
         return True
@@ -132,10 +139,10 @@ def ending_label(t: str, low: str, lab: dict):
     m = _ENDING_RE.search(t)
     token = m and (m.group(1) or m.group(2))
     if not token or token.upper() not in lab or not (token.isupper() or token.isdigit()):
-        return _MISS
+        return MISS
     if m.group(2) and (len({x.upper() for x in _PAREN_LABEL_RE.findall(t)}) > 1 or "?" in t
                        or re.search(r"\b(?:might|could|maybe|perhaps)\b", low)):
-        return _MISS
+        return MISS
     return lab[token.upper()]
 
 
@@ -146,11 +153,11 @@ def computed_other(t: str, label, opts) -> bool:
     if not results:
         return False
     last = results[-1]
-    found = _option_exact(last.group(1), opts)
-    if found is _MISS or found is None or found == label:
+    found = option_exact(last.group(1), opts)
+    if found is MISS or found is None or found == label:
         return False
     # the answer's own value stated after that result ("at α = 0.05, each tail holds 0.025")
-    return _option_contained(t[last.end():], opts) != label
+    return option_contained(t[last.end():], opts) != label
 
 
 # "Answer: Patella (C)", "... is C₂H₄ (option D).", "..., which is option 2.": the text the
@@ -179,21 +186,21 @@ def text_against_label(t: str, label, opts, lab: dict) -> bool:
     before = t[max(0, last.start() - 120):last.start()]
     before = before[max(before.rfind("\n"), before.rfind("("), before.rfind(")")) + 1:].rstrip()
     given = lab.get((last["a"] or last["b"]).upper())
-    said = _option_exact(_TEXT_START_RE.split(before)[-1], opts) if before else _MISS
-    return said not in (_MISS, None, given) and label in (said, given)
+    said = option_exact(_TEXT_START_RE.split(before)[-1], opts) if before else MISS
+    return said not in (MISS, None, given) and label in (said, given)
 
 
 def letter_for_text(t: str, lab: dict, opts):
     """A reply opening with a letter where the labels are numbers, then an option's text
     ("E. Slow down your dribble."): that option when the letter's place agrees, None when
-    it does not; _MISS otherwise."""
+    it does not; MISS otherwise."""
     lead = _NOT_A_LABEL_RE.match(t)
     if not lead or lead.group(1).upper() in lab or not opts:
-        return _MISS
-    said = _option_exact(lead.group(2), opts)
-    if said in (_MISS, None):
-        return _MISS
-    return said if _nth_number(lab, lead.group(1)) == said else None
+        return MISS
+    said = option_exact(lead.group(2), opts)
+    if said in (MISS, None):
+        return MISS
+    return said if nth_number(lab, lead.group(1)) == said else None
 
 
 __all__ = ["answer_first", "computed_other", "ending_label", "first_line_label", "gives_none", "labels_only",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _MISS, _parse_obj
-from evaluator.answers.markers import _SHORT_RE
-from evaluator.answers.options import _option_exact
+from evaluator.answers.common import MISS, parse_obj
+from evaluator.answers.markers import SHORT_RE
+from evaluator.answers.options import option_exact
 
 # Keys of a JSON answer object that hold the choice ("selected_option",
 # "Answer Letter"): only these words, at least one of them core; "answer"
@@ -26,23 +26,23 @@ def _json_answer_key(key: str) -> bool:
 
 def choice_from_json(t: str, lab: dict, opts=None):
     """Label in a JSON/dict reply ({"option": "2"}, {"letter": "d"}), or the option whose
-    text the reply's only value is ({"current": "1.5 A"}), or _MISS.
+    text the reply's only value is ({"current": "1.5 A"}), or MISS.
 
     Several answer keys naming different labels -> None."""
     i = t.find("{")
     j = t.rfind("}")
     if i < 0 or j <= i or t[i + 1:i + 40].lstrip()[:1] not in ("\"", "'"):
-        return _MISS  # not an object with quoted keys (e.g. LaTeX braces): skip the parsers
-    d = _parse_obj(t[i:j + 1])
+        return MISS  # not an object with quoted keys (e.g. LaTeX braces): skip the parsers
+    d = parse_obj(t[i:j + 1])
     if not isinstance(d, dict):
-        return _MISS
+        return MISS
     tiers: tuple[set, set] = (set(), set())
     for k, v in d.items():
         key = str(k).lower()
         if not _json_answer_key(key) or isinstance(v, bool) or not isinstance(v, (str, int)):
             continue
         sv = str(v).strip()
-        m = _SHORT_RE.fullmatch(sv) if len(sv) <= 40 else None
+        m = SHORT_RE.fullmatch(sv) if len(sv) <= 40 else None
         lb = lab.get(m.group("l").upper()) if m else None
         if lb is not None:
             tiers[0 if "answer" in key else 1].add(lb)
@@ -50,13 +50,13 @@ def choice_from_json(t: str, lab: dict, opts=None):
     for found in tiers:
         if len(found) == 1:
             r = found.pop()
-            said = {_option_exact(v, opts) for v in values} - {_MISS, None} if opts else set()
+            said = {option_exact(v, opts) for v in values} - {MISS, None} if opts else set()
             return None if said - {r} else r  # {"answer": "C", "value": "<option A's text>"}
         if found:
             return None
     if opts and len(values) == 1:
-        return _option_exact(values[0], opts)  # {"current": "1.5 A"}: the option's own text
-    return _MISS
+        return option_exact(values[0], opts)  # {"current": "1.5 A"}: the option's own text
+    return MISS
 
 
 __all__ = ["choice_from_json"]

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from evaluator.answers.common import _MISS
-from evaluator.answers.options import _option_contained, _option_exact
+from evaluator.answers.common import MISS
+from evaluator.answers.options import option_contained, option_exact
 
 
 @lru_cache(maxsize=1024)
-def _label_map(labels: tuple) -> dict:
+def label_map(labels: tuple) -> dict:
     """Upper-cased label key -> the caller's label (returned verbatim)."""
     out = {}
     for lab in labels:
@@ -26,7 +26,7 @@ def _label_map(labels: tuple) -> dict:
 # A label at a known position (after an answer marker, at the start of the
 # response, inside a box).  Leading junk: markdown, quotes, colon leftovers,
 # inline-math openers, \text{ wrappers, and words like "option".
-_LEAD_RE = re.compile(
+LEAD_RE = re.compile(
     r"""[\s*_#>`'"“”‘’:：=\-–—]{0,40}
         (?:\\\(|\\\[|\$\$?)?\s*
         (?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?
@@ -51,7 +51,7 @@ _I_LABEL_NEXT = frozenset("or and nor is are were both vs seems fits matches app
 _NEXT_WORD_RE = re.compile(r" ([a-z][a-z'’]{0,12})")
 
 
-def _is_article(t: str, end: int, tok: str) -> bool:
+def is_article(t: str, end: int, tok: str) -> bool:
     """True if capital ``tok`` ("A"/"I") ending at ``end`` starts running text."""
     m = _NEXT_WORD_RE.match(t, end)
     if m is None:
@@ -69,55 +69,55 @@ _AMBIG_RE = re.compile(
 
 
 # A label followed by a question mark is asked about, not answered.
-_QUESTIONED_RE = re.compile(r"[\s*_)\]）]{0,4}[?？]")
+QUESTIONED_RE = re.compile(r"[\s*_)\]）]{0,4}[?？]")
 
 
-def _label_at(t: str, pos: int, lab: dict, strict: bool):
+def label_at(t: str, pos: int, lab: dict, strict: bool):
     """Parse a label at ``pos``.
 
-    Returns (label | None-for-ambiguous | _MISS, article_like).  article_like
+    Returns (label | None-for-ambiguous | MISS, article_like).  article_like
     flags an uppercase "A " followed by a lowercase word, which may be the
     English article starting an option text ("A man is running").
     """
-    m = _LEAD_RE.match(t, pos)
+    m = LEAD_RE.match(t, pos)
     if not m:
-        return _MISS, False
+        return MISS, False
     ltok = m.group("l")
     label = lab.get(ltok.upper())
     if label is None and (m.group("w") or "").lower() in ("option", "choice"):
         # "option 8" where the labels are letters A-H; "option B" where they are numbers 1-5
-        label = _nth_letter(lab, int(ltok)) if ltok.isdigit() else _nth_number(lab, ltok)
+        label = _nth_letter(lab, int(ltok)) if ltok.isdigit() else nth_number(lab, ltok)
     if label is None:
-        return _MISS, False  # e.g. "F" when labels are A-E: not an answer
+        return MISS, False  # e.g. "F" when labels are A-E: not an answer
     end = m.end()
     nxt = t[end:end + 2]
     c0 = nxt[:1]
     c1 = nxt[1:2]
     if (c0 in "'’" and c1.isalpha()) or (c0 == "_" and c1.isalnum()):
-        return _MISS, False  # an elided word ("D'après", "L'option", "I'm") or a subscript ("d_i")
+        return MISS, False  # an elided word ("D'après", "L'option", "I'm") or a subscript ("d_i")
     wrapped = m.group("o") is not None or m.group("c") is not None
     delim = (not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
     article = False
     if ltok.isdigit():
         # "3.5 seconds" or "1,000" is a number, not option 3 / 1.
         if (c0 == "." or c0 == ",") and c1.isdigit():
-            return _MISS, False
+            return MISS, False
     elif ltok.islower():
         # Lowercase only when it cannot be running text: "answer is b." yes,
         # "answer is a cup" no.
         if not (wrapped or delim):
-            return _MISS, False
+            return MISS, False
     elif not wrapped and ltok == "I" and c0 and c0 in "'’":
-        return _MISS, False  # "I'm", "I'd", "I've": the pronoun
+        return MISS, False  # "I'm", "I'd", "I've": the pronoun
     elif not wrapped and ltok == "A" and re.match(r" [A-Z][\w-]+ [a-z]", t[end:end + 40]):
-        return _MISS, False  # "A Qubit fluorometer is used": the article before a name
-    elif not wrapped and ltok in "AI" and _is_article(t, end, ltok):
+        return MISS, False  # "A Qubit fluorometer is used": the article before a name
+    elif not wrapped and ltok in "AI" and is_article(t, end, ltok):
         if ltok == "I":
-            return _MISS, False  # pronoun: "Answer: I think ..."
+            return MISS, False  # pronoun: "Answer: I think ..."
         article = True
     if strict and not (wrapped or delim):
-        return _MISS, False
-    if _QUESTIONED_RE.match(t, end):
+        return MISS, False
+    if QUESTIONED_RE.match(t, end):
         return None, False  # "The answer is A?": a guess put as a question
     am = _AMBIG_RE.match(t, end)
     if am:
@@ -125,7 +125,7 @@ def _label_at(t: str, pos: int, lab: dict, strict: bool):
         lab2 = lab.get(tok2)
         if lab2 is not None and lab2 != label:
             # Mid-sentence, a capital "A" after "B and" is a label, not the article.
-            if not (tok2 == "I" and _is_article(t, am.end(), tok2)):
+            if not (tok2 == "I" and is_article(t, am.end(), tok2)):
                 return None, False
     return label, article
 
@@ -136,7 +136,7 @@ def _nth_letter(lab: dict, n: int):
     return letters[n - 1] if letters and len(letters) == len(lab) and 1 <= n <= len(letters) else None
 
 
-def _nth_number(lab: dict, letter: str):
+def nth_number(lab: dict, letter: str):
     """The label at a letter's position (B: the second) where the labels are numbers 1, 2, ..."""
     n = ord(letter.upper()) - ord("A") + 1
     return lab.get(str(n)) if lab and all(k.isdigit() for k in lab) and len(letter) == 1 else None
@@ -157,51 +157,51 @@ def _first_line(t: str, pos: int) -> str:
 
 
 # Phrases that state there is no answer ("Answer: N/A", "None of the above").
-_NO_ANSWER_RE = re.compile(
+NO_ANSWER_RE = re.compile(
     r"""[\s*_#>`'"“”:：=\-–—]{0,10}(?:n/?a\b|none\b|neither\b|no\s+(?:correct\s+|right\s+|single\s+)?(?:answer|option|choice)
         |(?:cannot|can['’]?t)\s+(?:be\s+)?determine|unknown\b|unclear\b|insufficient\b|not\s+enough\b)""",
     re.X | re.I,
 )
 
 
-def _negated_label(t: str, pos: int) -> bool:
+def negated_label(t: str, pos: int) -> bool:
     """True if the label parsed at ``pos`` is rejected right after ("A is not correct")."""
-    m = _LEAD_RE.match(t, pos)
+    m = LEAD_RE.match(t, pos)
     if m is None or t[m.end():m.end() + 1] not in (" ", "*", ")", "\t"):
         return False  # a rejection needs a space after the label; most answers end there
-    return _NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
+    return NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
 
 
-def _decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
+def decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
     """Choice stated at ``pos`` (after a marker, or a box's content)."""
-    if _NO_ANSWER_RE.match(t, pos):
+    if NO_ANSWER_RE.match(t, pos):
         return None  # "Answer: N/A": the response says it has no answer
     line = None
     if opts:
         line = _first_line(t, pos)
         if not line:
-            return _MISS
+            return MISS
         if len(line) > 1:
-            r = _option_exact(line, opts)
-            if r is not _MISS:
+            r = option_exact(line, opts)
+            if r is not MISS:
                 return r
-    r, article = _label_at(t, pos, lab, strict)
-    if r is not _MISS:
+    r, article = label_at(t, pos, lab, strict)
+    if r is not MISS:
         if article:
             # "Answer: A man is running" may be option text, not label A; with no
             # option text to tell, "Answer: A lot is missing" is no label at all.
-            r2 = _option_contained(line, opts) if opts else _MISS
-            return None if r2 is _MISS else r2
-        if r is not None and _negated_label(t, pos):
+            r2 = option_contained(line, opts) if opts else MISS
+            return None if r2 is MISS else r2
+        if r is not None and negated_label(t, pos):
             return None  # "Answer: A is not correct": rejects A, chooses nothing
         return r
     if opts and not strict:
-        return _option_contained(line, opts)
-    return _MISS
+        return option_contained(line, opts)
+    return MISS
 
 
 # "B is wrong", "(G) are not allowed", "C and B are wrong": a label (or a list) rejected
-_NEG_AFTER_RE = re.compile(
+NEG_AFTER_RE = re.compile(
     r"(?:\s*(?:,|and|or|&)\s*(?:option\s+)?\(?[a-z0-9]{1,2}\)?(?![\w'’]))*"
     r"\**\)?\**\s+(?:is|was|are|seems|appears)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
     r"|irrelevant|impossible|implausible|excluded)"

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _MISS
+from evaluator.answers.common import MISS
 from evaluator.answers.framing import other_options_text
-from evaluator.answers.labels import _decide_span, _negated_label
+from evaluator.answers.labels import decide_span, negated_label
 
 # Answer markers.  Keywords are located in one pass over the lower-cased text
 # (_KW_RE below) and each hit is confirmed with an anchored regex at its
@@ -22,8 +22,8 @@ _CONNECT = (
     r"\s*(?:\*\*|__)?\s*[:：]?"
 )
 # ["']? : a JSON key, {"answer": "B"}.
-_M_ANSWER = re.compile(r"(?:answers?|anwser|ans\b)(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
-_M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
+M_ANSWER = re.compile(r"(?:answers?|anwser|ans\b)(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
+M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
 _OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
 # Keywords sharing a prefix ("cho" for choice/choose/chose) are one entry in
@@ -60,7 +60,7 @@ _M_VERDICT_PRE = re.compile(
 _LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 _M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
-# "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by _M_FINAL).
+# "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by M_FINAL).
 _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
 # "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
@@ -111,7 +111,7 @@ _KW_RE = re.compile(
 # keyword -> (confirming regex, strict label parsing) for markers that come
 # BEFORE the label.  "answer" also covers "Final Answer" (see _scan_markers).
 _PRE_MARKERS = {
-    "answer": (_M_ANSWER, False),
+    "answer": (M_ANSWER, False),
     "opt": (_M_OPT, False),
     "cho": (_M_CHO, False),
     "select": (_M_SELECT, False),
@@ -179,7 +179,7 @@ _POST_RE = re.compile(
 )
 
 
-def _is_word_start(low: str, p: int) -> bool:
+def is_word_start(low: str, p: int) -> bool:
     return p == 0 or not low[p - 1].isalpha()
 
 
@@ -190,14 +190,14 @@ def _is_word_start(low: str, p: int) -> bool:
 _TAIL = 64
 
 
-def _choice_from_markers(t: str, low: str, lab: dict, opts):
+def choice_from_markers(t: str, low: str, lab: dict, opts):
     """Choice given by the LAST answer marker that actually names one."""
     n = len(low)
     lo = n - _TAIL if n > _TAIL + 100 else 0
     r = _scan_markers(t, low, lab, opts, lo, n)
-    if r is _MISS and lo:
+    if r is MISS and lo:
         r = _scan_markers(t, low, lab, opts, 0, n)
-    return _closing_verdict(t, lab) if r is _MISS else r
+    return _closing_verdict(t, lab) if r is MISS else r
 
 
 # Verdicts that close a response with the label first and no marker word before it:
@@ -223,21 +223,21 @@ def _closing_verdict(t: str, lab: dict):
         token = next((g for g in m.groups() if g), None)
         if token and (token.isupper() or token.isdigit()) and token.upper() in lab:
             found = lab[token.upper()]
-    return _MISS if found is None else found
+    return MISS if found is None else found
 
 
 # A note or aside after the answer: "Answer: B\nNote: C is also plausible."
 _NOTE_RE = re.compile(r"(?<![\w])(?:note|n\.b\.|p\.s\.|nota|remarque|anmerkung|注意|注|备注)\s*[:：]")
 
 
-def _choice_before_note(t: str, low: str, lab: dict, opts):
+def choice_before_note(t: str, low: str, lab: dict, opts):
     """The answer committed before the first note, if a marker gives one there:
     what a note says about other options is commentary, not the answer."""
     m = _NOTE_RE.search(low)
     if m is None or m.start() == 0 or re.search(r"\binstead\b|re-?watch|on second|actually", low[m.start():]):
-        return _MISS  # a note that corrects the answer ("... should be 4 instead"): read it all
+        return MISS  # a note that corrects the answer ("... should be 4 instead"): read it all
     p = m.start()
-    return _choice_from_markers(t[:p], low[:p], lab, opts)
+    return choice_from_markers(t[:p], low[:p], lab, opts)
 
 
 _ALSO_RE = re.compile(r"\balso\b|\btoo\b|\bas\s+well\b")
@@ -245,7 +245,7 @@ _STRONG_VERDICTS = frozenset(("correct", "right"))
 
 
 def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
-    """Choice of the last marker in low[start:end] that names one (or _MISS).
+    """Choice of the last marker in low[start:end] that names one (or MISS).
 
     A verdict given "also" ("C is also plausible") adds to an answer rather
     than giving one: it is skipped, and if it is a strong one ("C is also
@@ -258,7 +258,7 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
         if strong and also is None:
             also = label
         r = _scan_markers_from(t, low, lab, opts, start, p)
-    if also is not None and r is not _MISS and r != also:
+    if also is not None and r is not MISS and r != also:
         return None
     return r
 
@@ -276,11 +276,11 @@ def _label_before_it_is(t: str, p: int, lab: dict):
         if q < 0:
             break
         m = _LABEL_IT_IS_RE.match(t, q)
-        if m and m.end(1) <= p and _sentence_start(t, q) and (q == 0 or not t[q - 1].isalnum()):
+        if m and m.end(1) <= p and sentence_start(t, q) and (q == 0 or not t[q - 1].isalnum()):
             lb = lab.get(m.group(1).upper())
             if lb is not None and not m.group(1).islower():
                 return lb
-    return _MISS
+    return MISS
 
 
 def _no_marker_here(kw: str, low: str, p: int) -> bool:
@@ -306,27 +306,27 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             rx, strict = pre
             mm = rx.match(t, p)
             if mm is None and kw == "answer" and low.startswith("final ", p - 6):
-                mm = _M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
+                mm = M_FINAL.match(t, p - 6)  # "**Final Answer**\n\nB"
             if mm is None and kw == "answer" and low.endswith(("i'll ", "i’ll ", "i will ", "i would "), 0, p):
                 mm = _M_BARE_ANSWER.match(t, p)  # "I'll answer 5."
             if (mm is None and kw not in _ALSO_VERDICTS) or _no_marker_here(kw, low, p):
                 continue
-            r = _decide_span(t, mm.end(), lab, opts, strict) if mm is not None else _MISS
+            r = decide_span(t, mm.end(), lab, opts, strict) if mm is not None else MISS
             if r is None and kw in ("think", "believe"):
                 continue  # "I think A and B are wrong": an aside, not an answer
-            if r is None and strict and _negated_label(t, mm.end()):
+            if r is None and strict and negated_label(t, mm.end()):
                 continue  # "so (I) is impossible": a step of the reasoning, not the answer
-            if r is not None and r is not _MISS and other_options_text(t, mm.end(), r, opts, lab):
+            if r is not None and r is not MISS and other_options_text(t, mm.end(), r, opts, lab):
                 return None  # "Answer: B (Elastic)" where Elastic is A: which one is meant?
-            if r is _MISS and kw == "it is":
+            if r is MISS and kw == "it is":
                 r = _label_before_it_is(t, p, lab)
-            if r is not _MISS:
+            if r is not MISS:
                 return r
             if kw not in _ALSO_VERDICTS:
                 continue
         if kw in _VERDICT_WORDS and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
-            r = _decide_span(t, mm.end(), lab, opts, False)
-            if r is not _MISS:
+            r = decide_span(t, mm.end(), lab, opts, False)
+            if r is not MISS:
                 return r
         # Verdict after the label: "B is correct", "(C) is the best answer".
         pm = _POST_RE.search(t, max(0, p - 60), p)
@@ -349,16 +349,16 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
         if _ALSO_RE.search(low, pm.start(), p) or _ALSO_RE.match(low, p + len(kw) + 1):
             return label, kw in _STRONG_VERDICTS, pm.start()
         return label
-    return _MISS
+    return MISS
 
 
-_SHORT_RE = re.compile(
+SHORT_RE = re.compile(
     r"""[\s*_#`'"“”(\[]{0,10}
         (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number|step|feedback)\s*[:：]?\s*|选项|選項)?
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
     re.X,
 )
-def _sentence_start(t: str, pos: int) -> bool:
+def sentence_start(t: str, pos: int) -> bool:
     """True if only spacing/markup separates ``pos`` from a sentence start."""
     i = pos - 1
     while i >= 0 and t[i] in " \t*_\"'“‘(":

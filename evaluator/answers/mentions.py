@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _MISS
-from evaluator.answers.labels import _NEG_AFTER_RE, _QUESTIONED_RE, _is_article
-from evaluator.answers.markers import _sentence_start
+from evaluator.answers.common import MISS
+from evaluator.answers.labels import NEG_AFTER_RE, QUESTIONED_RE, is_article
+from evaluator.answers.markers import sentence_start
 
-_ENUM_LINE_RE = re.compile(
+ENUM_LINE_RE = re.compile(
     r"^[ \t*_#>\-]*(?:(?i:option|choice|statement|step)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d)|\s+\()",
     re.M
 )
@@ -27,13 +27,13 @@ _CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
 _MATH_RE = re.compile(r"\$\$?[^$]+\$\$?|\\\(.+?\\\)|\\\[.+?\\\]", re.S)  # $...$, \(...\), \[...\]
 
 
-def _enumerated(t: str, lab: dict) -> bool:
+def lists_options(t: str, lab: dict) -> bool:
     """True if several lines start with different labels ("A. ...\\nB. ...").
 
     Such text walks through the options, so its first/last line is not an
     answer."""
     seen = set()
-    for m in _ENUM_LINE_RE.finditer(t):
+    for m in ENUM_LINE_RE.finditer(t):
         lb = lab.get(m.group(1).upper())
         if lb is not None:
             seen.add(lb)
@@ -50,7 +50,7 @@ _NEG_BEFORE_RE = re.compile(
     r"(?:\(?[a-z0-9]{1,2}\)?\s*(?:,|\bor|\bnor|\band)\s*(?:option\s+)?)?\(?$")
 
 
-def _negated(low: str, start: int, end: int) -> bool:
+def negated(low: str, start: int, end: int) -> bool:
     """"not B", "isn't (C)", "B is wrong", "I would not choose B", "It isn't H or F":
     a mention that rejects the label."""
     before = low[max(0, start - 12):start]
@@ -59,7 +59,7 @@ def _negated(low: str, start: int, end: int) -> bool:
     if any(w in low for w in ("not", "n't", "never", "rul", "elimin", "exclud", "reject")) and \
             _NEG_BEFORE_RE.search(low, max(0, start - 40), start):
         return True
-    return _NEG_AFTER_RE.match(low, end) is not None
+    return NEG_AFTER_RE.match(low, end) is not None
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？\n]")
@@ -78,7 +78,7 @@ _BOTH_RE = re.compile(
 )
 
 
-def _both(t: str, lab: dict) -> bool:
+def names_both(t: str, lab: dict) -> bool:
     for m in _BOTH_RE.finditer(t):
         a, b = lab.get(m.group(1).upper()), lab.get(m.group(2).upper())
         if a is not None and b is not None and a != b:
@@ -86,8 +86,8 @@ def _both(t: str, lab: dict) -> bool:
     return False
 
 
-def _mentions(t: str, low: str, lab: dict):
-    """The single label mentioned in a strong form anywhere, else _MISS.
+def strong_mention(t: str, low: str, lab: dict):
+    """The single label mentioned in a strong form anywhere, else MISS.
 
     Negated mentions ("not B", "B is wrong") do not count; a label asked
     about ("Could it be A?") is a guess, not an answer -> None."""
@@ -102,11 +102,11 @@ def _mentions(t: str, low: str, lab: dict):
             if rx is _WORD_MENTION_RE and m.start() and low[m.start() - 1].isascii() and low[m.start() - 1].isalnum():
                 continue
             lb = lab.get(m.group(1).upper())
-            if lb is not None and not _negated(low, m.start(), m.end()):
+            if lb is not None and not negated(low, m.start(), m.end()):
                 seen.add(lb)
-                asked = asked or _QUESTIONED_RE.match(src, m.end()) is not None or _in_question(src, m.end())
+                asked = asked or QUESTIONED_RE.match(src, m.end()) is not None or _in_question(src, m.end())
                 if len(seen) > 1:
-                    return _MISS
+                    return MISS
     maths = [m.span() for m in _MATH_RE.finditer(t)] if "$" in t or "\\" in t else []
     for m in _CAPITAL_RE.finditer(t):
         st = m.start()
@@ -122,16 +122,16 @@ def _mentions(t: str, low: str, lab: dict):
         lb = lab.get(tok)
         if lb is None:
             continue
-        if tok in "AI" and _is_article(t, m.end(), tok) and (tok == "I" or _sentence_start(t, st)):
+        if tok in "AI" and is_article(t, m.end(), tok) and (tok == "I" or sentence_start(t, st)):
             continue  # article / pronoun in running text ("and A describe": a label)
-        if _negated(low, st, m.end()):
+        if negated(low, st, m.end()):
             continue
         seen.add(lb)
-        asked = asked or _QUESTIONED_RE.match(t, m.end()) is not None or _in_question(t, m.end())
+        asked = asked or QUESTIONED_RE.match(t, m.end()) is not None or _in_question(t, m.end())
         if len(seen) > 1:
-            return _MISS
-    if seen and "both" in low and _both(t, lab):
-        return _MISS
+            return MISS
+    if seen and "both" in low and names_both(t, lab):
+        return MISS
     if asked:
         return None
-    return seen.pop() if seen else _MISS
+    return seen.pop() if seen else MISS

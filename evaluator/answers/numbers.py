@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 import re
 
-from evaluator.answers.common import _prep, last_boxed
-from evaluator.answers.markers import _M_ANSWER, _M_FINAL, _is_word_start
+from evaluator.answers.common import prep, last_boxed
+from evaluator.answers.markers import M_ANSWER, M_FINAL, is_word_start
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 # One numeric token, with optional parts: a fraction, an e-exponent,
@@ -38,7 +38,7 @@ _WORD_NUMS = {
 # Applied to lower-cased text, word boundaries checked in Python (a leading
 # \b and IGNORECASE make the engine test every position, ~4x slower).
 _WORD_NUM_RE = re.compile("|".join(sorted(_WORD_NUMS, key=len, reverse=True)))
-_HAS_DIGIT_RE = re.compile(r"[0-9]")
+HAS_DIGIT_RE = re.compile(r"[0-9]")
 _FRAC_TEX_RE = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_SPACES = ("\\,", "\\!", "\\;", "\\:", "\\ ", "\\left", "\\right")
 
@@ -116,7 +116,7 @@ def _last_number(s: str) -> float | None:
     while end > 0:
         nl = s.rfind("\n", 0, end)
         line = s[nl + 1:end]
-        if _HAS_DIGIT_RE.search(line):
+        if HAS_DIGIT_RE.search(line):
             v = None
             for v in _numbers(line):
                 pass
@@ -140,7 +140,7 @@ def _word_number(s: str, last: bool) -> float | None:
     return float(_WORD_NUMS[found]) if found else None
 
 
-_NUM_MARKERS = (("answer", _M_ANSWER), ("final answer", _M_FINAL))
+_NUM_MARKERS = (("answer", M_ANSWER), ("final answer", M_FINAL))
 
 
 def _span_line(t: str, e: int, extra_lines: int = 2) -> str:
@@ -168,7 +168,7 @@ def _marker_spans(t: str, low: str, markers):
             if p < 0:
                 break
             start = p + 1
-            if not _is_word_start(low, p):
+            if not is_word_start(low, p):
                 continue
             m = rx.match(t, p)
             if m:
@@ -186,7 +186,7 @@ def extract_number(text: str) -> float | None:
     the text has no digit at all.  Units are ignored, "1,000" is 1000, "3/4"
     is 0.75, "50%" is 50.0, "3.2 × 10^5" is 320000.0, "−5" is -5.0.
     """
-    t, low = _prep(text)
+    t, low = prep(text)
     if not t:
         return None
     if "\\boxed" in t or "\\fbox" in t:
@@ -199,7 +199,7 @@ def extract_number(text: str) -> float | None:
                 v = _word_number(b, last=False)
             if v is not None:
                 return v
-    has_digit = _HAS_DIGIT_RE.search(t) is not None
+    has_digit = HAS_DIGIT_RE.search(t) is not None
     if "answer" in low:
         for span in _marker_spans(t, low, _NUM_MARKERS):
             v = _first_number(span) if has_digit else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from evaluator.answers.common import _MISS
+from evaluator.answers.common import MISS
 
 _NORM_RE = re.compile(r"[^\W_]+")
 
@@ -18,7 +18,7 @@ _NORM_RE = re.compile(r"[^\W_]+")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
-def _norm(s: str) -> str:
+def norm(s: str) -> str:
     """Lower-case words only: punctuation, markdown, spacing and subscripts ("C₂H₆" is
     "C2H6") don't matter."""
     return " ".join(_NORM_RE.findall(s.lower().translate(_SUBSCRIPTS)))
@@ -107,7 +107,7 @@ def _is_formula(s: str) -> bool:
 
 
 @lru_cache(maxsize=65536)  # above the largest suite's MCQ count
-def _norm_options(options: tuple, labels: tuple) -> tuple:
+def norm_options(options: tuple, labels: tuple) -> tuple:
     """(matchable option text, label, spaced formula or None) triples; cached because
     the same question is scored for every submitted model. Prose is matched by its
     words (a leading "Because", as CausalStep's options open, dropped: answers leave it
@@ -128,7 +128,7 @@ def _norm_options(options: tuple, labels: tuple) -> tuple:
             if ns and (len(ns) >= 2 or ns.upper() not in keys):  # "e" would read as label E
                 out.append((ns, lab, _spaced(s)))
             continue
-        ns = _norm(s)
+        ns = norm(s)
         if ns.startswith("because ") and len(ns) > 12:
             ns = ns[len("because "):]
         if len(ns) >= 2:  # a 1-char option text would collide with labels
@@ -142,7 +142,7 @@ _STEP_OPTION_RE = re.compile(r"\s*(?:(?i:step)\s*)?(\d{1,3})\s*(?:$|[:.)\-–—
 
 
 @lru_cache(maxsize=65536)
-def _option_numbers(options: tuple, labels: tuple) -> dict:
+def option_numbers(options: tuple, labels: tuple) -> dict:
     """Step number -> label, when the labels are letters and every option is or opens
     with its own step number: then "\\boxed{3}" and "Answer: Step 3" name the option
     of step 3. Empty otherwise (a number is then a label or nothing)."""
@@ -187,16 +187,16 @@ def _distinctive(opts) -> dict:
     return {stem: next(iter(labs)) for stem, labs in owners.items() if len(labs) == 1}
 
 
-def _option_paraphrase(line: str, opts) -> object:
+def option_paraphrase(line: str, opts) -> object:
     """The option a short reply retells in its own words: at least two of the reply's
     words stand in that option and in no other, and none in any other option ("He
     thinks his serve was in but the judge called it out." for "Because his serve was
     called out although it looked in"). A reply with a negation ("It isn't 2: the legs do
-    the work") may be ruling an option out: _MISS, as when no option stands out."""
+    the work") may be ruling an option out: MISS, as when no option stands out."""
     distinctive = _distinctive(opts)
     words = _WORDS_RE.findall(line.lower())
     if not distinctive or any(x in _NEGATION_WORDS or x.endswith(("'t", "’t")) for x in words):
-        return _MISS
+        return MISS
     hits: dict = {}
     for word in words:
         if word in _STOP:
@@ -205,9 +205,9 @@ def _option_paraphrase(line: str, opts) -> object:
         if owner is not None:
             hits.setdefault(owner, set()).add(_stem(word))
     if len(hits) != 1:
-        return _MISS
+        return MISS
     (owner, stems), = hits.items()
-    return owner if len(stems) >= 2 else _MISS
+    return owner if len(stems) >= 2 else MISS
 
 
 # Video-MMMU's multiple-statement options: "Statement 1,2,4"
@@ -233,13 +233,13 @@ def _statement_sets(options: tuple, labels: tuple) -> dict:
 
 def statements_named(t: str, options: tuple, labels: tuple):
     """The option whose statements the reply's last list of statements names ("The correct
-    statements are 1, 2 and 4."), or _MISS."""
+    statements are 1, 2 and 4."), or MISS."""
     sets = _statement_sets(options, labels)
     found = list(_SAID_SET_RE.finditer(t)) if sets else []
     if not found:
-        return _MISS
+        return MISS
     last = found[-1]
-    return sets.get(frozenset(_NUMBER_RE.findall(last.group(1) or last.group(2))), _MISS)
+    return sets.get(frozenset(_NUMBER_RE.findall(last.group(1) or last.group(2))), MISS)
 
 
 @lru_cache(maxsize=65536)
@@ -248,32 +248,32 @@ def _opts_shape(opts) -> tuple[int, bool]:
     return max((len(ns) for ns, _, _ in opts), default=0), any(spaced is not None for _, _, spaced in opts)
 
 
-def _option_exact(line: str, opts) -> object:
+def option_exact(line: str, opts) -> object:
     # Normalising only drops characters, so a line more than twice as long as
     # the longest option (plus slack for markdown) cannot match: skip the work.
     longest, formulas = _opts_shape(opts)
     if len(line) > 2 * longest + 40:
-        return _MISS
-    ln, lc = _norm(line), (_compact(line) if formulas else "")
+        return MISS
+    ln, lc = norm(line), (_compact(line) if formulas else "")
     if ln.startswith("because "):
         ln = ln[len("because "):]
     if not ln and not lc:
-        return _MISS
+        return MISS
     hits = {lab for ns, lab, spaced in opts if ns == (ln if spaced is None else lc)}
     if len(hits) == 1:
         return hits.pop()
-    return None if hits else _MISS
+    return None if hits else MISS
 
 
-def _option_contained(line: str, opts) -> object:
+def option_contained(line: str, opts) -> object:
     """Label whose option text occurs (whole words) in ``line``.
 
     Several hits: the longest wins only if every other hit is part of it
-    ("dark red" beats "red"); otherwise the line is ambiguous -> _MISS.
+    ("dark red" beats "red"); otherwise the line is ambiguous -> MISS.
     """
-    ln = " " + _norm(line) + " "
+    ln = " " + norm(line) + " "
     if len(ln) <= 3:
-        return _MISS
+        return MISS
     sl = _spaced(line) if _opts_shape(opts)[1] else ""
     hits = [(ns if spaced is None else spaced, lab) for ns, lab, spaced in opts
             if ((" " + ns + " ") in ln and not _negated_text(ln, " " + ns + " ") if spaced is None
@@ -287,7 +287,7 @@ def _option_contained(line: str, opts) -> object:
     padded = " " + best_ns + " "
     for ns, lab in hits[1:]:
         if lab != best_lab and (len(ns) == len(best_ns) or (" " + ns + " ") not in padded):
-            return _MISS
+            return MISS
     return best_lab
 
 
@@ -314,12 +314,12 @@ def _negated_text(line: str, text: str) -> bool:
 def _option_opening(ln: str, opts) -> object:
     """The one option whose text the answer repeats from its start, leaving off only a
     tail ("A droplet was left hanging on the tip" for "... in the previous segment"):
-    at least five words and three fifths of the option; else _MISS."""
+    at least five words and three fifths of the option; else MISS."""
     if ln.startswith("because "):
         ln = ln[len("because "):]
     words = ln.count(" ") + 1
     if words < 5:
-        return _MISS
+        return MISS
     hits = {lab for ns, lab, spaced in opts
             if spaced is None and ns.startswith(ln + " ") and words >= 0.6 * (ns.count(" ") + 1)}
-    return hits.pop() if len(hits) == 1 else _MISS
+    return hits.pop() if len(hits) == 1 else MISS

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import _FULLWIDTH, _MISS, _lower
+from evaluator.answers.common import FULLWIDTH, MISS, aligned_lower
 
 _ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
@@ -77,7 +77,7 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
     changed = False
     if not t.isascii():
         # Full-width letters and digits are the ASCII label; the mapping is 1:1.
-        t, low = t.translate(_FULLWIDTH), low.translate(_FULLWIDTH)
+        t, low = t.translate(FULLWIDTH), low.translate(FULLWIDTH)
         if "\u20e3" in t:
             t = _KEYCAP_RE.sub(r"(\1)", t).replace("✅", "")
             changed = True
@@ -92,7 +92,7 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
             t2 = pattern.sub(repl, t)
             changed, t = changed or t2 != t, t2
     if changed:
-        low = _lower(t)
+        low = aligned_lower(t)
     # Ordinals become "option X" (weak: a rule must still read it as chosen, and
     # loose mentions are not read, so "the first option mentions a cup" is no answer).
     # A long reply is rewritten only in its closing sentence, where it names its answer
@@ -101,7 +101,7 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
     rewritten = _has_ordinal(low[cut:])
     if rewritten:
         t = t[:cut] + _ordinals_to_labels(t[cut:], low[cut:], labels, lab)
-        low = _lower(t)
+        low = aligned_lower(t)
     return t, low, rewritten
 
 
@@ -109,7 +109,9 @@ def _closing_start(t: str) -> int:
     """Where the closing sentence begins (at most _MAX_ORDINAL_TEXT characters from the end)."""
     body = t.rstrip()
     end = len(body) - 1  # the closing sentence's own full stop is not its start
-    q = max(body.rfind(". ", 0, end), body.rfind("\n", 0, end), body.rfind("! ", 0, end), body.rfind("? ", 0, end))
+    start = max(0, len(t) - _MAX_ORDINAL_TEXT - 1)  # a stop before this would not count: not searched
+    q = max(body.rfind(". ", start, end), body.rfind("\n", start, end), body.rfind("! ", start, end),
+            body.rfind("? ", start, end))
     return max(q + 1, len(t) - _MAX_ORDINAL_TEXT)
 
 
@@ -118,9 +120,8 @@ def _has_ordinal(low: str) -> bool:
     first = words[0].strip(".!,*_\"')") if words else ""
     if "第" in low or "最后" in low or "最後" in low or first in NUMBER_WORDS:
         return _ORDINAL_RE.search(low) is not None
-    words = set(_WORD_RE.findall(low))
-    hinted = _HINT_WORDS & words
-    if not ("option" in words or "statement" in words or "choice" in words):
+    hinted, nouns = _hints(low)
+    if not nouns:
         hinted -= NUMBER_WORDS.keys()  # "one" names an option only as "option one" (or opening the reply)
     # the full search only from the first hinted word that a noun or a stop follows ("the
     # third option", "It's the fourth.") or, a number word, that a noun precedes ("Statement
@@ -128,6 +129,24 @@ def _has_ordinal(low: str) -> bool:
     starts = [p for w in hinted for p in _places(low, w) if _NAMES_NEXT_RE.match(low, p + len(w))
               or (w in NUMBER_WORDS and low[:p].rstrip().endswith(("option", "statement", "choice", "number")))]
     return bool(starts) and _ORDINAL_RE.search(low, max(0, min(starts) - 16)) is not None
+
+
+# ASCII text is split into words by a byte table (a byte that is not a letter or digit
+# becomes a space): the same words as _WORD_RE finds, several times faster than the regex.
+_ASCII_WORD_BYTES = bytes(c if chr(c).isalnum() else 32 for c in range(256))
+_HINT_BYTES = frozenset(w.encode() for w in _HINT_WORDS if w.isascii())
+_NOUNS = ("option", "statement", "choice")
+_NOUN_BYTES = frozenset(w.encode() for w in _NOUNS)
+
+
+def _hints(low: str) -> tuple[set[str], bool]:
+    """The ordinal and number words that stand as whole words in `low`, and whether
+    "option", "statement" or "choice" does."""
+    if low.isascii():
+        found = low.encode().translate(_ASCII_WORD_BYTES).split()
+        return {w.decode() for w in _HINT_BYTES.intersection(found)}, not _NOUN_BYTES.isdisjoint(found)
+    found = set(_WORD_RE.findall(low))
+    return _HINT_WORDS & found, not found.isdisjoint(_NOUNS)
 
 
 def _places(low: str, word: str) -> list[int]:
@@ -188,11 +207,11 @@ _DOUBT_RE = re.compile(r"\bnot\b|n['’]t\b|\?|\bnicht\b|\bpas\b|\btorn\b|\bunsu
 
 def placed_ordinal(t: str, lab: dict):
     """The option an ordinal names where it opens or closes the reply (after rewriting:
-    "option X"), when nothing in the reply rejects or questions it; else _MISS."""
+    "option X"), when nothing in the reply rejects or questions it; else MISS."""
     found = {m.group(1) or m.group(2) for m in _PLACED_RE.finditer(t)}
     if len(found) != 1 or _DOUBT_RE.search(t.lower()):
-        return _MISS
-    return lab.get(found.pop().upper(), _MISS)
+        return MISS
+    return lab.get(found.pop().upper(), MISS)
 
 
 __all__ = ["NUMBER_WORDS", "canonical_text", "placed_ordinal"]

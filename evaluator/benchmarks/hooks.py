@@ -29,6 +29,9 @@ leaderboard/views/columns.py look each one up in the registry
                                                   key, capitalised)
     LEVEL_COLUMNS: tuple[LevelColumn, ...]        its columns of the site's "By level" view
     VIEWS: tuple[View, ...]                       its "By domain" / "By hop" breakdown views
+    HEADLINE: str                                 its `overall` in words, for the suite repo's
+                                                  dataset card and eval.yaml (default:
+                                                  DEFAULT_HEADLINE)
 
 Kept in the domain layer with records only: a benchmark folder never imports the
 scoring or site code that reads these.
@@ -41,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 Path = tuple[str, ...]
+DEFAULT_HEADLINE = "its overall score"
 Buckets = Iterator[tuple[Path, int]]
 
 

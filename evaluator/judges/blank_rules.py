@@ -48,7 +48,15 @@ def _abbreviation(gold: str, text: str) -> bool:
         return False  # (two codes, "Cas9" / Cas12a, are never one the other's abbreviation)
     return w.abbreviates(short, long_) or (len(long_.split()) == 1 and len(short) >= 2 and
                                           long_.lower().startswith(short.lower()[:1]) and
-                                          w._in_order(short.lower(), long_.lower()) and len(long_) >= 3 * len(short))
+                                          w.in_order(short.lower(), long_.lower()) and len(long_) >= 3 * len(short))
+
+
+# compiled once: every blank graded runs them
+_NUMBER_FIRST = re.compile(r"[-+.]?\d")
+_WORD3 = re.compile(r"[^\W\d_]{3,}")
+_NUMBERED_NAME = re.compile(r"\d+(?:,\d+)+-[A-Za-z]")  # "2,4-D"
+_LETTERS3 = re.compile(r"[A-Za-z]{3,}")
+_RATIO = re.compile(r"\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*")
 
 
 def _blank_amount(gold: str, text: str) -> str | None:
@@ -60,14 +68,13 @@ def _blank_amount(gold: str, text: str) -> str | None:
     if ratio_gold is not None and ratio_said is not None:
         return CORRECT if abs(ratio_gold - ratio_said) < 1e-6 * max(ratio_gold, 1) else INCORRECT
     plain = q.with_digits(q.fold(gold)).strip()
-    if not re.match(r"[-+.]?\d", plain) or len(re.findall(r"[^\W\d_]{3,}", plain)) > 3 \
-            or re.match(r"\d+(?:,\d+)+-[A-Za-z]", plain):
+    if not _NUMBER_FIRST.match(plain) or len(_WORD3.findall(plain)) > 3 or _NUMBERED_NAME.match(plain):
         return None  # words, or a name with digits in it ("IWP2", "L3–L4", "AM1.5G", "2,4-D")
     golds, said = q.quantities(gold), q.quantities(text)
     if said and (w.vague_bound(text) or w.approximate(text)) and not (w.vague_bound(gold) or w.approximate(gold)):
         return INCORRECT  # a blank holds the value: "more than 100" is not 100
     if not golds or not said:
-        return INCORRECT if golds and not said and not re.search(r"[A-Za-z]{3,}", text) else None
+        return INCORRECT if golds and not said and not _LETTERS3.search(text) else None
     if len(said) > len(golds):
         return UNSCORED  # more amounts than the blank holds: a list of candidates, or context
     verdicts = [q.compare(g, s) for g, s in zip(golds, said)] if len(golds) == len(said) else \
@@ -93,7 +100,7 @@ def _same_substance(gold: str, text: str) -> str:
 
 
 def _ratio(text: str) -> float | None:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*", q.fold(text))
+    m = _RATIO.fullmatch(q.fold(text))
     return float(m[1]) / float(m[2]) if m and float(m[2]) else None
 
 
@@ -127,14 +134,17 @@ def _inflection(gold: list[str], said: list[str]) -> bool:
     return len(a) >= 5 and a == b
 
 
+_GENUS_SHORT, _GENUS_FULL = re.compile(r"([A-Z])\.\s*([a-z]+)"), re.compile(r"([A-Z])[a-z]+\s+([a-z]+)")
+
+
 def _genus(gold: str, text: str) -> bool:
     """"E. coli" for Escherichia coli (and the other way)."""
     def short(x: str) -> tuple[str, str] | None:
-        m = re.fullmatch(r"([A-Z])\.\s*([a-z]+)", x.strip())
+        m = _GENUS_SHORT.fullmatch(x.strip())
         return (m[1].lower(), m[2]) if m else None
 
     def full(x: str) -> tuple[str, str] | None:
-        m = re.fullmatch(r"([A-Z])[a-z]+\s+([a-z]+)", x.strip())
+        m = _GENUS_FULL.fullmatch(x.strip())
         return (m[1].lower(), m[2]) if m else None
     return (short(text) is not None and short(text) == full(gold)) or (short(gold) is not None and
                                                                         short(gold) == full(text))
@@ -173,14 +183,17 @@ def _blank_words(gold: str, text: str, gold_words: list[str], said_words: list[s
     return INCORRECT
 
 
+_NOT_LETTER, _NOT_DIGIT = re.compile(r"[^a-z]"), re.compile(r"\D")
+
+
 def _coded_pair_differs(gold: str, text: str) -> bool:
     """Two codes of one family that differ: two acronyms ("TEM" / SEM, "NMDA" / AMPA), or the
     same letters with other digits ("C18" / C8, "CD4" / CD3, "L3-L4" / L4-L5)."""
     a, b = gold.strip(), text.strip()
     if w.is_acronym(a) and w.is_acronym(b) and w.normal(a) != w.normal(b):
         return True
-    letters = [re.sub(r"[^a-z]", "", w.strip_accents(x).lower()) for x in (a, b)]
-    digits = [re.sub(r"\D", "", q.fold(x)) for x in (a, b)]
+    letters = [_NOT_LETTER.sub("", w.strip_accents(x).lower()) for x in (a, b)]
+    digits = [_NOT_DIGIT.sub("", q.fold(x)) for x in (a, b)]
     return bool(letters[0]) and letters[0] == letters[1] and all(digits) and digits[0] != digits[1]
 
 

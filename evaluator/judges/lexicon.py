@@ -91,6 +91,9 @@ def salt(formula: str) -> str | None:
     return f"{ELEMENTS[m[1]]} {ANIONS[m[3]]}"
 
 
+_ELEMENT_AND_WORD = re.compile(r"([A-Z][a-z]?)(?:-|\s+)([a-z][\w-]*(?:\s+[a-z][\w-]*)?)")  # "K-gluconate"
+
+
 def spelled(text: str) -> str | None:
     """The usual name of a chemical written as a formula, a short name or with an element
     symbol ("K-gluconate", "Al alloy"); None when nothing here names it."""
@@ -103,7 +106,7 @@ def spelled(text: str) -> str | None:
         return ELEMENTS[t]
     if salt(t):
         return salt(t)
-    m = re.fullmatch(r"([A-Z][a-z]?)(?:-|\s+)([a-z][\w-]*(?:\s+[a-z][\w-]*)?)", t)
+    m = _ELEMENT_AND_WORD.fullmatch(t)
     if m and m[1] in ELEMENTS:
         return f"{ELEMENTS[m[1]]} {m[2]}"
     return None
@@ -122,12 +125,17 @@ def _known(text: str) -> str | None:
     """A chemical's name as written, when it is one of the names here (or a simple salt's)."""
     low = text.strip().lower()
     parts = low.split()
-    salt_name = len(parts) == 2 and parts[0] in ELEMENTS.values() and parts[1] in ANIONS.values()
-    return low if low in _BY_NAME or low in ELEMENTS.values() or salt_name else None
+    salt_name = len(parts) == 2 and parts[0] in _ELEMENT_NAMES and parts[1] in _ANION_NAMES
+    return low if low in _BY_NAME or low in _ELEMENT_NAMES or salt_name else None
+
+
+# sets, not the dicts' values: looked up for every blank graded
+_ELEMENT_NAMES, _ANION_NAMES = frozenset(ELEMENTS.values()), frozenset(ANIONS.values())
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
 
 def _plain(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower().replace("aluminium", "aluminum").replace("sulph", "sulf"))
+    return _NOT_ALNUM.sub("", name.lower().replace("aluminium", "aluminum").replace("sulph", "sulf"))
 
 
 __all__ = ["ANIONS", "CHEMICALS", "ELEMENTS", "OTHER_NAMES", "salt", "same_chemical", "spelled"]

@@ -93,10 +93,18 @@ def grade_answer(gold: str, prediction: str) -> str:
     return _grade_text(gold, text)
 
 
+# compiled once: the matcher runs these on every answer
+_DIGIT_RE = re.compile(r"\d")
+_OR_RE = re.compile(r"\bor\b|\beither\b", re.I)
+_ORDINAL_NUMBER_RE = re.compile(r"\s*\d+(?:st|nd|rd|th)\s*")
+_ROMAN_YEAR_RE = re.compile(r"\s*[MDCLXVI]{3,}\s*")
+_NEGATIVE_RE = re.compile(r"\bbelow (?:sea level|zero)\b|\bunder par\b|\bbc\b|\bbce\b|b\.c\.|before christ")
+
+
 def _grade_amount(gold: str, text: str) -> str:
     day = dates.parse_date(gold)
     if day is not None:
-        if re.search(r"\bor\b|\beither\b", q.fold(text), re.I):
+        if _OR_RE.search(q.fold(text)):
             return INCORRECT  # "25 or 26 April 1986": two days offered
         readings = dates.numeric_readings(text)  # "04/08/2024": either order may be meant
         if readings:
@@ -104,10 +112,10 @@ def _grade_amount(gold: str, text: str) -> str:
         said = dates.parse_date(text)
         if said is not None:
             return CORRECT if said == day else INCORRECT
-        return UNSCORED if re.search(r"\d", text) else NOT_ATTEMPTED
-    roman = not re.search(r"\d", gold) or bool(re.fullmatch(r"\s*\d+(?:st|nd|rd|th)\s*", gold))  # "XIV", "Ninth"
+        return UNSCORED if _DIGIT_RE.search(text) else NOT_ATTEMPTED
+    roman = not _DIGIT_RE.search(gold) or bool(_ORDINAL_NUMBER_RE.fullmatch(gold))  # "XIV", "Ninth"
     golds = _signed(gold, roman=roman)
-    said = _signed(text, roman=roman or bool(re.fullmatch(r"\s*[MDCLXVI]{3,}\s*", text)))  # "MCMXI" for 1911
+    said = _signed(text, roman=roman or bool(_ROMAN_YEAR_RE.fullmatch(text)))  # "MCMXI" for 1911
     if not golds:
         return _grade_text(gold, text)
     target = golds[0]
@@ -143,8 +151,7 @@ def _signed(text: str, roman: bool = False) -> list[q.Quantity]:
     year is negative."""
     found = q.quantities(text, roman=roman)
     folded = q.fold(text).lower()
-    flip = bool(re.search(r"\bbelow (?:sea level|zero)\b|\bunder par\b|\bbc\b|\bbce\b|b\.c\.|before christ",
-                          folded))
+    flip = bool(_NEGATIVE_RE.search(folded))
     return [q.Quantity(-x.value, x.step, x.unit, x.unknown_unit) if flip and x.value > 0 else x for x in found]
 
 
@@ -153,18 +160,22 @@ def _era_differs(gold: str, text: str) -> bool:
     return said is not None and said != (dates.era(gold) or "AD")
 
 
+_DASH_RE, _BRACKETED_RE = re.compile(r"\s[—–-]\s"), re.compile(r"\([^()]*\)")
+_RIVAL_RE = re.compile(r"\bor\b|\beither\b|/|–")
+
+
 def _rivals(target: q.Quantity, said: list[q.Quantity], verdicts: list[str], text: str) -> bool:
     """Another amount offered beside the right one: "12 or 13", "1994-1995", or any other
     amount of the gold's order (a day of the month beside a year is context, not a rival)."""
     others = [s for s, v in zip(said, verdicts) if v != "match"]
     if not others:
         return False
-    core = re.split(r"\s[—–-]\s", re.sub(r"\([^()]*\)", " ", q.fold(text)))[0]
+    core = _DASH_RE.split(_BRACKETED_RE.sub(" ", q.fold(text)))[0]
     if len(q.quantities(core)) < len(said):  # "88 keys (52 white and 36 black)": the detail is not a rival
         others = others[:max(0, len(q.quantities(core)) - 1)]
         if not others:
             return False
-    if re.search(r"\bor\b|\beither\b|/|–", q.fold(text)):
+    if _RIVAL_RE.search(q.fold(text)):
         return True
     base = abs(target.si()) or 1.0
     return any(base / 10 <= abs(o.si()) <= base * 10 for o in others if q.compare(target, o) != "unknown")
@@ -199,6 +210,14 @@ _NAME_PARTICLES = r"(?:della|delle|degli|del|dei|de|di|da|do|dos|das|du|des|van|
 _NEGATION = frozenset("not no never isnt wasnt nor neither".split())
 
 
+_WIDER_PLACE_RE = re.compile(r"(?:in|at|near|from|on)\s", re.I)
+_ITEM_SPLIT_RE = re.compile(r",|;|\band\b|&")
+_PARTS_SPLIT_RE = re.compile(r"[;,]")
+_CHOICE_RE = re.compile(r"\bor\b|\beither\b|/", re.I)
+_JOINED_RE = re.compile(r"\s(?:and|&|\+)\s")
+_NAMES_JOINED_RE = re.compile(r"\b[A-Z][\w'’.-]*\s+(?:and|&|\+)\s+[A-Z]")
+
+
 def _grade_text(gold: str, text: str) -> str:
     gold_words, said_words = w.normal(gold).split(), w.normal(text).split()
     if not gold_words:
@@ -210,7 +229,7 @@ def _grade_text(gold: str, text: str) -> str:
         return CORRECT
     if w.vague(text):
         return NOT_ATTEMPTED  # "somewhere in Central Europe", "a painter of the early Renaissance"
-    if re.match(r"(?:in|at|near|from|on)\s", text, re.I):
+    if _WIDER_PLACE_RE.match(text):
         return UNSCORED  # "in Japan" for Kyoto: a wider place (too little), or another one
     if "," in gold and w.normal(gold.split(",")[0]) == w.normal(text):
         return CORRECT  # "Valencia" for Valencia, Spain: the place, without where it lies
@@ -228,7 +247,7 @@ def _grade_text(gold: str, text: str) -> str:
 
 
 def _items(text: str) -> set[str]:
-    return {w.normal(x) for x in re.split(r",|;|\band\b|&", q.fold(text)) if x.strip()}
+    return {w.normal(x) for x in _ITEM_SPLIT_RE.split(q.fold(text)) if x.strip()}
 
 
 def _same_items(gold: str, text: str) -> bool:
@@ -242,12 +261,12 @@ def _grade_within(gold: str, gold_words: list[str], text: str, said_words: list[
     before, after = said_words[:at], said_words[at + len(gold_words):]
     if (_NEGATION & set(before[-2:])) or (_NEGATION & set(after[:1])):
         return INCORRECT
-    parts = [x for x in re.split(r"[;,]", q.fold(text)) if x.strip()]
+    parts = [x for x in _PARTS_SPLIT_RE.split(q.fold(text)) if x.strip()]
     listed = len(parts) >= 3 and all(len(x.split()) <= 3 for x in parts)  # "bronze; copper; brass"
     if listed and w.normal(parts[0]) == w.normal(gold) and all(x.strip()[:1].isupper() for x in parts[1:]):
         listed = False  # "Granada, Andalusia, Spain": where the gold lies, not rivals
-    if re.search(r"\bor\b|\beither\b|/", q.fold(text), re.I) or listed or (
-            re.search(r"\s(?:and|&|\+)\s", q.fold(text)) and "and" not in gold_words and _names_beside(text)):
+    if _CHOICE_RE.search(q.fold(text)) or listed or (
+            _JOINED_RE.search(q.fold(text)) and "and" not in gold_words and _names_beside(text)):
         return INCORRECT  # one of several candidates
     glued = _glued_words(gold, text)
     if glued == "name":
@@ -259,7 +278,7 @@ def _grade_within(gold: str, gold_words: list[str], text: str, said_words: list[
 
 def _names_beside(text: str) -> bool:
     """Capitalised names joined by "and" ("Sydney and Melbourne")."""
-    return bool(re.search(r"\b[A-Z][\w'’.-]*\s+(?:and|&|\+)\s+[A-Z]", q.fold(text)))
+    return bool(_NAMES_JOINED_RE.search(q.fold(text)))
 
 
 def _glued_words(gold: str, text: str) -> str | None:
@@ -312,6 +331,10 @@ _BINOMIAL = re.compile(r"\s*(?:the\s+answer\s+is\s+)?[A-Z][a-z]{2,}\s+[a-z]{3,}(
                        r"atus|ata|alis|ica|icus|ens|ex|ix|ax|on|os)\.?\s*$", re.I)
 
 
+_QUALITY_RE = re.compile(r"\s*(?:very|extremely|quite|really|fairly|rather|super|one\s+of)\b", re.I)
+_INNER_NAME_RE = re.compile(r"(?<!^)\b[A-Z][a-z]")
+
+
 def _grade_other(gold: str, text: str) -> str:
     """No word of the gold: another answer, unless another script, a near spelling (another
     language?), a scientific name, or a description that names nothing."""
@@ -319,27 +342,39 @@ def _grade_other(gold: str, text: str) -> str:
         return UNSCORED
     if _BINOMIAL.match(text) and not _BINOMIAL.match(gold) and text.strip()[:1].isupper():
         return UNSCORED
-    if _LOOSE.match(text) and not text.strip()[:1].isupper() or re.match(
-            r"\s*(?:very|extremely|quite|really|fairly|rather|super|one\s+of)\b", text, re.I):
+    if _LOOSE.match(text) and not text.strip()[:1].isupper() or _QUALITY_RE.match(text):
         return NOT_ATTEMPTED
     said = w.normal(text)
-    if difflib.SequenceMatcher(None, said, w.normal(gold)).ratio() >= 0.6:
+    if _spelled_alike(said, w.normal(gold)):
         return UNSCORED
-    names = re.findall(r"(?<!^)\b[A-Z][a-z]", q.fold(text).strip())
-    if len(said.split()) >= 3 and not names and not re.search(r"\d", text):
+    names = _INNER_NAME_RE.findall(q.fold(text).strip())
+    if len(said.split()) >= 3 and not names and not _DIGIT_RE.search(text):
         return NOT_ATTEMPTED  # a description, not a name: "a woman receiving an award"
     if _described(text):
         return NOT_ATTEMPTED  # "A Baroque composer", "A river in Paris": a kind of thing, not which
     return INCORRECT
 
 
+def _spelled_alike(a: str, b: str) -> bool:
+    """difflib's ratio() of the two is at least 0.6. Its cheap upper bound (2 x the shorter
+    length / both lengths, as real_quick_ratio computes it) settles most pairs without
+    building a SequenceMatcher."""
+    if len(a) + len(b) and 2.0 * min(len(a), len(b)) / (len(a) + len(b)) < 0.6:
+        return False
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 0.6
+
+
 def _described(text: str) -> bool:
     """"a/an" and a common noun, with nothing but adjectives before it and a place or
     detail after ("A string instrument", "An NBA team", "A river in Paris", "It's a Korean
     dish.")."""
-    m = re.match(r"\s*(?:(?:it['’]?s|it\s+is|this\s+is|that['’]?s|this\s+looks\s+like)\s+)?(?:an?|some)\s+([^,;.()]+?)(?:\s+(?:in|of|from|on|at|with|that|which|near)\b.*)?\s*\.?\s*$",
-                 q.fold(text), re.I)
-    return m is not None and not re.search(r"\d", m[1]) and m[1].split()[-1].islower()
+    m = _DESCRIBED_RE.match(q.fold(text))
+    return m is not None and not _DIGIT_RE.search(m[1]) and m[1].split()[-1].islower()
+
+
+_DESCRIBED_RE = re.compile(
+    r"\s*(?:(?:it['’]?s|it\s+is|this\s+is|that['’]?s|this\s+looks\s+like)\s+)?(?:an?|some)\s+([^,;.()]+?)"
+    r"(?:\s+(?:in|of|from|on|at|with|that|which|near)\b.*)?\s*\.?\s*$", re.I)
 
 
 __all__ = ["NormalizedMatchJudge", "grade_answer", "grade_blank", "normalize_text"]

@@ -100,6 +100,9 @@ class Quantity:
 _VULGAR = {"½": .5, "¼": .25, "¾": .75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": .125}
 
 
+_UNITS_APART = re.compile(r"\b(mm|cm)\s+(Hg|H2O)\b")
+
+
 @lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Unicode compatibility form with superscripts and subscripts as plain digits, one
@@ -109,7 +112,7 @@ def fold(text: str) -> str:
         text = re.sub(r"(\d*)\s?([½¼¾⅓⅔⅛])", lambda m: f"{int(m[1] or 0) + _VULGAR[m[2]]:.4g}", text)
     text = unicodedata.normalize("NFKC", text.translate(_SUPERSCRIPTS))
     text = text.replace("\u2212", "-").replace("\u00d7", "x").replace("·", " ")
-    return re.sub(r"\b(mm|cm)\s+(Hg|H2O)\b", r"\1\2", text)
+    return _UNITS_APART.sub(r"\1\2", text) if "H" in text else text  # (Hg, H2O)
 
 
 # -- units --------------------------------------------------------------------------
@@ -203,31 +206,42 @@ _WORD_RUN = re.compile(rf"\b{_NUMBER_WORD}(?:(?:[\s-]+and[\s-]+|[\s-]+){_NUMBER_
 _ORDINAL_WORD = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b", re.I)
 
 
+# (pattern, replacement) pairs applied in order; compiled once, as these run on every answer
+_PLAIN_FORMS = tuple((re.compile(p, re.I), r) for p, r in (
+    (r"%\s*(?:by weight|w/w)", "wt%"), (r"%\s*(?:by volume|v/v)", "vol%"),
+    (r"\b(" + "|".join(_ONES) + r")fold\b", r"\1 fold"), (r"(\d)\s*-\s*fold\b", r"\1 fold")))
+
+
 def with_digits(text: str, ordinals: bool = False) -> str:
     """The text with its number words written in digits, a few amount forms made plain
     ("3-fold" and "threefold" -> "3 fold", "% by weight" -> wt%)."""
-    text = re.sub(r"%\s*(?:by weight|w/w)", "wt%", text, flags=re.I)
-    text = re.sub(r"%\s*(?:by volume|v/v)", "vol%", text, flags=re.I)
-    text = re.sub(r"\b(" + "|".join(_ONES) + r")fold\b", r"\1 fold", text, flags=re.I)
-    text = re.sub(r"(\d)\s*-\s*fold\b", r"\1 fold", text, flags=re.I)
+    for pattern, repl in _PLAIN_FORMS:
+        text = pattern.sub(repl, text)
     return _number_words(text, ordinals)
+
+
+_FRACTIONS = "|".join(_FRACTION_WORDS)
+_SPELLED = tuple((re.compile(p, re.I), r) for p, r in (
+    (r"\b(?:an?|one)\s+(\w+)\s+and\s+a\s+half\b", r"1.5 \1"),
+    (r"\b(two|three|four|five|six|seven|eight|nine|ten|\d+)\s+and\s+a\s+half\b",
+     lambda m: f"{int(_ONES.get(m[1].lower(), 0) or m[1]) + 0.5:g}"),
+    (r"\bhalf\s+an?\s+(\w+)\b", r"0.5 \1"), (r"\b(?:one|a)\s+half\b", "0.5"),
+    (r"\b(?:a|one)\s+quarter\s+of\s+an?\s+", "0.25 "), (r"\bthree[\s-]+quarters\s+of\s+an?\s+", "0.75 "),
+    (rf"\b(one|two|three|four|five|six|seven|eight|nine)[\s-]+({_FRACTIONS})\b",
+     lambda m: f"{_ONES[m[1].lower()] * _FRACTION_WORDS[m[2].lower()]:.6g}")))
+# Every match of _SPELLED and _WORD_RUN holds one of these (as re.I reads them): text without
+# any, as most answers are, has no number words to rewrite.
+_NUMBER_HINT = re.compile("|".join(sorted([*_ONES, *_TENS, "hundred", "half", "quarter"], key=len, reverse=True)), re.I)
 
 
 def _number_words(text: str, ordinals: bool = False) -> str:
     """Number words as digits, the rest as written: "forty-eight" -> 48, "one hundred and
     one" -> 101, "an hour and a half" -> "1.5 hour", "three-quarters" -> 0.75; with
     `ordinals`, "first" -> 1st."""
-    text = re.sub(r"\b(?:an?|one)\s+(\w+)\s+and\s+a\s+half\b", r"1.5 \1", text, flags=re.I)
-    text = re.sub(r"\b(two|three|four|five|six|seven|eight|nine|ten|\d+)\s+and\s+a\s+half\b",
-                  lambda m: f"{int(_ONES.get(m[1].lower(), 0) or m[1]) + 0.5:g}", text, flags=re.I)
-    text = re.sub(r"\bhalf\s+an?\s+(\w+)\b", r"0.5 \1", text, flags=re.I)
-    text = re.sub(r"\b(?:one|a)\s+half\b", "0.5", text, flags=re.I)
-    text = re.sub(r"\b(?:a|one)\s+quarter\s+of\s+an?\s+", "0.25 ", text, flags=re.I)
-    text = re.sub(r"\bthree[\s-]+quarters\s+of\s+an?\s+", "0.75 ", text, flags=re.I)
-    fractions = "|".join(_FRACTION_WORDS)
-    text = re.sub(rf"\b(one|two|three|four|five|six|seven|eight|nine)[\s-]+({fractions})\b",
-                  lambda m: f"{_ONES[m[1].lower()] * _FRACTION_WORDS[m[2].lower()]:.6g}", text, flags=re.I)
-    text = _WORD_RUN.sub(lambda m: f"{_run_value(m[0])}", text)
+    if _NUMBER_HINT.search(text):
+        for pattern, repl in _SPELLED:
+            text = pattern.sub(repl, text)
+        text = _WORD_RUN.sub(lambda m: f"{_run_value(m[0])}", text)
     if ordinals:
         text = _ORDINAL_WORD.sub(lambda m: f"{_ORDINALS[m[1].lower()]}th", text)
     return text
@@ -244,7 +258,7 @@ def _run_value(run: str) -> int:
     return total
 
 
-def _roman(token: str) -> int | None:
+def roman_value(token: str) -> int | None:
     if not re.fullmatch(r"[IVXLCDM]+", token):
         return None
     values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
@@ -260,7 +274,7 @@ def quantities(text: str, roman: bool = False) -> list[Quantity]:
     too (the gold is one: "XIV", "1st")."""
     folded = fold(text)
     if roman:
-        folded = re.sub(r"\b[IVXLCDM]+\b", lambda m: str(_roman(m[0]) or m[0]), folded)
+        folded = re.sub(r"\b[IVXLCDM]+\b", lambda m: str(roman_value(m[0]) or m[0]), folded)
     folded = with_digits(folded, ordinals=roman)
     # "8,5 km": a decimal comma (not "2,4-D" or "1,2-dichloroethane", names with numbers in)
     folded = re.sub(r"(?<![\d,.])(\d+),(\d{1,2})(?=\s|$)", r"\1.\2", folded)

@@ -14,7 +14,7 @@ import unicodedata
 from functools import lru_cache
 
 from evaluator.judges.dates import parse_date
-from evaluator.judges.quantities import _roman, fold
+from evaluator.judges.quantities import roman_value, fold
 
 _ARTICLES = frozenset({"a", "an", "the"})
 _ABBREVIATIONS = {"mt": "mount", "st": "saint", "ste": "sainte", "ft": "fort", "&": "and", "bce": "bc", "ce": "ad",
@@ -23,21 +23,35 @@ _GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kapp
           "Δ": "delta", "λ": "lambda", "σ": "sigma", "τ": "tau"}
 
 
+_GREEK_SPELLED = str.maketrans(_GREEK)
+
+
 def strip_accents(text: str) -> str:
+    if text.isascii():
+        return text  # nothing to decompose (most answers)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+# The patterns below run on every answer the matcher reads: compiled once.
+_ROMAN_RE = re.compile(r"\b[IVXLC]{2,}\b")
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_DECIMAL_POINT_RE = re.compile(r"(?<=\d)\.(?=\d)")
+_MINUS_RE = re.compile(r"(?<![\w.])-(?=\d)")
+_APOSTROPHE_RE = re.compile(r"['\u2018\u2019`]")
+_NOT_WORD_RE = re.compile(r"[^\w]+|_")
 
 
 def words(text: str) -> list[str]:
     """The answer's words: folded, Greek letters spelled out, accents and case dropped,
     punctuation and hyphens as spaces, common abbreviations written out ("Mt." -> mount)."""
-    text = "".join(_GREEK.get(c, c) for c in fold(text))
-    text = re.sub(r"\b[IVXLC]{2,}\b", lambda m: str(_roman(m[0]) or m[0]), text)  # "Super Bowl XLVIII" is 48
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000: one number
-    text = re.sub(r"(?<=\d)\.(?=\d)", "point", text)  # 1.5 stays apart from 15
-    text = re.sub(r"(?<![\w.])-(?=\d)", "minus", text)  # -70 stays apart from 70
+    text = fold(text).translate(_GREEK_SPELLED)
+    text = _ROMAN_RE.sub(lambda m: str(roman_value(m[0]) or m[0]), text)  # "Super Bowl XLVIII" is 48
+    text = _THOUSANDS_RE.sub("", text)  # 1,000: one number
+    text = _DECIMAL_POINT_RE.sub("point", text)  # 1.5 stays apart from 15
+    text = _MINUS_RE.sub("minus", text)  # -70 stays apart from 70
     text = strip_accents(text).casefold().replace("&", " and ")
-    text = re.sub(r"['\u2018\u2019`]", "", text)
-    return [_ABBREVIATIONS.get(w, w) for w in re.sub(r"[^\w]+|_", " ", text).split()]
+    text = _APOSTROPHE_RE.sub("", text)
+    return [_ABBREVIATIONS.get(w, w) for w in _NOT_WORD_RE.sub(" ", text).split()]
 
 
 @lru_cache(maxsize=65536)
@@ -64,9 +78,10 @@ def singular(word: str) -> str:
     return word
 
 
-_SPELLINGS = ((r"(?<=[a-z])is(e|ed|er|ers|es|ing|ation|ations)\b", r"iz\1"), (r"(?<=[a-z])our\b", "or"),
-              (r"(?<=[a-z])tre\b", "ter"), (r"sulph", "sulf"), (r"aluminium", "aluminum"), (r"(?<=[a-z])ae", "e"),
-              (r"(?<=[a-z])oe", "e"))
+_SPELLINGS = tuple((re.compile(p), r) for p, r in (
+    (r"(?<=[a-z])is(e|ed|er|ers|es|ing|ation|ations)\b", r"iz\1"), (r"(?<=[a-z])our\b", "or"),
+    (r"(?<=[a-z])tre\b", "ter"), (r"sulph", "sulf"), (r"aluminium", "aluminum"), (r"(?<=[a-z])ae", "e"),
+    (r"(?<=[a-z])oe", "e")))
 
 
 @lru_cache(maxsize=65536)
@@ -76,7 +91,7 @@ def loose(text: str) -> str:
     organic framework" meet."""
     joined = " ".join(singular(w) for w in normal(text).split())
     for pattern, repl in _SPELLINGS:
-        joined = re.sub(pattern, repl, joined)
+        joined = pattern.sub(repl, joined)
     return joined.replace(" ", "")
 
 
@@ -89,12 +104,15 @@ def initials(text: str) -> str:
     return "".join(w[0] for w in words(text) if w not in _STOP)
 
 
+_NOT_LETTERS_RE = re.compile(r"[^a-z]+")
+
+
 def abbreviates(short: str, phrase: str) -> bool:
     """`short` ("GAPDH", "siRNA", "EtBr") can be read off `phrase` ("glyceraldehyde-3-phosphate
     dehydrogenase"): its letters, in order, begin each of the phrase's words and otherwise
     come from inside the word they follow; one word may be passed over."""
-    letters = re.sub(r"[^a-z]", "", strip_accents(short).lower())
-    parts = [x for x in re.split(r"[^a-z]+", strip_accents(phrase).lower()) if x and x not in _STOP]
+    letters = _NOT_LETTERS_RE.sub("", strip_accents(short).lower())
+    parts = [x for x in _NOT_LETTERS_RE.split(strip_accents(phrase).lower()) if x and x not in _STOP]
     if len(letters) < 2 or len(parts) < 2:
         return False
     return _read_off(letters, parts, skips=1)
@@ -109,12 +127,12 @@ def _read_off(letters: str, parts: list[str], skips: int) -> bool:
     if letters[0] == word[0]:
         # take the first letter, then any further letters of the acronym found in order in the word
         for used in range(len(letters), 0, -1):
-            if _in_order(letters[1:used], word[1:]) and _read_off(letters[used:], rest, skips):
+            if in_order(letters[1:used], word[1:]) and _read_off(letters[used:], rest, skips):
                 return True
     return skips > 0 and _read_off(letters, rest, skips - 1)
 
 
-def _in_order(needle: str, hay: str) -> bool:
+def in_order(needle: str, hay: str) -> bool:
     it = iter(hay)
     return all(c in it for c in needle)
 
@@ -122,13 +140,17 @@ def _in_order(needle: str, hay: str) -> bool:
 def is_acronym(text: str) -> bool:
     """Written as an acronym: 2-7 letters, mostly capitals, no spaces ("UN", "FDR", "qPCR")."""
     t = text.strip().replace(".", "")  # "L.A." is LA
-    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9]{1,6}", t)) and sum(c.isupper() for c in t) >= 2
+    return bool(_ACRONYM_RE.fullmatch(t)) and sum(c.isupper() for c in t) >= 2
+
+
+_ACRONYM_RE = re.compile(r"[A-Za-z][A-Za-z0-9]{1,6}")
+_CODED_RE = re.compile(r"\d|[a-z][A-Z]|^[A-Z]{2,}")
 
 
 def looks_coded(text: str) -> bool:
     """A code, formula or brand rather than plain words: digits or inner capitals
     ("NaOH", "MK-801", "CHIR99021", "qPCR", "Eliquis" is not)."""
-    return any(re.search(r"\d|[a-z][A-Z]|^[A-Z]{2,}", w) for w in fold(text).split())
+    return any(_CODED_RE.search(w) for w in fold(text).split())
 
 
 # -- stance ------------------------------------------------------------------------------
@@ -152,6 +174,8 @@ _HEDGE = re.compile(
     r"cant be (?:sure|certain)|cannot be (?:sure|certain)|or maybe|if im not mistaken|if i remember (?:correctly|"
     r"right)|id say|i would say|i suspect|my hunch)\b")
 _QUESTION = re.compile(r"^(?:which|what|who|where|when|could you|can you|do you|is it|are you|please|need)\b")
+_SENTENCE_END_RE = re.compile(r"(?<=[.?!])\s+")
+_SHORT_QUESTION_RE = re.compile(r"^\W*\w[^?]{0,40}\?")  # "Melbourne?"
 
 
 def stance(text: str) -> str | None:
@@ -161,9 +185,9 @@ def stance(text: str) -> str | None:
     plain = " ".join(words(text))
     if _PLACEHOLDER.match(plain) or _PLACEHOLDER.match(text.strip()):
         return "refusal"
-    if any(s.strip().endswith("?") and _QUESTION.match(" ".join(words(s))) for s in re.split(r"(?<=[.?!])\s+", text)):
+    if any(s.strip().endswith("?") and _QUESTION.match(" ".join(words(s))) for s in _SENTENCE_END_RE.split(text)):
         return "question"
-    hedged = bool(_HEDGE.search(plain)) or bool(re.search(r"^\W*\w[^?]{0,40}\?", text.strip()))
+    hedged = bool(_HEDGE.search(plain)) or bool(_SHORT_QUESTION_RE.search(text.strip()))
     if _REFUSAL.search(plain) or _UNKNOWN_THING.match(plain):
         # a disclaimer beside a named candidate is a guess ("Melbourne? Not sure."), else a
         # refusal, whatever doubt it voices ("I'm not sure; the video doesn't say."); a
@@ -184,14 +208,19 @@ _OPENING = frozenset("i im i'm i've sorry not the this that these it its it's un
                      "there no unfortunately while although however my without from in ai n a unknown".split())
 
 
+_DIGIT_RE = re.compile(r"\d")
+_SENTENCES_RE = re.compile(r"[.?!;\n]+")
+_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*")
+
+
 def _candidate(text: str) -> bool:
     """The text names something: a number, or a capitalised word that is not a sentence's
     usual opening ("I", "Sorry", "The") nor any sentence's first word ("Insufficient
     information."), unless it is the sentence's only word ("Melbourne? Not sure.")."""
-    if re.search(r"\d", text):
+    if _DIGIT_RE.search(text):
         return True
-    for sentence in re.split(r"[.?!;\n]+", fold(text)):
-        names = re.findall(r"\b[A-Z][\w'’-]*", sentence)
+    for sentence in _SENTENCES_RE.split(fold(text)):
+        names = _CAPITALISED_RE.findall(sentence)
         opening = sentence.split()[:1]
         if names and opening and names[0] == opening[0].strip("\"'*(") and len(sentence.split()) > 1:
             names = names[1:]
@@ -203,6 +232,7 @@ def _candidate(text: str) -> bool:
 
 _MORE = r"more than|over|above|greater than|at least|after|upwards of|in excess of|exceeding"
 _LESS = r"less than|under|below|fewer than|at most|before|up to|no more than"
+_MORE_RE = re.compile(_MORE)
 _BOUND = re.compile(rf"\b(?P<kind>{_MORE}|{_LESS}|between)\b(?! sea level| zero| christ| par\b)", re.I)
 _VAGUE_AMOUNT = re.compile(r"\b(?:hundreds|thousands|millions|billions|dozens|tens of|several|a few|many|multiple|"
                            r"various|numerous|countless|lots of|"
@@ -217,10 +247,10 @@ def vague_bound(text: str) -> tuple[str, str] | None:
     is given as a bound ("over 100 m", "between 20 and 30"; not "1886, after 17 years")."""
     folded = fold(text)
     m = _BOUND.search(folded)
-    if not m or re.search(r"\d", folded[:m.start()]):
+    if not m or _DIGIT_RE.search(folded[:m.start()]):
         return None
     word = m["kind"].lower()
-    kind = "between" if word == "between" else "more" if re.fullmatch(_MORE, word) else "less"
+    kind = "between" if word == "between" else "more" if _MORE_RE.fullmatch(word) else "less"
     return kind, folded[m.end():]
 
 
@@ -238,17 +268,25 @@ def approximate(text: str) -> bool:
 def numeric(gold: str) -> bool:
     """A gold that is an amount, a year or a date: digits and at most a few unit words (or
     a Roman numeral or an ordinal: "XIV", "Ninth")."""
-    if re.fullmatch(r"\s*[IVXLC]{2,}\s*", gold) or re.fullmatch(r"\s*(?:\d+(?:st|nd|rd|th)|[a-z]+th|first|"
-                                                               r"second|third)\s*", gold, re.I):
+    if _ROMAN_GOLD_RE.fullmatch(gold) or _ORDINAL_GOLD_RE.fullmatch(gold):
         return True
     folded = fold(gold)
-    return bool(re.search(r"\d", folded)) and (parse_date(gold) is not None or
-                                                 len(re.findall(r"[^\W\d_]{2,}", folded)) <= 3)
+    return bool(_DIGIT_RE.search(folded)) and (parse_date(gold) is not None or
+                                                len(_WORD2_RE.findall(folded)) <= 3)
+
+
+_ROMAN_GOLD_RE = re.compile(r"\s*[IVXLC]{2,}\s*")
+_ORDINAL_GOLD_RE = re.compile(r"\s*(?:\d+(?:st|nd|rd|th)|[a-z]+th|first|second|third)\s*", re.I)
+_WORD2_RE = re.compile(r"[^\W\d_]{2,}")
 
 
 _NOT_NAMES = frozenset("of the a an and in at per x × about around approximately roughly to is was it its "
                        "hundred thousand million billion trillion dozen one two three four five six seven eight "
                        "nine ten eleven twelve half quarter".split())
+
+
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_ROMAN_NUMERAL_RE = re.compile(r"[IVXLCDM]+")
 
 
 def named_words(text: str) -> list[str]:
@@ -258,9 +296,9 @@ def named_words(text: str) -> list[str]:
     out = []
     for token in fold(text).split():
         token = token.strip(".,;:()[]\"'*")
-        if (token and not token[0].isdigit() and token[0] not in "-+~≈<>" and re.search(r"[^\W\d_]", token)
+        if (token and not token[0].isdigit() and token[0] not in "-+~≈<>" and _LETTER_RE.search(token)
                 and token.lower() not in _NOT_NAMES and parse_unit(token) is None
-                and not re.fullmatch(r"[IVXLCDM]+", token)):  # a Roman numeral is the amount itself
+                and not _ROMAN_NUMERAL_RE.fullmatch(token)):  # a Roman numeral is the amount itself
             out.append(token)
     return out
 
@@ -279,14 +317,20 @@ def acronym_of(gold: str, text: str) -> bool:
         initials(other) == one.replace(".", "").lower() or abbreviates(one, other))
 
 
+_LOWER_ROMAN_RE = re.compile(r"[ivxl]+")
+
+
 def numeral(word: str) -> bool:
-    return word.isdigit() or bool(re.fullmatch(r"[ivxl]+", word))
+    return word.isdigit() or bool(_LOWER_ROMAN_RE.fullmatch(word))
+
+
+_GLOSS_RE = re.compile(r"\s*(.+?)\s*\(([^()]{1,12})\)\s*\.?\s*")
 
 
 def without_gloss(text: str) -> str:
     """The answer without a parenthesis that only abbreviates it: "Phosphate buffered saline
     (PBS)" is phosphate buffered saline."""
-    m = re.fullmatch(r"\s*(.+?)\s*\(([^()]{1,12})\)\s*\.?\s*", text)
+    m = _GLOSS_RE.fullmatch(text) if "(" in text else None
     return m[1] if m and abbreviates(m[2], m[1]) else text
 
 

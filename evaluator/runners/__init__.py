@@ -1,4 +1,4 @@
-"""Runners answer a suite's call list for a model-ID submission (design §2).
+"""Runners answer a suite's call list for a model-ID submission.
 
 A prediction-file submission needs no runner: its answers are the uploaded file.
 A model-ID submission needs one that loads the model (transformers or vllm, on a

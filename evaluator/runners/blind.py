@@ -1,4 +1,4 @@
-"""The "no video" (blind) pass of a model-ID run, as the worker runs it (issue 14).
+"""The "no video" (blind) pass of a model-ID run, as the worker runs it.
 
     answers = answer(runner, request, suite, hidden_calls, job, blind_pass=True)
     extra = blocks(answers, suite, key, judge, options, bootstrap_samples, job)

@@ -5,7 +5,7 @@ of calls answered through one function `ask(queries) -> responses` that the runn
 backs with a model (transformers, vllm) and the tests back with a fake:
 
     expvid          independent     one query per call
-    causalstep      stepwise        the chain of design §6, as a wavefront (below)
+    causalstep      stepwise        the chain a prediction file follows, as a wavefront (below)
     exact           independent
     videommmu       independent     the lecture calls (the quiz picture is the last frame)
     videommmu question-only         the Adaptation problem with only its still picture,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from leaderboard import disclosure, judge_figures
+from results import disclosure
+from leaderboard import judge_figures
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import read_text
 

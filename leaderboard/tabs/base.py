@@ -28,18 +28,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("leaderboard.ui")
 
+QUEUE_TABS = ("queue", "submit", "downloads")  # tabs whose contents follow the queue (its signature)
 _CHECKER = FileChecker()  # one validation pool per site process, started with the site (build_ui)
 
 
 class BaseHandlers:
     """What every tab's callbacks need. Views are cached per table generation and suite."""
 
-    def __init__(self, stores: Stores, settings: Settings, source: TableSource, scheduler=None,
+    def __init__(self, stores: Stores, settings: Settings, source: TableSource, wake: Callable[[], None] | None = None,
                  hub: HubClient | None = None, queue: QueueSource | None = None, checker: FileChecker | None = None):
         self.stores = stores
         self.settings = settings
         self.source = source
-        self.scheduler = scheduler
+        self.wake = wake  # the embedded worker's: look at the queue now (None: no worker in this process)
         self.hub = hub
         self.queue = queue or QueueSource(stores, max_age=source.min_interval)
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
@@ -86,11 +87,9 @@ class BaseHandlers:
 
     def wake_worker(self) -> None:
         """The embedded worker looks at the queue now, not at its next poll."""
-        if self.scheduler is not None:
+        if self.wake is not None:
             try:
-                from evaluator.worker import wake
-
-                wake(self.scheduler)
+                self.wake()
             except Exception:  # it will look at its next poll anyway
                 log.exception("could not wake the embedded worker")
 
@@ -140,14 +139,14 @@ class BaseHandlers:
         """A view of `board`, cached under the generation the board was built from."""
         return self._cached((board.attrs["generation"], *key), compute)
 
-    @failsafe(outputs=3)
+    @failsafe()
     def suite_from_link(self, request: gr.Request | None = None):
         """`?suite=<id>` in the page's address opens that suite's Leaderboard (a link to one
-        suite's board): the suite picked, its tab open, the picker shown."""
+        suite's board): the suite picked here; the page then opens its tab (ui.OPEN_LINKED_SUITE)."""
         wanted = (request.query_params.get("suite") if request is not None else None) or None
         if wanted not in self.suite_options():
-            return skip(3)
-        return gr.update(value=wanted), gr.update(selected="leaderboard"), gr.update(visible=True)
+            return gr.skip()
+        return gr.update(value=wanted)
 
     # -- freshness ----------------------------------------------------------------------------------
 
@@ -166,15 +165,31 @@ class BaseHandlers:
                  for r in self.queue.requests()]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
-    def tick(self) -> tuple[str, int, str]:
+    def tick(self, opened: str | None = None) -> tuple[str, int, str]:
         """The timer: (last-updated text, table generation, queue signature). Views
-        re-render only when the generation or the signature moved."""
+        re-render only when the generation or the signature moved. The signature is sent
+        only while a tab that follows the queue is open (`opened`, the open tab; None: always):
+        elsewhere its change would refill tables nobody sees (tab_opened sends it on opening one)."""
         try:
             self.source.refresh()
-            return self.updated_text(), self.source.generation, self.queue_signature()
+            follows = opened is None or opened in QUEUE_TABS
+            return self.updated_text(), self.source.generation, self.queue_signature() if follows else gr.skip()
         except Exception:  # a tick must never break the page
             log.exception("refresh failed")
             return skip(3)
+
+    def tab_opened(self, tab_id: str) -> tuple:
+        """A tab was opened: which one (fill_when_open reads it), the suite picker shown beside
+        every tab but Models, and, for a tab that follows the queue, the queue's signature now:
+        its change fills that tab's tables."""
+        shown = (tab_id, gr.update(visible=tab_id != "models"))
+        if tab_id not in QUEUE_TABS:
+            return shown
+        try:
+            return (*shown, self.queue_signature())
+        except Exception:  # the tab shows what it had; the next tick tries again
+            log.exception("could not read the queue")
+            return (*shown, gr.skip())
 
     @failsafe()
     def suite_picker(self) -> gr.Radio:

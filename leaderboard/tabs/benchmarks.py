@@ -7,7 +7,13 @@ import pandas as pd
 
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
-from leaderboard.tabs.common import as_tables, failsafe, fill_when_open
+from leaderboard.tabs.common import RANK_PX, as_tables, failsafe, fill_when_open, table
+
+# Pixel widths: Rank and Model stay in view while the metrics scroll sideways (on a phone, and
+# on a wide screen for ExpVid's twenty columns); a metric's header wraps onto two lines.
+WIDTHS = {views.RANK: RANK_PX, views.MODEL: 156, views.SOURCE: 150, "95% CI": 112, views.FRAMES: 72,
+          views.JUDGE: 150, views.DATE: 100}
+METRIC_WIDTH = 96
 
 
 class BenchmarkHandlers(BaseHandlers):
@@ -34,14 +40,22 @@ class BenchmarkHandlers(BaseHandlers):
 
 def build(h: BenchmarkHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
-        gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed.")
+        gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed. A paper's rows "
+                    "are ranked among that paper's models only, on the benchmark's overall score (\"3 📄\"); our "
+                    "verified rows among themselves.", elem_id="benchmarks-note")
         tables = []
         with gr.Tabs(elem_id="benchmark-tabs") as inner:
             for name in views.BENCHMARKS:
                 with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
                     tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,
                                                max_height=640, label=views.TITLES[name], elem_id=f"bench-{name}"))
-    fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmarks), [suite], tables,
+    fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmarks, shaped), [suite], tables,
                    "benchmarks")
     gr.on([tab.select, suite.change], h.first_benchmark_tab, [suite], inner, show_progress="hidden",
           api_visibility="private")
+
+
+def shaped(frame: pd.DataFrame) -> dict:
+    """The table update with its column widths; a one-line note spans the table."""
+    widths = [f"{WIDTHS.get(c, METRIC_WIDTH)}px" for c in frame.columns] if views.RANK in frame.columns else ["100%"]
+    return {**table(frame), "column_widths": widths}

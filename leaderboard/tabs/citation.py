@@ -17,5 +17,6 @@ PLACEHOLDER_BIB = "% The BibTeX entries of the five papers are not added yet (le
 def build() -> None:
     with gr.Tab("Citation", id="citation", elem_id="tab-citation"):
         gr.Markdown("Please cite the benchmarks' papers when you use these results.")
+        # long lines wrap: a phone shows each entry whole rather than its first 40 characters
         gr.Code(read_text(CITATIONS_PATH, PLACEHOLDER_BIB), language=None, label="BibTeX", interactive=False,
-                elem_id="citations", buttons=["copy"])
+                elem_id="citations", buttons=["copy"], wrap_lines=True)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +19,8 @@ import gradio as gr
 import pandas as pd
 
 from evaluator.errors import EvaluatorError
-from leaderboard import markup, views
+from results import markup
+from leaderboard import views
 from space_config.settings import get_settings
 from submissions.errors import SubmissionError
 
@@ -31,6 +35,14 @@ LOG_TAIL_LINES = 20
 CACHE_ENTRIES = 128  # views kept per process (a view is a small frame)
 GENERIC_ERROR = ("Something went wrong on our side. The maintainers have the details in the site's log; "
                  "please try again in a moment.")
+
+# Tables whose Rank and Model (their first two columns) stay in view while the rest scrolls
+# sideways, and the pixel width of their Rank column (views.column_widths; the Models and
+# Benchmarks tabs read it here): Model is pinned where Rank ends.
+RANK_PX = views.WIDTHS[views.RANK]
+_PINNED_TABLES = "#leaderboard-table, #models-table, #by-level-table, .block[id^='bench-']"
+_PINNED = (f":is({_PINNED_TABLES}) :is([role=columnheader], [role=gridcell])"
+           ":is([aria-colindex='1'], [aria-colindex='2'])")
 
 # Passed to launch() (gradio 6 takes css there): log tails keep their line breaks.
 CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
@@ -55,10 +67,38 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        # headers wrap between words, never inside one ("S u b m i t t e r")
        "[role=grid] [role=columnheader] span.header { word-break: normal; overflow-wrap: normal; }\n"
        "#models-table [role=columnheader] span.header { white-space: normal; }\n"
+       # the pinned columns' cells take their row's background: what scrolls under them stays hidden
+       f"{_PINNED} {{ position: sticky; z-index: 3; }}\n"
+       f"{_PINNED}[role=gridcell] {{ background: inherit; }}\n"
+       f"{_PINNED}[aria-colindex='1'] {{ left: 0; }}\n"
+       f"{_PINNED}[aria-colindex='2'] {{ left: {RANK_PX}px; box-shadow: inset -1px 0 0 var(--border-color-primary); }}\n"
+       # a long model name wraps rather than hide its end ("... (no thinking)")
+       f":is({_PINNED_TABLES}) [role=gridcell][aria-colindex='2'] span "
+       "{ white-space: normal; overflow-wrap: anywhere; }\n"
+       ".block[id^='bench-'] [role=columnheader] span.header { white-space: normal; }\n"
+       # the footer's last separator, left with nothing after it once the settings link is gone
+       "footer .built-with ~ .divider { display: none; }\n"
        # a phone keeps the title and the table; the blurb and the update time are for wide screens
        "@media (max-width: 640px) { #site-blurb, #last-updated { display: none; }\n"
        # ... and a column is never narrower than a short word: the table scrolls sideways instead
-       "  .block:not(#models-table) [role=grid] :is([role=columnheader], [role=gridcell]) { min-width: 5.5em; } }")
+       # (header and cells alike, over the widths a table sets; the pinned tables keep theirs, set
+       # to show Rank, Model and a score on a phone)
+       f"  .block:not({_PINNED_TABLES}) [role=grid] :is([role=columnheader], [role=gridcell]) "
+       "{ min-width: 5.5em !important; } }")
+
+# The page's font: Source Sans Pro, which gradio ships (the site needs no font server), in its
+# regular and bold files only. Gradio's semibold file holds a few letters, so bold text (headers,
+# "ExAct") mixed two fonts and some capitals came out small. Common local fonts follow it.
+FONT = (gr.themes.LocalFont("Source Sans Pro", weights=(400, 700)), "DejaVu Sans", "Liberation Sans", "Arial",
+        "Helvetica", "sans-serif")
+# The footer links to the API page and to gradio: the run history (a visitor's past calls,
+# kept in their browser) and the settings page are gradio's developer tools, not the site's.
+FOOTER_LINKS = ["api", "gradio"]
+
+
+def launch_options() -> dict:
+    """What app.py passes to launch() besides the server's address: the CSS, theme and footer."""
+    return {"css": CSS, "theme": gr.themes.Default(font=FONT), "footer_links": FOOTER_LINKS, "run_history": False}
 
 
 # -- who is signed in --------------------------------------------------------------------------------
@@ -115,7 +155,7 @@ def failsafe(outputs: int = 1):
 
 def status(message: str, ok: bool) -> str:
     """A status from plain text, which may quote the submitter's file or form: every line
-    escaped (leaderboard.markup), the first as the status line, the others (problems by
+    escaped (results.markup), the first as the status line, the others (problems by
     line) as one list. No code block: a quoted fence could close it."""
     first, *rest = [line.strip().removeprefix("- ") for line in message.splitlines() if line.strip()] or [""]
     text = f"{'✅' if ok else '❌'} {markup.escape(first)}"
@@ -149,7 +189,34 @@ def _with_shown_text(frame: pd.DataFrame) -> pd.DataFrame | dict:
 def table(frame: pd.DataFrame) -> dict:
     """An update of a Dataframe: the value and its column types (numbers sort as numbers).
     gr.update, not a gr.Dataframe(...): a component would convert the value once more."""
-    return gr.update(value=_with_shown_text(frame), datatype=datatypes(frame))
+    value, types = _shaped(frame)
+    return gr.update(value=value, datatype=list(types))
+
+
+_SHAPED: OrderedDict[int, tuple[weakref.ref, dict, list[str]]] = OrderedDict()
+_SHAPED_LOCK = threading.Lock()
+SHAPED_KEPT = 48  # frames whose value form is kept (the views' caches hold the frames themselves)
+
+
+def _shaped(frame: pd.DataFrame) -> tuple[dict, list[str]]:
+    """The frame in Gradio's value form ({"headers", "data"}, and display texts where a cell
+    shows one) and its column types, worked out once per frame object: the views are cached per
+    table generation, so every visitor after the first is sent the same frame, for a lookup
+    here. Never changed once made (gradio reads the value, and copies what it sends)."""
+    with _SHAPED_LOCK:
+        kept = _SHAPED.get(id(frame))
+        if kept is not None and kept[0]() is frame:
+            _SHAPED.move_to_end(id(frame))
+            return kept[1], kept[2]
+    value = _with_shown_text(frame)
+    if isinstance(value, pd.DataFrame):  # what gradio would make of the frame, at each call
+        value = {"headers": [str(c) for c in frame.columns], "data": frame.to_dict(orient="split")["data"]}
+    types = datatypes(frame)
+    with _SHAPED_LOCK:
+        _SHAPED[id(frame)] = (weakref.ref(frame), value, types)
+        while len(_SHAPED) > SHAPED_KEPT:
+            _SHAPED.popitem(last=False)
+    return value, types
 
 
 def fitted(frame: pd.DataFrame) -> dict:
@@ -187,12 +254,12 @@ def read_text(path: Path, placeholder: str) -> str:
 # -- layout ---------------------------------------------------------------------------------------------
 
 def fill_when_open(tab: gr.Tab, tab_id: str, opened: gr.State, suite: gr.Radio, generation: gr.State, fn,
-                   inputs: list, outputs: list, api_name: str, triggers: Sequence = ()) -> None:
+                   inputs: list, outputs: list, api_name: str, triggers: Sequence = (), **options) -> None:
     """A tab other than the Leaderboard fills when it is opened (and on `triggers`, its own
     controls); a new suite or table refills it only while it is the open tab, so browsing the
-    Leaderboard never ships the other tabs' tables (each holds every row)."""
-    gr.on([tab.select, *triggers], fn, inputs, outputs, api_name=api_name)
+    Leaderboard never ships the other tabs' tables (each holds every row). `options`: gr.on's."""
+    gr.on([tab.select, *triggers], fn, inputs, outputs, api_name=api_name, **options)
 
     def refill(shown: str | None, *args):
         return fn(*args) if shown == tab_id else skip(len(outputs))
-    gr.on([suite.change, generation.change], refill, [opened, *inputs], outputs, api_visibility="private")
+    gr.on([suite.change, generation.change], refill, [opened, *inputs], outputs, api_visibility="private", **options)

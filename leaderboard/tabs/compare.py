@@ -23,8 +23,9 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import compare as logic
-from leaderboard import compare_protocol, markup
-from leaderboard.tabs.common import datatypes
+from results import markup
+from leaderboard import compare_protocol
+from leaderboard.tabs.common import datatypes, fill_when_open
 from leaderboard.errors import CompareRefused
 
 if TYPE_CHECKING:
@@ -120,8 +121,8 @@ class CompareHandlers:
         return text, frame
 
 
-def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State) -> CompareHandlers:
-    """The Compare tab, inside build_ui's gr.Tabs."""
+def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State, opened: gr.State) -> CompareHandlers:
+    """The Compare tab, inside build_ui's gr.Tabs; its pickers fill when it is opened."""
     c = CompareHandlers(h)
     with gr.Tab("Compare", id="compare", elem_id="tab-compare") as tab:
         gr.Markdown(INTRO, elem_id="compare-intro")
@@ -131,10 +132,9 @@ def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State) -> CompareHa
         status = gr.Markdown(PICK_TWO, elem_id="compare-status", latex_delimiters=[])
         shown = gr.Dataframe(pd.DataFrame(columns=list(logic.COLUMNS)), interactive=False, wrap=True,
                              show_search="filter", max_height=640, label="A − B", elem_id="compare-table",
-                             column_widths=["10%", "12%", "4%", "7%", "7%", "6%", "11%", "5%", "7%", "6%", "9%",
-                                            "16%"])
-    gr.on([tab.select, suite.change, generation.change], c.choices, [suite, a, b], [a, b],
-          api_name="compare_choices")
+                             # pixels, shares of 1,200: a phone scrolls the table rather than squeeze it
+                             column_widths=[f"{12 * p}px" for p in (10, 12, 4, 7, 7, 6, 11, 5, 7, 6, 9, 16)])
+    fill_when_open(tab, "compare", opened, suite, generation, c.choices, [suite, a, b], [a, b], "compare_choices")
     gr.on([a.change, b.change], _as_table(c.compare), [suite, a, b], [status, shown], trigger_mode="always_last",
           api_name="compare")
     return c

@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING
 
 import gradio as gr
 
-from leaderboard import api, downloads, markup, reported_export, views
+from results import markup
+from leaderboard import api, downloads, reported_export, views
 from leaderboard.errors import DownloadRefused, LeaderboardError
-from leaderboard.tabs.common import current_user  # the site's one notion of who is signed in
+from results.errors import ResultsError
+from leaderboard.tabs.common import current_user, fill_when_open  # current_user: the site's one notion of who is signed in
 from submissions.stores.sharded import read_sharded
 
 if TYPE_CHECKING:
@@ -78,7 +80,7 @@ class DownloadHandlers:
             info = (f"Suite `{entry.suite_id}` · **{entry.rows}** results · table version "
                     f"`{entry.table_version}` · written {entry.table_updated_at or 'not yet'}")
             return info, _button(files[0]), _button(files[1])
-        except LeaderboardError as e:
+        except (LeaderboardError, ResultsError) as e:
             return markup.escape(str(e)), _button(None), _button(None)
         except Exception:  # noqa: BLE001 - the page stays usable
             log.exception("the snapshot of %s could not be prepared", suite)
@@ -189,9 +191,9 @@ def _write(path: Path, data: bytes) -> None:
     partial.replace(path)
 
 
-def build(h: BaseHandlers, suite, generation, signature) -> DownloadHandlers:
-    """The tab, inside build_ui's gr.Tabs; returns its handlers (their Snapshots and raw
-    outputs are what the site's routes serve)."""
+def build(h: BaseHandlers, suite, generation, signature, opened) -> DownloadHandlers:
+    """The tab, inside build_ui's gr.Tabs (filled when opened); returns its handlers (their
+    Snapshots and raw outputs are what the site's routes serve)."""
     snapshots = downloads.Snapshots(h.stores.results, h.source, h.settings)
     d = DownloadHandlers(h, snapshots)
     with gr.Tab("Downloads", id="downloads", elem_id="tab-downloads") as tab:
@@ -211,8 +213,8 @@ def build(h: BaseHandlers, suite, generation, signature) -> DownloadHandlers:
             get = gr.DownloadButton("Download raw outputs (JSONL)", interactive=False, scale=1,
                                     elem_id="download-outputs")
         note = gr.Markdown(elem_id="outputs-status", latex_delimiters=[])
-    gr.on([tab.select, suite.change, generation.change], d.snapshot, [suite], [info, as_json, as_parquet],
-          api_name="snapshot_files", show_progress="hidden")
+    fill_when_open(tab, "downloads", opened, suite, generation, d.snapshot, [suite], [info, as_json, as_parquet],
+                   "snapshot_files", show_progress="hidden")
     gr.on([tab.select, signature.change], d.runs, [pick], [pick, note], api_name="my_model_runs",
           show_progress="hidden")
     pick.change(d.outputs, [pick], [get, note], api_name="my_raw_outputs")

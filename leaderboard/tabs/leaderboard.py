@@ -25,9 +25,10 @@ ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
 noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
-while its interval overlaps the leader's. Rows are ranked only against rows of the same judge, and only rows at
-each benchmark's **reference protocol** (its paper's frames, resolution, decoding and runs; frame budgets the
-paper let each model choose count as the protocol) are ranked. Other rows are shown too, never ranked: **≠** in
+while its interval overlaps the leader's (papers' rows get no Average and no Band: their page shows neither
+column). Rows are ranked only against rows of the same judge, and only rows at each benchmark's **reference
+protocol** (its paper's frames, resolution, decoding and runs; frame budgets the paper let each model choose
+count as the protocol) are ranked. Other rows are shown too, never ranked: **≠** in
 their Rank cell and what differs in the Protocol column (**?** when unknown); the Protocol filter can hide them. The **Protocol card** under
 the table (or a click on a row) says how a row's numbers were produced and where our protocol differs from each
 paper's; the Compare tab tests the difference of two rows directly."""
@@ -65,6 +66,7 @@ class LeaderboardHandlers(BaseHandlers):
         wanted = set(protocol.columns_for(columns, protocols, board))
         held = self._view(board, ("held", suite), lambda: views.suite_benchmarks(board))
         chosen = views.held_columns(tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted), held)
+        unfilled = self._view(board, ("unfilled", suite), lambda: views.unfilled_columns(board))
         filtered: list[pd.DataFrame] = []  # the filtered rows, computed at most once per call, kept by no cache
 
         def rows() -> pd.DataFrame:
@@ -76,7 +78,7 @@ class LeaderboardHandlers(BaseHandlers):
 
         def shape() -> tuple[dict, str]:
             part = paging.page_of(rows(), number)
-            return fitted(views.leaderboard_view(part.rows, chosen)), paging.page_text(part)
+            return fitted(views.leaderboard_view(part.rows, chosen, unfilled)), paging.page_text(part)
         shaped, text = self._pages.get((generation, "page", suite, filters, chosen, number), shape)
         return dict(shaped), text, number  # a copy: gradio pops the value out of an update
 
@@ -144,7 +146,7 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
         # No client-side search box: it would search only the page sent; the search above covers every row.
         shown = gr.Dataframe(shaped["value"], datatype=shaped["datatype"], interactive=False,
                              column_widths=shaped["column_widths"], show_search="none",
-                             pinned_columns=3, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
+                             pinned_columns=2, max_height=640, label="Leaderboard", elem_id="leaderboard-table",
                              buttons=["copy", "fullscreen"])
         with gr.Row():
             previous = gr.Button("◀ Previous", size="sm", scale=0, min_width=110, elem_id="page-previous")
@@ -171,3 +173,11 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
           api_name="filter_options")
     gr.on([suite.change, generation.change], h.suite_note, [suite], note, show_progress="hidden",
           api_visibility="private")
+    gr.on(None, search_from_link, None, search, api_visibility="private")  # on load only: no inputs
+
+
+def search_from_link(request: gr.Request | None = None):
+    """`?model=<name>` in the page's address (the link a model's Hub page gives to its row here,
+    with `?suite=`) fills the search box; without it the box stays as it is."""
+    wanted = (request.query_params.get("model") if request is not None else None) or ""
+    return gr.update(value=wanted.strip()[:200]) if wanted.strip() else gr.skip()

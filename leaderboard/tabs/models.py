@@ -1,5 +1,7 @@
 """The Models tab, the first page: one row per model across the five benchmarks
-(leaderboard/views/models.py), ranked within the column picked in "Rank by"."""
+(leaderboard/views/models.py), ranked within the column picked in "Rank by"; below it, the
+results the models' own authors report on their Hub pages (leaderboard/views/authors.py),
+never ranked."""
 
 from __future__ import annotations
 
@@ -7,26 +9,49 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import views
+from leaderboard.author_results import AuthorSource
 from leaderboard.tabs.base import BaseHandlers
-from leaderboard.tabs.common import failsafe, table
+from leaderboard.tabs.common import RANK_PX, failsafe, table
+from leaderboard.views import authors as author_views
 from leaderboard.views import models as model_views
 
 # Score columns keep a width that shows "61.20 ✓ · 📄 58.10" on two lines at most, the
-# model column a readable name; a phone scrolls the scores, Rank and Model pinned.
-WIDTHS = {views.RANK: "60px", views.MODEL: "170px"}
-SCORE_WIDTH = "112px"
+# model column a readable name; a phone (390 px) shows Rank, Model and one whole score
+# column, and scrolls the others under Rank and Model, which stay in view.
+WIDTHS = {views.RANK: f"{RANK_PX}px", views.MODEL: "156px"}
+SCORE_WIDTH = "108px"
 
 
 class ModelsHandlers(BaseHandlers):
     """The Models tab's callbacks."""
 
+    def authors(self) -> AuthorSource:
+        """The models' authors' results as last scanned (one reader per handlers object)."""
+        if getattr(self, "_authors", None) is None:
+            self._authors = AuthorSource(self.stores.results)
+        return self._authors
+
     def model_rows(self) -> list[model_views.ModelRow]:
         """Every model, the papers' rows with the verified rows of the suite submissions go to
-        (an official suite's board holds both), cached per table generation."""
+        (an official suite's board holds both) and the authors' own results, cached per table
+        generation and scan."""
         papers = self.board(views.REPORTED_SUITE)
         configured = self.configured_suite()
         verified = self.board(configured) if configured else None
-        return self._view(papers, ("models", configured), lambda: model_views.model_rows(papers, verified))
+        source = self.authors()
+        report = source.get()
+        return self._view(papers, ("models", configured, source.version),
+                          lambda: model_views.model_rows(papers, verified, authors=report.rows))
+
+    @failsafe(outputs=2)
+    def authors_table(self, search: str = "") -> tuple[dict, str]:
+        """The authors' own results (never ranked), searched as the models are, and the line above."""
+        report = self.authors().get()
+        shown = author_views.author_view(report.rows, search or "")
+        update = table(shown)
+        update["datatype"] = ["markdown" if c in author_views.MARKDOWN_COLUMNS else k
+                              for c, k in zip(shown.columns, update["datatype"])]
+        return update, author_views.author_note(len(report.rows), report.scanned_at)
 
     @failsafe(outputs=3)
     def models_table(self, search: str = "", sort_by: str | None = None) -> tuple[dict, dict, str]:
@@ -43,6 +68,7 @@ class ModelsHandlers(BaseHandlers):
         return (f"{len(shown)} models, ranked by **{shown.attrs['sort_by']}** (models without it follow, unranked) · "
                 f"{model_views.VERIFIED_MARK} verified "
                 f"by our worker ({where}) · {model_views.REPORTED_MARK} reported in the benchmark's paper · "
+                f"{model_views.AUTHOR_MARK} reported by the model's authors on its Hub page (never ranked) · "
                 f"{model_views.NO_AVERAGE}")
 
 
@@ -69,5 +95,14 @@ def build(h: ModelsHandlers, generation: gr.State) -> None:
                              column_widths=first.get("column_widths"), interactive=False, show_search="none",
                              pinned_columns=2, max_height=900, wrap=True, label="Models", show_label=False,
                              elem_id="models-table", buttons=[])
+        gr.Markdown("### Reported by the models' authors", elem_id="author-heading")
+        first_authors, authors_note = h.authors_table("")
+        shown_authors_note = gr.Markdown(authors_note, elem_id="author-note")
+        shown_authors = gr.Dataframe(first_authors.get("value"), datatype=first_authors.get("datatype"),
+                                     interactive=False, show_search="none", wrap=True,
+                                     label="Reported by the models' authors", show_label=False,
+                                     elem_id="author-table", buttons=[], max_height=400)
     gr.on([search.change, sort_by.change, generation.change], h.models_table, [search, sort_by],
           [shown, sort_by, shown_note], trigger_mode="always_last", api_name="models")
+    gr.on([search.change, generation.change], h.authors_table, [search], [shown_authors, shown_authors_note],
+          trigger_mode="always_last", api_name="author_results")

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import gradio as gr
 import pandas as pd
 
-from leaderboard import number_format, views
+from results import number_format
+from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fill_when_open
 
@@ -73,7 +74,7 @@ def build(h: PlotHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.
         models = gr.Dropdown([], value=[], multiselect=True, label="Models in the per-level profile",
                              elem_id="plot-models")
         # No fixed height: with one, the legend falls below the rotated labels and is cut off.
-        # Axes as leaderboard/number_format.py has them: scores over 0-100, ticks without padded digits.
+        # Axes as results/number_format.py has them: scores over 0-100, ticks without padded digits.
         profile = gr.LinePlot(x="level", y="score", color="model", sort=views.LEVEL_ORDER,
                               y_lim=number_format.SCORE_LIMITS, y_axis_format=number_format.AXIS_FORMAT,
                               x_title="level", y_title="score (%)", label="Per-level profile", x_label_angle=-30,

@@ -1,5 +1,5 @@
 """The Leaderboard tab's protocol parts: the filter and the card panel (Gradio wiring only;
-the shaping is leaderboard/protocol_card.py).
+the shaping is results/protocol_card.py).
 
     protocols = protocol_filter()                       # a gr.Radio, in the filters' row
     card_panel(h, suite, generation, table, initial)    # below the table: picker + card
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 import pandas as pd
 
-from leaderboard import protocol_card, views
+from results import protocol_card
+from leaderboard import views
 from leaderboard.tabs.common import failsafe
 
 if TYPE_CHECKING:
@@ -39,14 +40,16 @@ def columns_for(columns, protocols: str | None, board: pd.DataFrame | None = Non
 
 def clicked_id(board: pd.DataFrame, row_value: list[Any] | None) -> str | None:
     """The id of the board row a click in the leaderboard table landed on: the row whose
-    Model and Source texts match the clicked row's (the table's first columns are
-    views.ALWAYS_SHOWN), the best ranked first."""
-    at = {name: views.ALWAYS_SHOWN.index(name) for name in (views.MODEL, views.SOURCE, views.AVERAGE)}
-    if not row_value or len(row_value) <= at[views.SOURCE]:
+    Model text and Source text match cells of the clicked row (the table starts with Rank,
+    Model and, unless the suite has none, Average: views.leaderboard_view), the best ranked
+    first."""
+    at = {name: views.ALWAYS_SHOWN.index(name) for name in (views.MODEL, views.AVERAGE)}
+    if not row_value or len(row_value) <= at[views.AVERAGE]:
         return None
-    model, source = str(row_value[at[views.MODEL]]), str(row_value[at[views.SOURCE]])
-    found = board[(board["model_text"].astype(str) == model) & (views.source_text(board).astype(str) == source)]
-    if len(found) > 1 and len(row_value) > at[views.AVERAGE]:  # the same name twice (thinking on and off): the average decides
+    model, cells = str(row_value[at[views.MODEL]]), {str(v) for v in row_value}
+    found = board[(board["model_text"].astype(str) == model) & views.source_text(board).astype(str).isin(cells)]
+    # the same name twice (thinking on and off): the average decides, where the table shows one
+    if len(found) > 1 and views.AVERAGE not in views.unfilled_columns(board):
         average = pd.to_numeric(pd.Series([row_value[at[views.AVERAGE]]]), errors="coerce").iloc[0]
         same = found[(pd.to_numeric(found["average"], errors="coerce") - average).abs() < 0.005]
         found = same if len(same) else found

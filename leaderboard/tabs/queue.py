@@ -8,7 +8,9 @@ from collections.abc import Callable
 import gradio as gr
 import pandas as pd
 
-from leaderboard import markup, views
+from results import markup
+from leaderboard import views
+from leaderboard.tabs import model_pages
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, LOG_TAIL_LINES, current_user, done, failsafe, status
 from leaderboard.tabs.submit import declared_metadata
@@ -110,7 +112,8 @@ def px(*percent: int) -> list[str]:
 def build(h: QueueHandlers, signature: gr.State) -> None:
     with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
         gr.Markdown("Every submission and where it stands; failures stay here with their reason. "
-                    "Tables refresh by themselves.")
+                    "Tables refresh by themselves; an empty table means no submission is in that state now.",
+                    elem_id="queue-intro")
         with gr.Accordion("Failed", open=True):
             failed = gr.Dataframe(pd.DataFrame(columns=list(views.FAILED_COLUMNS)), interactive=False, wrap=True,
                                   label="Failed", elem_id="queue-failed",
@@ -128,6 +131,7 @@ def build(h: QueueHandlers, signature: gr.State) -> None:
             mine = gr.Dataframe(pd.DataFrame(columns=list(views.MINE_COLUMNS)), interactive=False, wrap=True,
                                 label="My submissions", elem_id="my-submissions",
                                 column_widths=px(19, 14, 10, 13, 9, 22, 13))
+            model_pages.build(h, signature, mine)  # a verified model run onto its model's Hub page
             with gr.Accordion("Correct the declared settings of a prediction file", open=False,
                               elem_id="correct-settings"):
                 gr.Markdown("What you stated about a file (frames, parameters, weights, thinking) decides how its "

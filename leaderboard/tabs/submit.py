@@ -17,7 +17,8 @@ from evaluator import reference
 from evaluator.protocol import declared_frames_differ
 from evaluator.errors import EvaluatorError
 from evaluator.suite import with_video_files
-from leaderboard import markup, views
+from results import markup
+from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
 from submissions.errors import SubmissionError
@@ -105,6 +106,9 @@ FRAMES_OFF = ("⚠️ **One count of {count} frames for every call is outside th
               "shown on the Leaderboard marked **≠ frames** and not ranked. Leave the field empty if your model saw "
               "the frames the call list gives; you can correct it later under Queue → My submissions.")
 
+SUBMITTED = "✅ Submitted"  # how the status of a submission that was taken starts (SubmitHandlers._submitted)
+FILE_SENT = " The file was sent and the file box emptied: choose a file to submit another."
+
 
 class SubmitHandlers(BaseHandlers):
     """The Submit tab's callbacks: the submitter is always the signed-in user, never a form field."""
@@ -172,6 +176,11 @@ class SubmitHandlers(BaseHandlers):
         if not checked.ok:
             return status(explain_refusal(self.stores, file, suite_id, checked.message), ok=False)
         text = f"{checked.predictions} predictions for {checked.calls} calls of suite `{suite_id}`; ready to submit."
+        if checked.in_context:  # why there are more predictions than calls
+            text += (f" {checked.predictions - checked.in_context} calls have one answer each; "
+                     f"{checked.context_calls} CausalStep calls asked after an earlier answer have "
+                     f"{checked.in_context}, one for each earlier answer your model gave (the lines with "
+                     f"\"context\").")
         if checked.missing:
             text += f" {checked.missing} calls have no prediction: they will score as unanswered."
         return done(text)
@@ -231,7 +240,9 @@ class SubmitHandlers(BaseHandlers):
             metadata |= hub_model(hub_id)
         except ValueError as e:
             return status(str(e), ok=False), self.quota(profile)
-        return self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata, page_suite))
+        message, quota = self._submit(profile, lambda who: self._submit_checked(who, Path(file), name, metadata,
+                                                                                page_suite))
+        return (message + FILE_SENT if message.startswith(SUBMITTED) else message), quota
 
     def _submit_checked(self, who: Identity, file: Path, name: str, metadata: dict, page_suite: str | None) -> Any:
         """Validate in the checker's process, then queue (submit_predictions skips the second
@@ -353,9 +364,22 @@ def _file_tab(h: SubmitHandlers, suite: gr.Radio, quota: gr.Markdown) -> gr.Down
         result = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
     # Anyone may check a file before signing in; a small limit keeps big uploads from crowding the site.
     upload.upload(h.check_file, [upload, suite], result, api_name="check_file", concurrency_limit=2)
-    upload.clear(lambda: "", None, result, api_visibility="private")
+    upload.clear(kept_when_submitted, result, result, api_visibility="private")
     gr.on([frames.change, suite.change], h.frames_note, [frames, suite], frames_note, show_progress="hidden",
           trigger_mode="always_last", api_visibility="private")
     send.click(h.submit_file, [upload, name, params, weights, frames, thinking, suite, hub_id], [result, quota],
-               concurrency_limit=4, api_name="submit_file")
+               concurrency_limit=4, api_name="submit_file"
+               ).then(cleared_when_submitted, result, upload, show_progress="hidden", api_visibility="private")
     return download
+
+
+def cleared_when_submitted(message: str | None):
+    """After a click on Submit: the file box emptied when the file was taken (a second click
+    cannot send it again), kept when it was refused (to fix and send again)."""
+    return None if (message or "").startswith(SUBMITTED) else gr.skip()
+
+
+def kept_when_submitted(message: str | None) -> str:
+    """The status when the file box empties: a refusal or a check goes with its file, the
+    line saying a submission was taken stays."""
+    return message if (message or "").startswith(SUBMITTED) else ""

@@ -14,14 +14,14 @@ and the other views read the same prepared board:
     level_profile(board, ids), score_vs_params(board, "average")     data for the plots
     queue_view(requests), my_submissions(requests, user), my_log(...)   the Queue tab
 
-Breakdown buckets published without a score (leaderboard/disclosure.py) stay missing
+Breakdown buckets published without a score (results/disclosure.py) stay missing
 (NaN) in these frames, so every column still sorts as numbers; `frame.attrs["hidden"]`
 says which cells they are ({column: {row position: item count}}) and `shown_text`
 gives the "n too small (n=...)" text the site puts in their place. Every number a view
-shows is written by one rule (leaderboard/number_format.py: scores "52.80", counts "120"):
+shows is written by one rule (results/number_format.py: scores "52.80", counts "120"):
 `display_text` gives each cell's text from the kinds a view notes in `frame.attrs["kinds"]`.
 
-`table` is `leaderboard.aggregate.load_table`'s frame (columns documented there);
+`table` is `results.aggregate.load_table`'s frame (columns documented there);
 paper-reported rows come from `leaderboard.reported.reported_rows`. Display column
 names (RANK, MODEL, ...) are constants here: the UI and the browser tests use them.
 

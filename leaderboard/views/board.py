@@ -7,19 +7,19 @@ import json
 import numpy as np
 import pandas as pd
 
-from leaderboard import number_format, protocol_card, ranking
-from leaderboard.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
+from results import number_format, protocol_card, ranking
+from results.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
 from leaderboard.views.columns import (
     BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
-    VERIFIED, _col, _flags, _numbers, _text,
+    VERIFIED, column_or_empty, flags, as_numbers, as_text,
 )
 
 
 # -- derived columns ----------------------------------------------------------------------------------------
 
 def badge(frame: pd.DataFrame) -> pd.Series:
-    source = _col(frame, "source").astype("string")
-    kind = _col(frame, "kind").astype("string")
+    source = column_or_empty(frame, "source").astype("string")
+    kind = column_or_empty(frame, "kind").astype("string")
     out = np.where(source == "reported", REPORTED, np.where(kind == "baseline", BASELINE, VERIFIED))
     return pd.Series(out, index=frame.index, dtype=object)
 
@@ -27,13 +27,13 @@ def badge(frame: pd.DataFrame) -> pd.Series:
 def params_billions(frame: pd.DataFrame) -> pd.Series:
     """Parameters in billions: the paper's `params_b`, else the submission's `params`
     text ("7.62", "7B", "500M", or a raw count such as "7615616512")."""
-    text = _col(frame, "params").astype("string").str.strip()
+    text = column_or_empty(frame, "params").astype("string").str.strip()
     parts = text.str.extract(r"^([0-9]*\.?[0-9]+)\s*([kKmMbBtT]?)", expand=True)
-    number = _numbers(parts[0])
+    number = as_numbers(parts[0])
     unit = parts[1].astype("string").str.upper().map({"K": 1e-6, "M": 1e-3, "B": 1.0, "T": 1e3})
-    number = number * _numbers(unit).fillna(1.0)
+    number = number * as_numbers(unit).fillna(1.0)
     number = number.where(~(number > 1e5), number / 1e9)  # a raw count, not billions
-    return _numbers(_col(frame, "params_b")).fillna(number)
+    return as_numbers(column_or_empty(frame, "params_b")).fillna(number)
 
 
 def size_bucket(params_b: pd.Series) -> pd.Series:
@@ -43,9 +43,9 @@ def size_bucket(params_b: pd.Series) -> pd.Series:
 
 def model_type(frame: pd.DataFrame) -> pd.Series:
     """open / closed / baseline / human / random / unspecified."""
-    kind = _col(frame, "kind").astype("string")
-    row_kind = _col(frame, "row_kind").astype("string")
-    declared = _flags(_col(frame, "open")).fillna(_flags(_col(frame, "meta.open")))
+    kind = column_or_empty(frame, "kind").astype("string")
+    row_kind = column_or_empty(frame, "row_kind").astype("string")
+    declared = flags(column_or_empty(frame, "open")).fillna(flags(column_or_empty(frame, "meta.open")))
     conditions = [
         (kind == "baseline").fillna(False).to_numpy(bool),
         (row_kind == "human").fillna(False).to_numpy(bool),
@@ -60,7 +60,7 @@ def model_type(frame: pd.DataFrame) -> pd.Series:
 
 def frames_used(frame: pd.DataFrame) -> pd.Series:
     """The frame count: the run's own, else the one a prediction file's submitter stated."""
-    return _numbers(_col(frame, "frames")).fillna(_numbers(_col(frame, "meta.frames")))
+    return as_numbers(column_or_empty(frame, "frames")).fillna(as_numbers(column_or_empty(frame, "meta.frames")))
 
 
 def _own_budgets(frame: pd.DataFrame) -> np.ndarray:
@@ -72,12 +72,12 @@ def _own_budgets(frame: pd.DataFrame) -> np.ndarray:
     def own(text: object) -> bool:
         budgets = json.loads(text) if isinstance(text, str) and text.startswith("{") else {}
         return any(defaults.get(k, v) != v for k, v in budgets.items())
-    return np.array([own(t) for t in _col(frame, "runner.frame_budgets")], dtype=bool)
+    return np.array([own(t) for t in column_or_empty(frame, "runner.frame_budgets")], dtype=bool)
 
 
 def frames_label(frame: pd.DataFrame, frames: pd.Series) -> pd.Series:
     """What the frames filter offers: "32", or SUITE_DEFAULT_FRAMES / MODEL_BUDGET_FRAMES / UNSTATED_FRAMES."""
-    reported = (_col(frame, "source").astype("string") == "reported").fillna(False).to_numpy(bool)
+    reported = (column_or_empty(frame, "source").astype("string") == "reported").fillna(False).to_numpy(bool)
     missing = np.where(reported, UNSTATED_FRAMES, np.where(_own_budgets(frame), MODEL_BUDGET_FRAMES,
                                                            SUITE_DEFAULT_FRAMES))
     text = frames.map(lambda v: f"{v:g}", na_action="ignore").astype(object)
@@ -85,8 +85,8 @@ def frames_label(frame: pd.DataFrame, frames: pd.Series) -> pd.Series:
 
 
 def thinking_text(frame: pd.DataFrame) -> pd.Series:
-    flag = _flags(_col(frame, "thinking"))
-    declared = _flags(_col(frame, "meta.thinking"))
+    flag = flags(column_or_empty(frame, "thinking"))
+    declared = flags(column_or_empty(frame, "meta.thinking"))
     flag = flag.where(~declared.eq(True).fillna(False), True)  # a prediction file's stated thinking mode
     out = np.select([flag.eq(True).fillna(False).to_numpy(bool), flag.eq(False).fillna(False).to_numpy(bool)],
                     ["on", "off"], default="")
@@ -96,9 +96,9 @@ def thinking_text(frame: pd.DataFrame) -> pd.Series:
 def _labels(frame: pd.DataFrame) -> pd.Series:
     """Unique names for plot pickers: the model, "(thinking)", the paper for reported
     rows, and the end of the id where two rows would still read the same."""
-    label = _text(_col(frame, "model")).where(_text(_col(frame, "model")) != "", _text(_col(frame, "id")))
+    label = as_text(column_or_empty(frame, "model")).where(as_text(column_or_empty(frame, "model")) != "", as_text(column_or_empty(frame, "id")))
     label = label + np.where(frame["thinking_text"] == "on", " (thinking)", "")
-    ids = _text(_col(frame, "id"))
+    ids = as_text(column_or_empty(frame, "id"))
     paper_bench = _paper_benchmark(frame)
     label = label.where(paper_bench.isna(), label + " (" + paper_bench.astype(str) + " paper)")
     repeated = label.duplicated(keep=False)
@@ -107,7 +107,7 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
 
 def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     """The suite's rows with the columns every view needs, in the Leaderboard's order with
-    each row's rank and band (leaderboard/ranking.py `ranked`: reported rows have none).
+    each row's rank and band (results/ranking.py `ranked`: reported rows have none).
     Ranking happens here, before any filter, so a filter never renumbers rows."""
     out = rows.copy()
     for column in ("model", "id", "average", *overall_columns()):
@@ -120,12 +120,12 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out["frames_n"] = frames_used(out)
     out["frames_label"] = frames_label(out, out["frames_n"])
     out["thinking_text"] = thinking_text(out)
-    out["date"] = _text(_col(out, "created")).str[:10]
-    # sorted and ranked as the open exports are (leaderboard/ranking.py): papers' rows grouped by
+    out["date"] = as_text(column_or_empty(out, "created")).str[:10]
+    # sorted and ranked as the open exports are (results/ranking.py): papers' rows grouped by
     # paper, so a CausalStep number is never ordered against a Video SimpleQA one
     out = ranking.ranked(out)
     out["model_text"] = _variant_names(out)
-    out["runner_text"] = _text(_col(out, "runner")).where(out["source_kind"] == "verified", "paper")
+    out["runner_text"] = as_text(column_or_empty(out, "runner")).where(out["source_kind"] == "verified", "paper")
     out["protocol_text"] = protocol_card.labels(out)
     out["label"] = _labels(out)
     return out
@@ -134,7 +134,7 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
 def _variant_names(frame: pd.DataFrame) -> pd.Series:
     """Model names as shown, "(thinking)" / "(no thinking)" added where one paper prints a
     name twice for the two settings (the Thinking column is not shown by default)."""
-    names = _text(frame["model"])
+    names = as_text(frame["model"])
     paper = _paper_benchmark(frame)
     twice = pd.DataFrame({"p": paper, "m": names}).duplicated(keep=False).to_numpy(bool) & paper.notna().to_numpy(bool)
     thinking = frame["thinking_text"].to_numpy()
@@ -148,7 +148,7 @@ def suite_benchmarks(board: pd.DataFrame) -> list[str]:
     hold any of the five)."""
     verified = board[board["source_kind"] == "verified"] if "source_kind" in board.columns else board
     rows = verified if len(verified) else board
-    return [b for b in BENCHMARKS if _numbers(_col(rows, f"{b}.overall")).notna().any()]
+    return [b for b in BENCHMARKS if as_numbers(column_or_empty(rows, f"{b}.overall")).notna().any()]
 
 
 def average_note(board: pd.DataFrame) -> str:
@@ -165,17 +165,17 @@ def average_note(board: pd.DataFrame) -> str:
 
 
 def ci_text(frame: pd.DataFrame, benchmark: str) -> pd.Series:
-    """"[6.00, 15.63]" for display (leaderboard/number_format.py); a text column of its own so the
+    """"[6.00, 15.63]" for display (results/number_format.py); a text column of its own so the
     score column sorts as numbers."""
-    low = _col(frame, f"{benchmark}.overall_ci_low").to_numpy()
-    high = _col(frame, f"{benchmark}.overall_ci_high").to_numpy()
+    low = column_or_empty(frame, f"{benchmark}.overall_ci_low").to_numpy()
+    high = column_or_empty(frame, f"{benchmark}.overall_ci_high").to_numpy()
     return pd.Series([number_format.interval(lo, hi) or "" for lo, hi in zip(low, high)], index=frame.index,
                      dtype=object)
 
 
 def _paper_benchmark(frame: pd.DataFrame) -> pd.Series:
     """The benchmark whose paper a reported row comes from (its id: reported/<benchmark>/...)."""
-    ids = _text(_col(frame, "id"))
+    ids = as_text(column_or_empty(frame, "id"))
     return ids.str.extract(r"^reported/([^/]+)/", expand=False).map(TITLES, na_action="ignore")
 
 

@@ -9,24 +9,25 @@ import numpy as np
 import pandas as pd
 
 from evaluator.judges import JUDGED
-from leaderboard import disclosure, number_format
-from leaderboard.ranking import half_widths, interval_ranks
+from results import disclosure, number_format
+from results.ranking import half_widths, interval_ranks
 from leaderboard.views.board import ci_text, source_text, suite_benchmarks
 from leaderboard.views.columns import (
-    BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, TITLES, _col, _numbers,
+    BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, TITLES, column_or_empty, as_numbers,
 )
 from leaderboard.views.display import DISPLAY, HIDDEN, set_kinds
+from leaderboard.views.table import paper_ranks
 
 
 # -- one tab per benchmark ---------------------------------------------------------------------------------------
 
 def metric_columns(board: pd.DataFrame, benchmark: str) -> list[str]:
-    """The benchmark's scalar (numeric) columns: design §7 order first, then the rest
+    """The benchmark's scalar (numeric) columns: the published metric order first, then the rest
     (counts included); intervals are shown as one text column instead."""
     prefix = f"{benchmark}."
     numeric = [c for c in board.columns if c.startswith(prefix) and pd.api.types.is_numeric_dtype(board[c])
                and not c.endswith(("_ci_low", "_ci_high"))]
-    # design §7's metrics even when every value is missing (a column of None is not numeric)
+    # the published metrics even when every value is missing (a column of None is not numeric)
     known = [f"{prefix}{m}" for m in METRICS.get(benchmark, ()) if f"{prefix}{m}" in board.columns]
     rest = sorted(set(numeric) - set(known), key=lambda c: (c.startswith(f"{prefix}n_"), c))
     return known + rest
@@ -37,26 +38,28 @@ def metric_label(metric: str) -> str:
 
 
 def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
-    """Every row with a score on this benchmark, by its overall: rank, model, source,
-    overall, its interval, every other metric, then frames, judge and date."""
+    """Every row with a score on this benchmark, by its overall: rank, model, overall, its
+    interval, every other metric, then source, frames, judge and date (the scores beside the
+    model: a phone shows the first). A paper's model rows are ranked within that paper on its
+    overall ("3 📄"), verified rows among themselves."""
     columns = metric_columns(board, benchmark)
     rows = board[board[columns].notna().any(axis=1)] if columns else board.iloc[0:0]
-    overall = _numbers(_col(rows, f"{benchmark}.overall"))
+    overall = as_numbers(column_or_empty(rows, f"{benchmark}.overall"))
     rows = rows.assign(_score=overall).sort_values(["_score", "rank"], ascending=[False, True],
                                                    na_position="last", kind="stable")
     judges = _judges(rows, benchmark)
     ranks = interval_ranks(overall.loc[rows.index], half_widths(rows, benchmark), np.zeros(len(rows)),
                            judges, rows["ranked"])
-    data: dict[str, object] = {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(),
-                               SOURCE: source_text(rows).to_numpy()}
+    ranks, in_paper = _paper_ranked(rows, ranks, overall)
+    data: dict[str, object] = {RANK: ranks.array, MODEL: rows["model_text"].to_numpy()}
     for column in columns:
         metric = column.split(".", 1)[1]
-        data[metric_label(metric)] = _numbers(rows[column]).to_numpy()
+        data[metric_label(metric)] = as_numbers(rows[column]).to_numpy()
         if metric == "overall":
             data["95% CI"] = ci_text(rows, benchmark).to_numpy()
-    data.update({FRAMES: rows["frames_n"].to_numpy(), JUDGE: judges.replace("", NO_JUDGE).to_numpy(),
-                 DATE: rows["date"].to_numpy()})
-    out = pd.DataFrame(data)
+    data.update({SOURCE: source_text(rows).to_numpy(), FRAMES: rows["frames_n"].to_numpy(),
+                 JUDGE: judges.replace("", NO_JUDGE).to_numpy(), DATE: rows["date"].to_numpy()})
+    out = _show_ranks(pd.DataFrame(data), in_paper)
     trees = _hidden_trees(rows, benchmark)
     for column in columns:
         metric = column.split(".", 1)[1]
@@ -87,8 +90,8 @@ def _mark_noted(frame: pd.DataFrame, label: str, rows: pd.DataFrame, column: str
     """A metric the scorer could not compute says so where its number would be: its
     `<metric>_note` ("not computed: ...", Video-MMMU's Δknowledge without question-only
     answers), up to the first parenthesis; the result file has the whole note."""
-    notes = _col(rows, f"{column}_note")
-    values = _numbers(rows[column]).to_numpy()
+    notes = column_or_empty(rows, f"{column}_note")
+    values = as_numbers(rows[column]).to_numpy()
     texts = [json.loads(n).split(" (")[0] if isinstance(n, str) and n and np.isnan(v) else None
              for n, v in zip(notes, values)]
     if any(texts):
@@ -99,7 +102,7 @@ def _mark_noted(frame: pd.DataFrame, label: str, rows: pd.DataFrame, column: str
 
 def _hidden_trees(rows: pd.DataFrame, benchmark: str) -> list[dict]:
     """Each row's tree of hidden buckets for one benchmark ({} when none)."""
-    return _parse(_col(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
+    return _parse(column_or_empty(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
 
 
 def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tuple[str, ...]) -> None:
@@ -113,33 +116,50 @@ def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tupl
 OVERALL = "overall"  # rank a breakdown by its benchmark's overall score (the default)
 
 
-def _ranked(rows: pd.DataFrame, score: pd.Series, half: pd.Series, benchmark: str) -> tuple[pd.DataFrame, pd.Series]:
-    """`rows` in the order of `score` (best first; the board's order among equals) and their
-    ranks by it, with the main table's rules: intervals (`half`), ties, one judge at a time."""
+def _paper_ranked(rows: pd.DataFrame, ranks: pd.Series, score: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """`ranks` with each paper's model rows ranked within that paper by `score`, and their
+    text ("3 📄"; None for every other row): views.table.paper_ranks."""
+    in_paper = paper_ranks(rows, score.loc[rows.index])
+    numbers = pd.to_numeric(in_paper.str.split().str[0], errors="coerce")
+    return ranks.where(in_paper.isna(), numbers).astype("Int64"), in_paper
+
+
+def _show_ranks(out: pd.DataFrame, in_paper: pd.Series) -> pd.DataFrame:
+    """The Rank cells of papers' rows show "3 📄" (their number stays, for sorting)."""
+    if in_paper.notna().any():
+        out.attrs.setdefault(DISPLAY, {})[RANK] = list(in_paper)
+    return out
+
+
+def _ranked(rows: pd.DataFrame, score: pd.Series, half: pd.Series, benchmark: str
+            ) -> tuple[pd.DataFrame, pd.Series, pd.Series]:
+    """`rows` in the order of `score` (best first; the board's order among equals), their
+    ranks by it, with the main table's rules: intervals (`half`), ties, one judge at a time,
+    a paper's rows within that paper (_paper_ranked), and those rows' rank texts."""
     order = rows.assign(_score=score).sort_values(["_score", "rank"], ascending=[False, True], na_position="last",
                                                   kind="stable").index
     rows = rows.loc[order]
     ranks = interval_ranks(score.loc[order], half.loc[order], np.zeros(len(rows)), _judges(rows, benchmark),
                            rows["ranked"])
-    return rows, ranks
+    return rows, *_paper_ranked(rows, ranks, score)
 
 
 def _identity_columns(rows: pd.DataFrame, ranks: pd.Series) -> dict[str, object]:
-    return {RANK: ranks.to_numpy(), MODEL: rows["model_text"].to_numpy(), SOURCE: source_text(rows).to_numpy()}
+    return {RANK: ranks.array, MODEL: rows["model_text"].to_numpy(), SOURCE: source_text(rows).to_numpy()}
 
 
 def level_rank_choices(board: pd.DataFrame) -> list[str]:
     """The By level columns a reader may rank by: those of the suite's benchmarks with a score."""
     held = suite_benchmarks(board)
     return [label for column, label in LEVELS
-            if column.split(".", 1)[0] in held and _numbers(_col(board, column)).notna().any()]
+            if column.split(".", 1)[0] in held and as_numbers(column_or_empty(board, column)).notna().any()]
 
 
 def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFrame:
     """ExpVid's three levels, Video-MMMU's three tracks, CausalStep's descriptive (DUA)
     and causal (ICRA) accuracy, for every row that has one of them, ranked by `rank_by`
     (a column's label; default the first with a score), which comes first."""
-    values = pd.DataFrame({label: _numbers(_col(board, column)) for column, label in LEVELS}, index=board.index)
+    values = pd.DataFrame({label: as_numbers(column_or_empty(board, column)) for column, label in LEVELS}, index=board.index)
     present = values.notna().any(axis=1)
     rows, values = board[present], values[present]
     held = suite_benchmarks(board)
@@ -148,10 +168,11 @@ def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFra
     rank_by = rank_by if rank_by in choices else (choices[0] if choices else None)
     benchmark = next((column.split(".", 1)[0] for column, label in LEVELS if label == rank_by), "")
     score = values[rank_by] if rank_by else pd.Series(np.nan, index=rows.index)
-    rows, ranks = _ranked(rows, score, pd.Series(0.0, index=rows.index), benchmark)
+    rows, ranks, in_paper = _ranked(rows, score, pd.Series(0.0, index=rows.index), benchmark)
     values = values.loc[rows.index]
     shown = [rank_by, *(c for c in values.columns if c != rank_by)] if rank_by else list(values.columns)
-    out = pd.DataFrame({**_identity_columns(rows, ranks), **{c: values[c].to_numpy() for c in shown}})
+    out = _show_ranks(pd.DataFrame({**_identity_columns(rows, ranks), **{c: values[c].to_numpy() for c in shown}}),
+                      in_paper)
     for column, label in LEVELS:
         benchmark, metric = column.split(".", 1)
         if label in out.columns:
@@ -182,7 +203,7 @@ def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
     spec = BREAKDOWNS[key]
     found: list[str] = []
     hidden = False  # a hidden bucket (null) in place of a {metric: value} group
-    for cell in _parse(_col(board, spec.column).dropna()):
+    for cell in _parse(column_or_empty(board, spec.column).dropna()):
         for value in cell.values():
             if isinstance(value, dict):
                 found += [m for m in value if m not in found]
@@ -198,13 +219,13 @@ def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
 def _breakdown_wide(board: pd.DataFrame, key: str, metric: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the rows that have breakdown `key`, one column per group of `metric`, natural order)."""
     spec = BREAKDOWNS[key]
-    rows = board[_col(board, spec.column).notna().to_numpy(bool)]
+    rows = board[column_or_empty(board, spec.column).notna().to_numpy(bool)]
     picked = [{group: (value.get(metric) if isinstance(value, dict) else value) for group, value in cell.items()}
               for cell in _parse(rows[spec.column] if len(rows) else pd.Series(dtype=object))]
     groups = sorted({g for cell in picked for g in cell}, key=_natural)
     wide = pd.DataFrame.from_records(picked, columns=groups, index=rows.index) if picked \
         else pd.DataFrame(columns=groups, index=rows.index)
-    return rows, wide.apply(_numbers) if groups else wide
+    return rows, wide.apply(as_numbers) if groups else wide
 
 
 def breakdown_rank_choices(board: pd.DataFrame, key: str, metric: str | None = None) -> list[tuple[str, str]]:
@@ -231,13 +252,13 @@ def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None, ran
     if rank_by in groups:
         score, half, first = wide[rank_by], pd.Series(0.0, index=rows.index), spec.group_label.format(rank_by)
     else:
-        score, half = _numbers(_col(rows, f"{benchmark}.overall")), half_widths(rows, benchmark)
+        score, half = as_numbers(column_or_empty(rows, f"{benchmark}.overall")), half_widths(rows, benchmark)
         first = f"{TITLES[benchmark]} overall"
-    rows, ranks = _ranked(rows, score, half, benchmark)
+    rows, ranks, in_paper = _ranked(rows, score, half, benchmark)
     wide = wide.loc[rows.index]
     data = {**_identity_columns(rows, ranks), first: score.loc[rows.index].to_numpy()}
     data.update({spec.group_label.format(g): wide[g].to_numpy() for g in groups if g != rank_by})
-    out = pd.DataFrame(data)
+    out = _show_ranks(pd.DataFrame(data), in_paper)
     trees = _hidden_trees(rows, benchmark)
     for g in groups:
         _mark_hidden(out, spec.group_label.format(g), trees, (breakdown, g, *((metric,) if metric else ())))

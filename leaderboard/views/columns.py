@@ -9,7 +9,7 @@ import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
-from leaderboard import run_columns
+from leaderboard.views import run_columns
 
 
 BENCHMARKS: tuple[str, ...] = tuple(ORDER)
@@ -31,12 +31,15 @@ MODEL_BUDGET_FRAMES = "model's budgets"  # a verified run with its own frame bud
 
 # -- leaderboard columns (display names) --------------------------------------------------------------
 RANK, MODEL, SOURCE, AVERAGE = "Rank", "Model", "Source", "Average"
-BAND = "Band"  # leaderboard/bands.py: rows whose intervals overlap the band leader's
-ALWAYS_SHOWN = (RANK, BAND, MODEL, SOURCE, AVERAGE)
+BAND = "Band"  # results/bands.py: rows whose intervals overlap the band leader's
+# Shown whatever is chosen. leaderboard_view puts Rank, Model and Average first (a phone keeps
+# Rank and Model in view and shows the first score beside them), then the chosen score columns,
+# then Source and Band, then the other chosen columns.
+ALWAYS_SHOWN = (RANK, MODEL, AVERAGE, SOURCE, BAND)
 PARAMS, FRAMES, TYPE, THINKING = "Params (B)", "Frames", "Type", "Thinking"
 RUNNER, JUDGE, DATE = "Runner", "Judge", "Date"
 SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION = "Submitter", "Revision", "Precision", "Paper", "Submission id"
-PROTOCOL = "Protocol"  # the row's protocol status (leaderboard/protocol_card.py)
+PROTOCOL = "Protocol"  # the row's protocol status (results/protocol_card.py)
 
 
 def ci_label(benchmark: str) -> str:
@@ -65,7 +68,7 @@ class Breakdown:
 
 @dataclass(frozen=True)
 class DisplayTables:
-    metrics: dict[str, tuple[str, ...]]  # each tab's scalar metrics (design §7), in the order shown
+    metrics: dict[str, tuple[str, ...]]  # each tab's scalar metrics, in the order shown
     labels: dict[str, str]  # a metric key's header
     levels: tuple[tuple[str, str], ...]  # the "By level" view: (column, label)
     breakdowns: dict[str, Breakdown]  # the "By domain" and "By hop" views: one JSON column each
@@ -126,18 +129,18 @@ _FALSE = {"false", "no", "n", "0", "closed", "off", "proprietary"}
 
 # -- small column helpers ---------------------------------------------------------------------------------
 
-def _col(frame: pd.DataFrame, name: str) -> pd.Series:
+def column_or_empty(frame: pd.DataFrame, name: str) -> pd.Series:
     """A column, or an all-missing one when the table has none (e.g. no reported rows)."""
     if name in frame.columns:
         return frame[name]
     return pd.Series(np.nan, index=frame.index, dtype="float64")
 
 
-def _numbers(series: pd.Series) -> pd.Series:
+def as_numbers(series: pd.Series) -> pd.Series:
     return pd.to_numeric(series, errors="coerce").astype("float64")
 
 
-def _flags(series: pd.Series) -> pd.Series:
+def flags(series: pd.Series) -> pd.Series:
     """True / False / NA from booleans or from text such as "yes", "open", "false"."""
     text = series.astype("string").str.strip().str.lower()
     out = pd.Series(pd.NA, index=series.index, dtype="boolean")
@@ -146,6 +149,6 @@ def _flags(series: pd.Series) -> pd.Series:
     return out
 
 
-def _text(series: pd.Series) -> pd.Series:
+def as_text(series: pd.Series) -> pd.Series:
     """Text for display: missing values as ""."""
     return series.astype("string").fillna("").astype(object)

@@ -4,7 +4,7 @@ A view's frame says it in its attrs:
     attrs[DISPLAY]  {column: [text per row]}       texts of its own: "61.20 ±1.79", a metric's note
     attrs[HIDDEN]   {column: {row position: n}}    buckets published without a score
     attrs[KINDS]    {column: kind}                 how the column's numbers read
-                                                   (leaderboard/number_format.py: SCORE, COUNT, AMOUNT)
+                                                   (results/number_format.py: SCORE, COUNT, AMOUNT)
 
     shown_text(frame)     the hidden buckets' "n too small (n=3)" and the DISPLAY texts
     display_text(frame)   those, and every other number of a column with a kind, written by
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from leaderboard import disclosure, number_format
+from results import disclosure, number_format
 
 DISPLAY = "display"
 HIDDEN = "hidden"

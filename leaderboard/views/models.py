@@ -9,6 +9,10 @@ Reported numbers come from five papers' protocols, so no Average is made of them
 gets one only where all five of its cells are verified on one suite. A rank is given
 within the column the view is sorted by, to models only (human and random baselines are
 shown as the papers print them, unranked).
+
+A third kind of number, what a model's own authors report on its Hub page (the maintainers'
+scan: leaderboard/author_results.py), is shown beside the others marked AUTHOR_MARK and is
+never ranked: a cell holding only an author's number has no value to sort or rank by.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from leaderboard import markup, models
-from leaderboard.number_format import score
-from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, _text
+from results import markup
+from leaderboard import models
+from results.number_format import score
+from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, as_text
 
-VERIFIED_MARK, REPORTED_MARK = "✓", "📄"
+VERIFIED_MARK, REPORTED_MARK, AUTHOR_MARK = "✓", "📄", "✍"
 BASELINE_RANK = "—"  # a human or random row: a reference point, never ranked
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
 NO_AVERAGE = ("no Average of papers' numbers (five protocols); a row has one where all five scores are verified "
@@ -37,6 +42,7 @@ class ModelRow:
     identity: models.Identity
     verified: dict[str, float] = field(default_factory=dict)
     reported: dict[str, float] = field(default_factory=dict)
+    authors: dict[str, float] = field(default_factory=dict)  # the model's authors' own (never ranked)
 
     def score(self, benchmark: str) -> float | None:
         return self.verified.get(benchmark, self.reported.get(benchmark))
@@ -78,11 +84,19 @@ def _verified_identity(row: pd.Series, table: models.ModelTable) -> models.Ident
                                      thinking=thinking, table=table)
 
 
+def _author_identity(model: str, table: models.ModelTable) -> models.Identity:
+    try:
+        return models.resolve_hub_model(model, thinking=False, table=table)
+    except KeyError:  # several variants list this Hub id and none is the plain one
+        return models.Identity(key=f"hub:{model.casefold()}", name=model, display=model, hub_id=model, listed=False)
+
+
 def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
-               table: models.ModelTable | None = None) -> list[ModelRow]:
+               table: models.ModelTable | None = None, authors: Sequence[dict] = ()) -> list[ModelRow]:
     """Every model of the papers' prepared rows and of one suite's prepared verified rows
     (leaderboard.views.prepare), grouped by identity. A model with several verified rows
-    takes the best-placed ranked one (the board's order), else its first."""
+    takes the best-placed ranked one (the board's order), else its first. `authors`: the
+    rows the models' authors report (author_results.Report.rows), the first per benchmark."""
     table = table or models.load_models()
     found: dict[str, ModelRow] = {}
     for _, row in papers.iterrows():
@@ -102,14 +116,23 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
             taken.add(identity.key)
             entry = found.setdefault(identity.key, ModelRow(identity))
             entry.verified = {b: s for b in BENCHMARKS if (s := _score(row, b)) is not None}
+    for reported in authors:
+        value = _number(reported.get("value"))
+        if reported.get("benchmark") in BENCHMARKS and value is not None and reported.get("model"):
+            identity = _author_identity(str(reported["model"]), table)
+            found.setdefault(identity.key, ModelRow(identity)).authors.setdefault(reported["benchmark"], value)
     return list(found.values())
 
 
 def _cell_text(row: ModelRow, benchmark: str) -> str | None:
-    mine, paper = row.verified.get(benchmark), row.reported.get(benchmark)
+    mine, paper, author = row.verified.get(benchmark), row.reported.get(benchmark), row.authors.get(benchmark)
+    beside = f" · {AUTHOR_MARK} {score(author)}" if author is not None else ""
     if mine is not None:
-        return f"{score(mine)} {VERIFIED_MARK}" + (f" · {REPORTED_MARK} {score(paper)}" if paper is not None else "")
-    return f"{score(paper)} {REPORTED_MARK}" if paper is not None else None
+        return (f"{score(mine)} {VERIFIED_MARK}" + (f" · {REPORTED_MARK} {score(paper)}" if paper is not None else "")
+                + beside)
+    if paper is not None:
+        return f"{score(paper)} {REPORTED_MARK}" + beside
+    return f"{score(author)} {AUTHOR_MARK}" if author is not None else None
 
 
 def _model_cell(identity: models.Identity) -> str:
@@ -178,7 +201,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
 
 def model_names(view: pd.DataFrame) -> list[str]:
     """The Model column as plain names (tests and the API read it without its links)."""
-    return [markup_text(v) for v in _text(view[MODEL])]
+    return [markup_text(v) for v in as_text(view[MODEL])]
 
 
 def markup_text(cell: str) -> str:

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from leaderboard.views.columns import _col, _text
+from leaderboard.views.columns import column_or_empty, as_text
 from submissions.requests import request_log_path
 
 
@@ -137,7 +137,7 @@ def my_submissions(requests: Sequence, user: str | None, places: Mapping[str, st
 
 def place_text(board: pd.DataFrame, submission: str) -> str:
     """Where a finished submission's row is on its suite's prepared board."""
-    found = board[_text(_col(board, "id")) == submission] if len(board) else board
+    found = board[as_text(column_or_empty(board, "id")) == submission] if len(board) else board
     if not len(found):
         return "Scored; its row appears on the Leaderboard at the next refresh."
     row = found.iloc[0]

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leaderboard import number_format, protocol_card, run_columns
-from leaderboard.ranking import half_widths, mean_half_width
+from results import number_format, protocol_card
+from leaderboard.views import run_columns
+from results.ranking import half_widths, mean_half_width
 from leaderboard.views.board import ci_text, source_text
 from leaderboard.views.columns import (
     ALWAYS_SHOWN, AVERAGE, BAND, BENCHMARKS, DATE, DEFAULT_COLUMNS, FRAMES, JUDGE, LEVELS, MODEL, MODEL_BUDGET_FRAMES,
     OPTIONAL_COLUMNS, PAPER, PARAMS, PRECISION, PROTOCOL, RANK, REVISION, RUNNER, SCORE_COLUMNS, SOURCE, SUBMISSION,
-    SUBMITTER, SUITE_DEFAULT_FRAMES, THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, _col, _numbers, _text,
+    SUBMITTER, SUITE_DEFAULT_FRAMES, THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, column_or_empty, as_numbers, as_text,
 )
 from leaderboard.views.display import DISPLAY, set_kinds
 
@@ -40,7 +41,7 @@ def search_mask(models: pd.Series, search: str) -> pd.Series:
     terms = [t.strip() for t in (search or "").split(";") if t.strip()]
     if not terms:
         return pd.Series(True, index=models.index)
-    text = _text(models).str.lower()
+    text = as_text(models).str.lower()
     mask = pd.Series(False, index=models.index)
     for term in terms:
         mask |= text.str.contains(term.lower(), regex=False)
@@ -80,7 +81,7 @@ def judge_choices(board: pd.DataFrame) -> list[str]:
 def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
     for benchmark in BENCHMARKS:
         if name == TITLES[benchmark]:
-            return _numbers(rows[f"{benchmark}.overall"])
+            return as_numbers(rows[f"{benchmark}.overall"])
         if name == ci_label(benchmark):
             return ci_text(rows, benchmark)
     sources = {**run_columns.sources(rows),  # the no-video and cost columns of model-ID runs
@@ -88,9 +89,9 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
         AVERAGE: lambda: rows["average"], PARAMS: lambda: rows["params_b"], FRAMES: lambda: rows["frames_n"],
         TYPE: lambda: rows["model_type"], THINKING: lambda: rows["thinking_text"],
         RUNNER: lambda: rows["runner_text"], JUDGE: lambda: rows["judge_text"], DATE: lambda: rows["date"],
-        SUBMITTER: lambda: _text(_col(rows, "submitter")), REVISION: lambda: _text(_col(rows, "revision")),
-        PRECISION: lambda: _text(_col(rows, "precision")), PAPER: lambda: _text(_col(rows, "paper")),
-        SUBMISSION: lambda: _text(_col(rows, "id")), PROTOCOL: lambda: rows["protocol_text"],
+        SUBMITTER: lambda: as_text(column_or_empty(rows, "submitter")), REVISION: lambda: as_text(column_or_empty(rows, "revision")),
+        PRECISION: lambda: as_text(column_or_empty(rows, "precision")), PAPER: lambda: as_text(column_or_empty(rows, "paper")),
+        SUBMISSION: lambda: as_text(column_or_empty(rows, "id")), PROTOCOL: lambda: rows["protocol_text"],
     }
     if name not in sources:
         raise KeyError(f"unknown leaderboard column {name!r}; known: {', '.join((*ALWAYS_SHOWN, *OPTIONAL_COLUMNS))}")
@@ -107,7 +108,7 @@ def _pm_key(column: str) -> str:
 
 def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
     """"61.20 ±1.79": the score and half its 95% interval; the score alone without one."""
-    out = [number_format.with_half(v, h) for v, h in zip(_numbers(score).to_numpy(), _numbers(half).to_numpy())]
+    out = [number_format.with_half(v, h) for v, h in zip(as_numbers(score).to_numpy(), as_numbers(half).to_numpy())]
     return pd.Series(out, index=score.index, dtype=object)
 
 
@@ -119,15 +120,17 @@ def rank_marks(board: pd.DataFrame) -> pd.Series:
     return shown.where(shown.notna(), paper_ranks(board))
 
 
-def paper_ranks(board: pd.DataFrame) -> pd.Series:
+def paper_ranks(board: pd.DataFrame, score: pd.Series | None = None) -> pd.Series:
     """A paper's model rows ranked within that paper by their score ("3 📄": 1 + the paper's
     models scoring higher, so ties share a rank); None elsewhere. A paper's rank never mixes
-    with another paper's or with a verified one."""
+    with another paper's or with a verified one. `score`: what ranks them (by board index;
+    default the mean of a row's overall scores)."""
     out = pd.Series(None, index=board.index, dtype=object)
-    kinds = _text(_col(board, "row_kind"))
+    kinds = as_text(column_or_empty(board, "row_kind"))
     papers = board[(board["paper_order"] >= 0).to_numpy(bool) & (kinds == "model").to_numpy(bool)]
+    score = board["mean_available"] if score is None else score
     for _, group in papers.groupby("paper_order"):
-        scores = _numbers(group["mean_available"])
+        scores = as_numbers(score.loc[group.index])
         for i, v in scores.items():
             if not np.isnan(v):
                 out[i] = f"{1 + int((scores > v).sum())} 📄"
@@ -146,7 +149,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     data[_pm_key(AVERAGE)] = score_text(board["average"], mean_half_width(board)).to_numpy()
     data[_pm_key(RANK)] = rank_marks(board).to_numpy()
     for b in BENCHMARKS:
-        data[_pm_key(TITLES[b])] = score_text(_col(board, f"{b}.overall"), half_widths(board, b)).to_numpy()
+        data[_pm_key(TITLES[b])] = score_text(column_or_empty(board, f"{b}.overall"), half_widths(board, b)).to_numpy()
     return pd.DataFrame(data)
 
 
@@ -155,7 +158,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
 WIDTHS = {RANK: 58, BAND: 56, MODEL: 156, SOURCE: 160, AVERAGE: 102, **{TITLES[b]: 102 for b in BENCHMARKS},
           TITLES["causalstep"]: 112,  # its one-word header must not break
           PARAMS: 80, FRAMES: 74, DATE: 100}
-LEVEL_WIDTHS = {RANK: 62, MODEL: 160, SOURCE: 150}
+LEVEL_WIDTHS = {RANK: WIDTHS[RANK], MODEL: 160, SOURCE: 150}  # the same Rank width: the site pins Model beside it
 WIDE = 130
 
 
@@ -173,21 +176,34 @@ def held_columns(columns: Sequence[str], held: Sequence[str]) -> tuple[str, ...]
     return tuple(c for c in columns if not c.startswith(missing)) if missing and held else tuple(columns)
 
 
-# How the Leaderboard's numbers read (leaderboard/number_format.py); scores carry their own text.
+# How the Leaderboard's numbers read (results/number_format.py); scores carry their own text.
 NUMBER_KINDS = {RANK: number_format.COUNT, BAND: number_format.COUNT, FRAMES: number_format.COUNT,
                 PARAMS: number_format.AMOUNT, run_columns.JUDGE_TOKENS: number_format.COUNT,
                 **{c: number_format.SCORE for c in (AVERAGE, *SCORE_COLUMNS, *run_columns.NO_VIDEO_COLUMNS)}}
 
 
-def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS) -> pd.DataFrame:
-    """One display row per result: ALWAYS_SHOWN, then the chosen optional columns in
-    their fixed order (unknown names are ignored). Score columns stay numbers (they sort
-    as numbers); their "score ±half-interval" text is in attrs[DISPLAY], the other numbers'
-    kinds in attrs[KINDS] (views.display_text). `rows`: prepared board rows, or rows of
+def unfilled_columns(board: pd.DataFrame) -> tuple[str, ...]:
+    """Average and Band where no row of the suite (its prepared board) has one: the papers'
+    page, whose rows never get either, shows no empty column for them."""
+    keys = ((AVERAGE, "average"), (BAND, "band"))
+    return tuple(name for name, key in keys if key in board.columns and as_numbers(board[key]).isna().all())
+
+
+def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS,
+                     leave_out: Sequence[str] = ()) -> pd.DataFrame:
+    """One display row per result: Rank, Model and Average, the chosen score columns (each
+    with its no-video column), Source and Band, then the other chosen columns, each group in
+    its fixed order (unknown names are ignored; `leave_out`: columns of ALWAYS_SHOWN not to
+    show, unfilled_columns). Score columns stay numbers (they sort as numbers); their
+    "score ±half-interval" text is in attrs[DISPLAY], the other numbers' kinds in
+    attrs[KINDS] (views.display_text). `rows`: prepared board rows, or rows of
     leaderboard_table."""
     table = rows if RANK in rows.columns else leaderboard_table(rows)
-    chosen = set(columns)
-    names = [*ALWAYS_SHOWN, *(c for c in OPTIONAL_COLUMNS if c in chosen)]
+    chosen = [c for c in OPTIONAL_COLUMNS if c in set(columns)]
+    scores = set(run_columns.beside(SCORE_COLUMNS))
+    names = [*ALWAYS_SHOWN[:3], *(c for c in chosen if c in scores), *ALWAYS_SHOWN[3:],
+             *(c for c in chosen if c not in scores)]
+    names = [c for c in names if c not in set(leave_out)]
     out = table[names].reset_index(drop=True)
     out.attrs[DISPLAY] = {c: list(table[_pm_key(c)]) for c in names if _pm_key(c) in table.columns}
     return set_kinds(out, NUMBER_KINDS)

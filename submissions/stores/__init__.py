@@ -1,4 +1,4 @@
-"""The five stores of a deployment (design §4), opened from the settings.
+"""The five stores of a deployment, opened from the settings.
 
     stores = open_stores(get_settings())     # local folders or Hub dataset repos
     stores.requests.read("3f2a.json")

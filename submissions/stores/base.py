@@ -1,4 +1,4 @@
-"""The store interface: five logical stores (design §4), one per Hub dataset repo or
+"""The store interface: five logical stores, one per Hub dataset repo or
 local folder, all behind the same small set of calls.
 
 Paths are POSIX paths relative to the store's root ("3f2a.json", "demo-v1-ab12/calls.jsonl").
@@ -17,7 +17,7 @@ On the Hub the version is the repo's head commit and the swap is a commit with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -46,12 +46,14 @@ class Store(Protocol):
         the file does not exist). Raises ConflictError otherwise. Returns the new version."""
 
     def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
-                    message: str = "") -> dict[str, str]:
+                    message: str = "", delete: Iterable[str] = ()) -> dict[str, str]:
         """Write several files in one step (one commit on the Hub), only if every path in
         `expected` is still at the version given (None: absent); ConflictError otherwise,
         and then nothing is written. Files are installed in the order given, so a reader
-        that never locks sees the last one only after the others. Returns each written
-        path's new version."""
+        that never locks sees the last one only after the others; the files in `delete`
+        (name each in `expected`: it must be there) go in the same step, after them, so a
+        file moved this way is never missing from both places. Returns each written path's new
+        version."""
 
     def list(self, prefix: str = "") -> list[str]:
         """Paths of the files under `prefix`, sorted."""
@@ -67,6 +69,10 @@ class Store(Protocol):
 
     def local_folder(self, prefix: str) -> Path:
         """A local folder holding the files under `prefix` (the Hub downloads a snapshot)."""
+
+    def version_of(self, data: bytes, folder: Path) -> str:
+        """The version `read` would have given a file holding `data`, read from `folder` (a
+        local_folder copy): files read from a snapshot can then be compared-and-swapped."""
 
     def head(self) -> str | None:
         """A token that changes whenever anything in the store changes, from one cheap

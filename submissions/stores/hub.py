@@ -1,4 +1,4 @@
-"""A store kept in a Hugging Face Hub dataset repo (design §4), through huggingface_hub.
+"""A store kept in a Hugging Face Hub dataset repo, through huggingface_hub.
 
 - A file's version names the commit it was read at and its content (git blob id and
   sha256): `commit:blob:sha256`. `read` asks for the head, then downloads the file at
@@ -11,7 +11,7 @@
   progress commit never makes another worker's claim or a submitter's add fail.
 - `write_if(path, data, None)` (create only) checks that the file is absent at the head
   and commits with `parent_commit=head`, retried the same way.
-- `write_files` writes several files in one commit, under the same conditions.
+- `write_files` writes several files (and deletes some) in one commit, under the same conditions.
 - huggingface_hub sends no commit when the bytes are already stored (it compares them
   with the head's, then returns the head). For `write_if` that would let a stale writer
   "succeed" (two writers read 5, both write 6), so when no commit was sent and the head
@@ -37,8 +37,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from dataclasses import dataclass
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, RepoFile, constants
 from huggingface_hub.errors import (
@@ -53,6 +52,7 @@ from huggingface_hub.errors import (
 from submissions.errors import ConflictError, NotFoundError, StoreError, TransientStoreError
 from submissions.stores.base import Versioned
 from submissions.stores.hub_limits import ClientWaitRefused, bounded_client_waits, wait_seconds
+from submissions.stores.hub_versions import FileId, file_version, parse_version, shared_commit
 from submissions.stores.local import clean_path
 from submissions.stores.mirror_files import link, prune
 
@@ -194,7 +194,7 @@ class HubStore:
                     raise  # the Hub could not be asked: that is not "no such file"
                 return None
         data = Path(local).read_bytes()
-        return Versioned(data, _version(head, data))
+        return Versioned(data, file_version(head, data))
 
     def write(self, path: str, data: bytes, message: str = "") -> str:
         path = clean_path(path, self.name)
@@ -205,18 +205,19 @@ class HubStore:
         return self.write_files({path: data}, {path: expected}, message or f"Update {path}")[path]
 
     def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
-                    message: str = "") -> dict[str, str]:
-        """One commit, made only if every path in `expected` still holds the content its
-        version names (None: absent). The commit's parent is the head those files were
+                    message: str = "", delete: Iterable[str] = ()) -> dict[str, str]:
+        """One commit (`delete`'s files removed in it too), made only if every path in `expected` still
+        holds the content its version names (None: absent). The commit's parent is the head those files were
         checked at, so the Hub refuses it (412) if anyone committed since; a 412 makes us
         check the files again at the new head and, if they are unchanged (someone wrote
         another file), commit again on it. Only a change to one of these files conflicts."""
         files = {clean_path(path, self.name): data for path, data in files.items()}
-        expected = {clean_path(path, self.name): _parse_version(version, self) if version is not None else None
+        expected = {clean_path(path, self.name): parse_version(version, self) if version is not None else None
                     for path, version in (expected or {}).items()}
         operations = [CommitOperationAdd(path_in_repo=path, path_or_fileobj=data) for path, data in files.items()]
+        operations += [CommitOperationDelete(path_in_repo=clean_path(path, self.name)) for path in delete]
         names = ", ".join(files)
-        parent = _shared_commit(expected)  # the head the files were read at: no check needed on it
+        parent = shared_commit(expected)  # the head the files were read at: no check needed on it
         for attempt in range(REBASES):
             if expected and parent is None:
                 parent = self._check(expected)
@@ -232,7 +233,7 @@ class HubStore:
             if parent is not None and not sent and oid != parent:
                 parent = None
                 continue
-            return {path: _version(oid, data) for path, data in files.items()}
+            return {path: file_version(oid, data) for path, data in files.items()}
         raise ConflictError(f"store {self.name!r} (dataset repo {self.repo_id}): other commits kept landing while "
                             f"writing {names} ({REBASES} times in a row); re-read and retry")
 
@@ -316,6 +317,12 @@ class HubStore:
             raise NotFoundError(f"store {self.name!r} (dataset repo {self.repo_id}): nothing stored under {prefix!r}")
         return path
 
+    def version_of(self, data: bytes, folder: Path) -> str:
+        """The version `read` gives a file holding `data` in `folder`, a copy local_folder made: the
+        head commit of that copy (its folder under mirrors/ is named after it) and the content's ids."""
+        copy = Path(folder).resolve().relative_to((self.cache_dir / "mirrors").resolve()).parts[0]
+        return file_version(copy.split("-", 1)[0], data)
+
     def _mirror(self, folder: str, head: str, target: Path) -> None:
         with self._hub(f"list {folder or 'the repo'}"):
             try:
@@ -345,43 +352,6 @@ class HubStore:
             blob.parent.mkdir(parents=True, exist_ok=True)
             link(Path(local).resolve(), blob)
         return blob
-
-
-@dataclass(frozen=True)
-class FileId:
-    """What a version says about a file's content: its git blob id (how the Hub names a
-    regular file) and its sha256 (how it names an LFS file)."""
-
-    commit: str
-    blob: str
-    sha256: str
-
-    def matches(self, entry: RepoFile) -> bool:
-        return entry.lfs.sha256 == self.sha256 if entry.lfs is not None else entry.blob_id == self.blob
-
-
-def _version(commit: str, data: bytes) -> str:
-    """A file's version: the commit it was read (or written) at, and its content's ids."""
-    blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-    return f"{commit}:{blob}:{hashlib.sha256(data).hexdigest()}"
-
-
-def _parse_version(version: str, store: "HubStore") -> FileId:
-    parts = version.split(":")
-    if len(parts) != 3 or not constants.REGEX_COMMIT_OID.fullmatch(parts[0]):
-        raise StoreError(f"store {store.name!r} (dataset repo {store.repo_id}): version {version!r} is not "
-                         f"a Hub file version (commit:blob:sha256); pass the version that read() of this store "
-                         f"returned")
-    return FileId(*parts)
-
-
-def _shared_commit(expected: Mapping[str, FileId | None]) -> str | None:
-    """The commit every expected file was read at, when they were all read at one commit
-    and none is expected absent (then committing on it needs no check); else None."""
-    if not expected or any(file is None for file in expected.values()):
-        return None
-    commits = {file.commit for file in expected.values()}
-    return commits.pop() if len(commits) == 1 else None
 
 
 def _retry_after(response) -> float | None:

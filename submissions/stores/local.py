@@ -1,4 +1,4 @@
-"""A store kept in a local folder: the embedded default (design §4).
+"""A store kept in a local folder: the embedded default.
 
 Every file lives at `root/<path>`. The store's own bookkeeping lives in `root/.store/`
 (a lock file and temporary files), which `list` never shows and no path may name.
@@ -11,7 +11,9 @@ Every file lives at `root/<path>`. The store's own bookkeeping lives in `root/.s
   `.store/lock`, which every write and delete also takes: the check and the swap cannot
   interleave with another writer, in this process or any other on the machine. Several
   files written together are installed one after another under that lock, in the
-  order given: a reader (who takes no lock) sees the last one only after the others.
+  order given: a reader (who takes no lock) sees the last one only after the others,
+  and the files `write_files` deletes go after them (a moved file is never in neither place;
+  a writer killed in between leaves it in both, which readers of moved files allow for).
 
 The swap is strict: a stale `expected` is a conflict even when the new bytes equal the
 stored ones (two writers that both read 5 and both write 6 must not both succeed).
@@ -27,7 +29,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from submissions.errors import ConflictError, NotFoundError, StoreError
 from submissions.stores.base import PUBLIC, Versioned
@@ -149,10 +151,11 @@ class LocalStore:
         return self.write_files({path: data}, {path: expected}, message)[path]
 
     def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
-                    message: str = "") -> dict[str, str]:
+                    message: str = "", delete: Iterable[str] = ()) -> dict[str, str]:
         expected = dict(expected or {})
         targets = {path: self._file(path) for path in files}
         checked = {path: self._file(path) for path in expected}
+        doomed = [self._file(path) for path in delete]
         staged: dict[str, Path] = {}
         try:
             for path, data in files.items():
@@ -165,6 +168,8 @@ class LocalStore:
                         raise ConflictError(_conflict_message(self.name, path, expected[path], found))
                 for path, target in targets.items():
                     self._install(staged[path], target)
+                for target in doomed:  # after the installs: to a reader that takes no lock, a moved file
+                    target.unlink(missing_ok=True)  # is never missing from both places
         finally:
             for leftover in staged.values():
                 leftover.unlink(missing_ok=True)  # still there if nothing was installed
@@ -215,6 +220,9 @@ class LocalStore:
         if not path.is_dir():
             raise NotFoundError(f"store {self.name!r}: nothing stored under {prefix!r} (no folder {path})")
         return path
+
+    def version_of(self, data: bytes, folder: Path) -> str:
+        return content_version(data)  # a file's version is its content's hash, wherever it was read
 
 
 def _conflict_message(store: str, path: str, expected: str | None, found: str | None) -> str:

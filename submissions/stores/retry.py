@@ -27,7 +27,7 @@ import logging
 import random
 import time
 from pathlib import Path
-from typing import Callable, Mapping, TypeVar
+from typing import Callable, Iterable, Mapping, TypeVar
 
 from submissions.errors import ConflictError, TransientStoreError
 from submissions.stores.base import Store, Versioned
@@ -125,23 +125,32 @@ class RetryingStore:
         return self._call(f"write {path}", lambda: self.inner.write_if(path, data, expected, message), landed)
 
     def write_files(self, files: Mapping[str, bytes], expected: Mapping[str, str | None] | None = None,
-                    message: str = "") -> dict[str, str]:
-        return self._call(f"write {', '.join(files)}", lambda: self.inner.write_files(files, expected, message),
-                          lambda: self._landed(files))
+                    message: str = "", delete: Iterable[str] = ()) -> dict[str, str]:
+        gone = list(delete)
+        extra = {"delete": gone} if gone else {}  # a write that deletes nothing is passed on as it always was
+        return self._call(f"write {', '.join([*files, *gone])}",
+                          lambda: self.inner.write_files(files, expected, message, **extra),
+                          lambda: self._landed(files, gone))
 
-    def _landed(self, files: Mapping[str, bytes]) -> dict[str, str] | None:
-        """The versions of `files` if every one of them holds exactly our bytes (our own
-        earlier attempt landed), else None (including when the store cannot tell)."""
+    def _landed(self, files: Mapping[str, bytes], gone: Iterable[str] = ()) -> dict[str, str] | None:
+        """The versions of `files` if every one of them holds exactly our bytes and every file
+        of `gone` is absent (our own earlier attempt landed), else None (including when the
+        store cannot tell)."""
         versions = {}
-        for path, data in files.items():
-            try:
+        try:
+            for path, data in files.items():
                 found = self.inner.read(path)
-            except TransientStoreError:
-                return None  # cannot tell: report the conflict, the caller re-reads anyway
-            if found is None or found.data != data:
+                if found is None or found.data != data:
+                    return None
+                versions[path] = found.version
+            if any(self.inner.read(path) is not None for path in gone):
                 return None
-            versions[path] = found.version
+        except TransientStoreError:
+            return None  # cannot tell: report the conflict, the caller re-reads anyway
         return versions
+
+    def version_of(self, data: bytes, folder: Path) -> str:
+        return self.inner.version_of(data, folder)  # computed, nothing to retry
 
     def list(self, prefix: str = "") -> list[str]:
         return self._call(f"list {prefix!r}", lambda: self.inner.list(prefix))

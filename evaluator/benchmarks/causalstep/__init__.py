@@ -1,6 +1,6 @@
 """CausalStep: explicit stepwise causal reasoning over the segments of a video.
 
-Spec: shared/specs/causalstep.md. Each video is cut into ordered segments S1..SN.
+Protocol as data: protocol.toml; choices: docs/protocol.md. Each video is cut into ordered segments S1..SN.
 Every segment has a descriptive question (what S_i shows); every segment but the
 first has a causal question (how S_i follows from S_(i-1)). All questions are
 multiple choice, usually with 8 options, shown in one order fixed per question,
@@ -27,7 +27,7 @@ that option's exact text. Options must be 2-26 distinct non-empty strings.
 Calls (public; ids `causalstep/<video_id>/s<i>/<kind>`, i is 1-based)
 ---------------------------------------------------------------------
 - `desc` (every i): the descriptive question, frames of S_i only. It serves both
-  the chain and DUA (its input is the same in both, spec §5.6).
+  the chain and DUA (its input is the same in both).
 - `causal-isolated` (i >= 2): the causal question, frames of S_i only, no history (ICRA).
 - `causal-after-desc` (i >= 2) and `causal-after-causal` (i >= 3): the causal
   question in the chain, frames of S_(i-1) then S_i, the previous question's text
@@ -39,7 +39,7 @@ record per (call id, context label), for every distinct label the model gave to 
 call(s) in `context.after`. `branch_table(calls, answer_fn)` produces exactly that
 table from any model function; the built-in baselines use it.
 
-Scoring (server-side replay of the stepwise protocol, spec §3.3, §5)
+Scoring (server-side replay of the stepwise protocol)
 --------------------------------------------------------------------
 Per video the chain starts at Q1 desc. A correct answer at S_(i-1) leads to the
 causal question of S_i, answered with the in-context record whose context label is
@@ -67,7 +67,7 @@ accuracy of the answers given at chain position k (1 = a chain's descriptive sta
 from evaluator.benchmarks.causalstep.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
 from evaluator.benchmarks.causalstep.calls import branch_table, build_calls
 from evaluator.benchmarks.causalstep.demo import demo
-from evaluator.benchmarks.causalstep.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
+from evaluator.benchmarks.causalstep.display import DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.causalstep.metrics import score
 from evaluator.benchmarks.causalstep.records import (
     AFTER_CAUSAL,
@@ -92,7 +92,7 @@ from evaluator.benchmarks.causalstep.release import RELEASE_LAYOUT, import_relea
 
 __all__ = [
     "RELEASE_LAYOUT",
-    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PAPER_SIZE",
     "PLACEHOLDER", "PREVIOUS", "Question", "RELEASE_JSON", "RELEASE_JSONL", "Segment", "TITLE",

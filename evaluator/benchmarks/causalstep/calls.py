@@ -85,7 +85,7 @@ def _item(q: Question, s: Segment, kind: str) -> str:
 
 
 def branch_table(calls: Iterable[Call], answer_fn: Callable[[Call, str], str]) -> list[Prediction]:
-    """Answer every CausalStep call the way a prediction file must (design §6).
+    """Answer every CausalStep call the way a prediction file must.
 
     `answer_fn(call, prompt_text)` returns the model's raw response. Calls without
     context are answered once. A call in context is answered once per distinct

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from evaluator.benchmarks.causalstep.records import CATEGORIES, MCQ, NAME, Answer, Question, Segment
-from evaluator.benchmarks.causalstep.release import _ordered
+from evaluator.benchmarks.causalstep.release import ordered
 from evaluator.benchmarks.common import Secret
 from evaluator.records import BenchmarkData, VideoSpec
 
@@ -58,7 +58,7 @@ def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
 def _demo_mcq(texts: random.Random, golds: random.Random, secret: Secret, key: str, question: str,
               pattern: str, n: int) -> tuple[MCQ, str]:
     events = texts.sample([f"{a} {t}" for a in _ACTIONS for t in _THINGS], n)
-    return _ordered(question, [pattern.format(e) for e in events], golds.randrange(n), f"{NAME}:{key}", secret)
+    return ordered(question, [pattern.format(e) for e in events], golds.randrange(n), f"{NAME}:{key}", secret)
 
 
 def _paper_lengths(rng: random.Random, videos: int) -> list[int]:

@@ -4,6 +4,8 @@ reads them)."""
 
 from evaluator.benchmarks.hooks import LevelColumn, View
 
+# its `overall` in words, for the suite's dataset card and eval.yaml
+HEADLINE = "the weighted score of its stepwise chains over that of perfect chains (ws_norm)"
 DISPLAY_METRICS = ("overall", "csr", "amcl", "mcl", "rf", "ws", "dua", "icra")
 METRIC_LABELS = {"csr": "CSR", "amcl": "AMCL", "mcl": "MCL", "rf": "RF", "ws": "WS", "dua": "DUA", "icra": "ICRA",
                  "ws_norm": "WS norm"}

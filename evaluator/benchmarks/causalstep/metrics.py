@@ -77,7 +77,7 @@ def score(questions: list[Question], answers: list[Answer], responses: Responses
 
 def replay(q: Question, a: Answer, responses: Responses, restart: str = "prose", points: str = "algo",
            tally: Tally | None = None) -> VideoRun:
-    """Run the stepwise protocol on one video against the answer key (spec §5.8)."""
+    """Run the stepwise protocol on one video against the answer key."""
     tally = tally if tally is not None else Tally()
     n = len(q.segments)
     run = VideoRun(q.category, n, max_score=perfect_score(n, points))

@@ -24,14 +24,14 @@ DESC, ISOLATED = "desc", "causal-isolated"
 AFTER_DESC, AFTER_CAUSAL = "causal-after-desc", "causal-after-causal"
 PREVIOUS, CURRENT = "previous segment", "current segment"
 
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def _category_key(name: str) -> str:
+def category_key(name: str) -> str:
     return re.sub(r"[^a-z]", "", name.lower().replace("&", "and"))
 
 
-_CATEGORY_BY_KEY = {_category_key(c): c for c in CATEGORIES}
+CATEGORY_BY_KEY = {category_key(c): c for c in CATEGORIES}
 
 
 @dataclass

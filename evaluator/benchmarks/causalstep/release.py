@@ -10,8 +10,8 @@ from pathlib import Path
 
 from evaluator import prompts
 from evaluator.benchmarks.causalstep.records import (
-    _CATEGORY_BY_KEY,
-    _SAFE_ID,
+    CATEGORY_BY_KEY,
+    SAFE_ID,
     CATEGORIES,
     MAX_OPTIONS,
     MCQ,
@@ -21,7 +21,7 @@ from evaluator.benchmarks.causalstep.records import (
     Answer,
     Question,
     Segment,
-    _category_key,
+    category_key,
 )
 from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
 from evaluator.errors import ImportReleaseError
@@ -107,7 +107,7 @@ def _json_array(path: Path) -> list[tuple[int, dict]]:
 
 def _video_record(record: dict, where: str, secret: Secret) -> tuple[Question, Answer]:
     item = require(record, "video_id", str, where)
-    if not _SAFE_ID.fullmatch(item):
+    if not SAFE_ID.fullmatch(item):
         raise ImportReleaseError(f"{where}: field 'video_id' may hold only letters, digits, '.', '_' and '-'")
     category = _category(require(record, "category", str, where), where)
     raw = require(record, "segments", list, where)
@@ -134,7 +134,7 @@ def _video_record(record: dict, where: str, secret: Secret) -> tuple[Question, A
 
 def _category(name: str, where: str) -> str:
     try:
-        return _CATEGORY_BY_KEY[_category_key(name)]
+        return CATEGORY_BY_KEY[category_key(name)]
     except KeyError:
         raise ImportReleaseError(f"{where}: field 'category': unknown category '{name}' "
                                  f"(known: {', '.join(CATEGORIES)})") from None
@@ -159,10 +159,10 @@ def _mcq(record: dict, where: str, key: str, secret: Secret) -> tuple[MCQ, str]:
     if len(set(options)) != len(options):
         raise ImportReleaseError(f"{where}: field 'options' lists the same text twice")
     gold = _gold_index(require(record, "answer", (int, str), where), options, where)
-    return _ordered(text, options, gold, f"{NAME}:{key}", secret)
+    return ordered(text, options, gold, f"{NAME}:{key}", secret)
 
 
-def _ordered(question: str, options: list[str], gold: int, key: str, secret: Secret) -> tuple[MCQ, str]:
+def ordered(question: str, options: list[str], gold: int, key: str, secret: Secret) -> tuple[MCQ, str]:
     """The options in the question's secret order, and the gold's label there."""
     order = secret.permutation(f"{key}:order", len(options))
     return MCQ(question, [options[k] for k in order]), prompts.letters(len(options))[order.index(gold)]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from evaluator.benchmarks.common import Secret
-from evaluator.benchmarks.exact.records import NAME, _item
+from evaluator.benchmarks.exact.records import NAME, make_item
 from evaluator.records import BenchmarkData, VideoSpec
 
 _DEMO_ACTIVITIES = ["basketball", "soccer", "bouldering", "bike", "cooking", "covid-safety", "cpr",
@@ -32,7 +32,7 @@ def demo(secret: Secret, size: int | None = None) -> BenchmarkData:
             statements = [f"The participant {verb} the {part} during the {activity} drill."
                           for verb, part in texts.sample(pairs, 5)]
             truth = statements.pop(golds.randrange(5))
-            q, a = _item(item_id, video_id, activity, k % 2 == 0, f"{activity} drill", truth, statements, secret)
+            q, a = make_item(item_id, video_id, activity, k % 2 == 0, f"{activity} drill", truth, statements, secret)
             questions.append(q)
             answers.append(a)
             specs[video_id] = VideoSpec(seconds=2.0 + (n % 3))

@@ -4,6 +4,8 @@
 from evaluator.benchmarks.exact.records import NAME, TITLE
 from evaluator.benchmarks.hooks import View
 
+# its `overall` in words, for the suite's dataset card and eval.yaml
+HEADLINE = "accuracy over all items"
 DISPLAY_METRICS = ("overall", "good_execution", "tips")
 METRIC_LABELS = {"good_execution": "Good execution", "tips": "Tips"}
 VIEWS = (

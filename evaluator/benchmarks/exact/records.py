@@ -85,7 +85,7 @@ def call_id(item: str) -> str:
     return f"{NAME}/{item}"
 
 
-def _item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth: str,
+def make_item(item_id: str, video: str, activity: str, is_ge: bool, task: str, truth: str,
           distractors: list[str], secret: Secret, release_id: str | None = None) -> tuple[Question, Answer]:
     pool = [truth, *distractors]
     order = secret.permutation(f"{NAME}:{item_id}:order", len(pool))

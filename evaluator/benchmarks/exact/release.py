@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, find_video, read_jsonl, require, sort_by_id
-from evaluator.benchmarks.exact.records import ACTIVITY_DOMAIN, NAME, _item, normalise_activity
+from evaluator.benchmarks.exact.records import ACTIVITY_DOMAIN, NAME, make_item, normalise_activity
 from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
 
@@ -59,7 +59,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
         spellings[(raw, activity)] += 1
         release_id = str(rec.get("id") or Path(file_name).stem)
         item_id, video_id = item_ids(release_id), video_ids(file_name)
-        q, a = _item(item_id, video_id, activity, is_ge, str(rec.get("task_name", "")), truth, negatives,
+        q, a = make_item(item_id, video_id, activity, is_ge, str(rec.get("task_name", "")), truth, negatives,
                      secret, release_id)
         questions.append(q)
         answers.append(a)

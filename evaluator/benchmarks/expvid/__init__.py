@@ -1,6 +1,6 @@
 """ExpVid: understanding and reasoning about wet-lab experiment videos, at three levels.
 
-Spec: shared/specs/expvid.md. Ten tasks over 390 JoVE experiments in 13 disciplines:
+Protocol as data: protocol.toml; choices: docs/protocol.md. Ten tasks over 390 JoVE experiments in 13 disciplines:
 
     level 1, short action clips (8 frames):     tool, material, quantity, operation   4-option MCQ
     level 2, stage segments (32 frames):        ordering (MCQ), generation (step numbers, Jaccard),
@@ -24,8 +24,8 @@ from evaluator.benchmarks.expvid.buckets import (
     partitions,
 )
 from evaluator.benchmarks.expvid.calls import build_calls, frame_budget_key
-from evaluator.benchmarks.expvid.demo import _FILLERS, demo
-from evaluator.benchmarks.expvid.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
+from evaluator.benchmarks.expvid.demo import FILLERS, demo
+from evaluator.benchmarks.expvid.display import DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.expvid.metrics import jaccard, score
 from evaluator.benchmarks.expvid.records import (
     ANSWER_FORMAT,
@@ -45,9 +45,9 @@ from evaluator.benchmarks.expvid.release import RELEASE_LAYOUT, import_release, 
 
 __all__ = [
     "RELEASE_LAYOUT",
-    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key", "partitions",
     "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
-    "TASKS", "TASK_LEVEL", "TITLE", "_FILLERS", "build_calls", "call_id", "frame_budget_key", "demo", "import_release", "jaccard",
+    "TASKS", "TASK_LEVEL", "TITLE", "FILLERS", "build_calls", "call_id", "frame_budget_key", "demo", "import_release", "jaccard",
     "score", "task_of_file"
 ]

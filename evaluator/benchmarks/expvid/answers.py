@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from evaluator.answers import extract_choice, last_boxed
-from evaluator.answers.common import _prep
-from evaluator.answers.numbers import _HAS_DIGIT_RE
+from evaluator.answers.common import prep
+from evaluator.answers.numbers import HAS_DIGIT_RE
 from evaluator.benchmarks.expvid.records import Question
 from evaluator.metrics import Tally, read_with
 from evaluator.records import Prediction
@@ -107,7 +107,7 @@ def _ints_from_block(block: str) -> list[int]:
     if len(lines) >= 2 and all(_lead_int(ln) is not None for ln in lines):
         return _ints_from_lines(lines)
     for ln in lines:
-        if _HAS_DIGIT_RE.search(ln):
+        if HAS_DIGIT_RE.search(ln):
             return _ints_in(ln)
     return []
 
@@ -121,7 +121,7 @@ def extract_int_list(text: str) -> list[int] | None:
     "3–5", "3 to 5" expand when they hold at most 100 items; timestamps such
     as 0:45 are ignored.  None if no integer is found.
     """
-    t, low = _prep(text)
+    t, low = prep(text)
     if not t:
         return None
     if "\\boxed" in t or "\\fbox" in t:
@@ -130,14 +130,14 @@ def extract_int_list(text: str) -> list[int] | None:
             r = _ints_in(b)
             if r:
                 return r
-    if not _HAS_DIGIT_RE.search(t):
+    if not HAS_DIGIT_RE.search(t):
         return None
     hits = list(_INT_MARK_RE.finditer(low))
     for m in reversed(hits):
         e = m.end()
         nl = t.find("\n", e)
         line = t[e:nl if nl >= 0 else len(t)]
-        if _HAS_DIGIT_RE.search(line):
+        if HAS_DIGIT_RE.search(line):
             r = _ints_in(line)
         else:
             # "Answer:\n- Step 3\n- Step 4": the paragraph below the marker.
@@ -149,7 +149,7 @@ def extract_int_list(text: str) -> list[int] | None:
             return r
     lines = t.split("\n")
     i = len(lines) - 1
-    while i >= 0 and not _HAS_DIGIT_RE.search(lines[i]):
+    while i >= 0 and not HAS_DIGIT_RE.search(lines[i]):
         i -= 1
     if i < 0:
         return None
@@ -180,5 +180,5 @@ def read_verification(pred: Prediction | None, q: Question, tally: Tally) -> str
     return label
 
 
-def _read_steps(pred: Prediction | None, tally: Tally) -> list[int] | None:
+def read_steps(pred: Prediction | None, tally: Tally) -> list[int] | None:
     return read_with(pred, tally, extract_int_list)

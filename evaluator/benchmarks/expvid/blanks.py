@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from evaluator.answers.common import _MAX_LITERAL, _boxed_spans, _clean_boxed, _literal_eval, _prep
+from evaluator.answers.common import MAX_LITERAL, boxed_spans, clean_boxed, literal_value, prep
 
 # A comma separates items unless it sits between two digits ("1,000",
 # "2,4-D").
@@ -38,7 +38,7 @@ _ITEM_STRIP = " \t\r\n\"'`*_“”‘’«»"
 def _clean_item(s: str) -> str:
     s = s.strip(_ITEM_STRIP)
     if "\\" in s or "$" in s:
-        s = _clean_boxed(s)
+        s = clean_boxed(s)
     low = s[:4].lower()
     if low.startswith("and "):
         s = s[4:]
@@ -124,13 +124,13 @@ def _split_items(s: str, n: int | None) -> list[str]:
 
 
 def _parse_list_literal(s: str) -> list[str] | None:
-    if len(s) > _MAX_LITERAL:
+    if len(s) > MAX_LITERAL:
         return None
     try:
         try:
             v = json.loads(s)
         except (ValueError, RecursionError):
-            v = _literal_eval(s)  # single quotes; never executes code
+            v = literal_value(s)  # single quotes; never executes code
         if not isinstance(v, (list, tuple)):
             return None
         out = []
@@ -138,7 +138,7 @@ def _parse_list_literal(s: str) -> list[str] | None:
             if isinstance(x, (list, tuple, dict)):
                 return None
             out.append(_clean_item(str(x)))
-    except Exception:  # noqa: BLE001 - see _MAX_LITERAL
+    except Exception:  # noqa: BLE001 - see MAX_LITERAL
         return None
     return [x for x in out if x] or None
 
@@ -188,7 +188,7 @@ def _boxed_candidates(t: str, spans: list, n: int | None):
             group.insert(0, sp)
         else:
             break
-    contents = [_clean_boxed(t[a:b]) for a, b in group]
+    contents = [clean_boxed(t[a:b]) for a, b in group]
     last_items = _split_items(contents[-1], n)
     multi = [c for c in (_clean_item(x) for x in contents) if c]
     if n is not None and n >= 2 and len(multi) >= n and len(last_items) < n:
@@ -201,7 +201,7 @@ def _boxed_candidates(t: str, spans: list, n: int | None):
 def _blank_candidates(t: str, low: str, n: int | None):
     """Candidate item lists, most trusted first (lazily, to stop early)."""
     if "\\boxed" in t or "\\fbox" in t:
-        spans = _boxed_spans(t, last_only=False)
+        spans = boxed_spans(t, last_only=False)
         if spans:
             yield from _boxed_candidates(t, spans, n)
             return  # a box is the committed answer; don't guess from prose
@@ -255,7 +255,7 @@ def extract_blanks(text: str, n: int | None = None) -> list[str] | None:
     and a leading "and " are stripped.  With ``n`` given, the first candidate
     with exactly ``n`` items wins, else the most trusted non-empty one.
     """
-    t, low = _prep(text)
+    t, low = prep(text)
     if not t:
         return None
     first = None

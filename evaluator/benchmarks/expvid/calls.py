@@ -19,7 +19,7 @@ from evaluator.benchmarks.expvid.records import (
 from evaluator.records import Call, VideoMeta
 
 _NUMBERED_LINE = re.compile(r"^\s*(\d+)[.)]\s+\S", re.M)
-_BLANK = re.compile(r"_{3,}")
+BLANK = re.compile(r"_{3,}")
 _LEADING_LABEL = re.compile(r"^\s*(?:question|title)\b", re.I)
 
 

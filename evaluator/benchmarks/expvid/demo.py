@@ -13,7 +13,7 @@ from evaluator.benchmarks.expvid.calls import numbered, question_block
 from evaluator.benchmarks.expvid.records import DISCIPLINES, NAME, TASK_LEVEL, TASKS, Answer, Question
 from evaluator.records import BenchmarkData, VideoSpec
 
-# Task shares for sized synthetic suites. Within levels: spec §2 (level-1 shares
+# Task shares for sized synthetic suites. Within levels (level-1 shares
 # fitted from Table 2, level 2 equal, level 3 0.49/0.51). Between levels the paper
 # gives no counts (Fig. 5b is an image): we assume 50% / 40% / 10%.
 LEVEL_SHARE = {1: 0.5, 2: 0.4, 3: 0.1}
@@ -43,7 +43,7 @@ _STEP_VERBS = ["Add", "Mix", "Transfer", "Incubate", "Centrifuge", "Rinse", "Wei
 _STEP_OBJECTS = ["the sample", "the buffer", "the cell pellet", "the tissue section",
                  "the reaction mixture", "the culture plate", "the membrane", "the supernatant",
                  "the slide", "the vial", "the embryo", "the electrode"]
-_FILLERS = ["2,4-D", "auxin", "calcium signalling", "apoptosis", "fluorescence", "photoredox catalysis",
+FILLERS = ["2,4-D", "auxin", "calcium signalling", "apoptosis", "fluorescence", "photoredox catalysis",
             "room temperature", "72 hours", "higher yield", "memory consolidation",
             "phosphodiesterase", "zinc chelation", "dopamine", "biofilm formation", "gene expression",
             "neuronal activity", "cell migration", "oxidative stress"]
@@ -181,7 +181,7 @@ def _demo_level2(texts: random.Random, golds: random.Random, task: str, source: 
 def _demo_level3(texts: random.Random, golds: random.Random, task: str, source: _Source, q: Question,
                  a: Answer) -> None:
     blanks = texts.randint(2, 4)
-    a.fillers = golds.sample(_FILLERS, blanks)
+    a.fillers = golds.sample(FILLERS, blanks)
     q.blanks = blanks
     q.question = question_block(_STATEMENTS[task][blanks], title=source.title, discipline=source.discipline)
 

@@ -3,6 +3,8 @@ views, as data (evaluator/benchmarks/hooks.py; leaderboard/views/columns.py read
 
 from evaluator.benchmarks.hooks import LevelColumn, View
 
+# its `overall` in words, for the suite's dataset card and eval.yaml
+HEADLINE = "the mean of its three levels' accuracies (level 3: the share of blanks filled correctly)"
 DISPLAY_METRICS = ("overall", "level1", "level2", "level3", "tool", "material", "quantity", "operation",
                    "ordering", "generation", "verification", "prediction", "analysis", "discovery")
 METRIC_LABELS = {"level1": "Level 1", "level2": "Level 2", "level3": "Level 3"}

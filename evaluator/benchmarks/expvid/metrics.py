@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluator.benchmarks.expvid.answers import _read_steps, read_verification
+from evaluator.benchmarks.expvid.answers import read_steps, read_verification
 from evaluator.benchmarks.expvid.blanks import extract_blanks
 from evaluator.benchmarks.expvid.records import TASKS, Answer, Question, call_id
 from evaluator.judges.base import CORRECT, UNPARSEABLE, UNSCORED, JudgeRequest
@@ -29,7 +29,7 @@ def _credit(q: Question, a: Answer, pred: Prediction | None, tally: Tally) -> fl
     if q.task == "verification":
         return float(read_verification(pred, q, tally) == a.label)
     if q.task == "generation":
-        return jaccard(_read_steps(pred, tally), a.steps, q.step_count)
+        return jaccard(read_steps(pred, tally), a.steps, q.step_count)
     if q.task == "prediction":
         return float(read_number(pred, tally) == a.step)
     return float(read_choice(pred, q.labels, q.options, tally) == a.label)

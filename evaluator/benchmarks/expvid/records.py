@@ -40,7 +40,7 @@ UNKNOWN_DISCIPLINE = "Unknown"
 class Question:
     """One public item. `question` is the whole block the model reads after the
     instruction (level 2: with its step list; level 3: with the paper's title and
-    discipline); options are kept in the release's order (spec §9.13)."""
+    discipline); options are kept in the release's order."""
 
     id: str
     video: str

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evaluator import prompts
 from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, read_jsonl, require, sort_by_id
-from evaluator.benchmarks.expvid.calls import _BLANK, question_block, step_count
+from evaluator.benchmarks.expvid.calls import BLANK, question_block, step_count
 from evaluator.benchmarks.expvid.records import (
     ANSWER_FORMAT,
     DISCIPLINES,
@@ -187,7 +187,7 @@ def _gold_fillers(answer: object, question: str, where: str) -> list[str]:
     """Level 3: the blank fillers in order. A list is the norm; a string is split on
     ';' or ',' only when that yields as many fillers as the question has blanks."""
     if isinstance(answer, str):
-        blanks = len(_BLANK.findall(question))
+        blanks = len(BLANK.findall(question))
         candidates = [[answer]] + [answer.split(sep) for sep in (";", ",")]
         answer = next((c for c in candidates if len(c) == max(blanks, 1)), None)
         if answer is None:
@@ -238,7 +238,7 @@ def _import_record(rec: dict, task: str, item_id: str, video: str, source: str, 
 def import_release(root: Path, secret: Secret) -> BenchmarkData:
     """Read the official layout: annotations/level{1,2,3}/<task>.jsonl (one file per
     task) and videos/level_{1,2,3}/. Released option orders are kept as they are
-    (spec §9.13). Item, video and experiment ids are opaque, keyed by `secret`: file
+   . Item, video and experiment ids are opaque, keyed by `secret`: file
     names and line numbers would tell the task, the step range and the release order."""
     root = Path(root)
     files = sorted((root / "annotations").glob("level*/*.jsonl"))

@@ -1,6 +1,6 @@
 """Video-MMMU: learn from a college lecture video, then answer about it and apply it.
 
-Spec: shared/specs/videommmu.md. 300 lecture videos, 3 questions each, one per
+Protocol as data: protocol.toml; choices: docs/protocol.md. 300 lecture videos, 3 questions each, one per
 track: Perception (find the information), Comprehension (understand the method),
 Adaptation (apply it to a new problem whose picture is the video's last frame).
 Adaptation also has a question-only call (the picture alone, no lecture): the
@@ -42,8 +42,8 @@ from evaluator.benchmarks.videommmu.buckets import (
     paired_extra,
 )
 from evaluator.benchmarks.videommmu.calls import build_calls, frame_budget_key
-from evaluator.benchmarks.videommmu.demo import _PHRASES, demo
-from evaluator.benchmarks.videommmu.display import DISPLAY_METRICS, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
+from evaluator.benchmarks.videommmu.demo import PHRASES, demo
+from evaluator.benchmarks.videommmu.display import DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videommmu.metrics import score
 from evaluator.benchmarks.videommmu.records import (
     DISCIPLINES,
@@ -66,9 +66,9 @@ from evaluator.benchmarks.videommmu.release import RELEASE_LAYOUT, import_releas
 
 __all__ = [
     "RELEASE_LAYOUT",
-    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",
-    "TRACKS", "_PHRASES", "build_calls", "call_id", "demo", "discipline_of", "frame_budget_key", "import_release", "labels_for",
+    "TRACKS", "PHRASES", "build_calls", "call_id", "demo", "discipline_of", "frame_budget_key", "import_release", "labels_for",
     "make_answer", "question_only_call_id", "repair_latex_escapes", "score"
 ]

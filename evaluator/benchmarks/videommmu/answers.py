@@ -77,7 +77,7 @@ def _names_phrase(text: str, phrase: str) -> bool:
             and not (_ALTERNATIVES & set(words)) - set(wanted))
 
 
-def _correct(q: Question, answer: Answer, pred: Prediction | None, tally: Tally) -> bool:
+def is_correct(q: Question, answer: Answer, pred: Prediction | None, tally: Tally) -> bool:
     if answer.labels:
         labels = labels_for(q) if q.options else OPEN_LETTERS
         return read_choice(pred, labels, q.options or None, tally) in answer.labels

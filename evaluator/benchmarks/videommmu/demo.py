@@ -26,7 +26,7 @@ _PREFIXES = ("validation", "test", "dev", "new")
 # Option counts cycled over the demo's multiple-choice items: mostly 10 as in the
 # release, some 2 to 14 (letters past J).
 _OPTION_COUNTS = (10, 4, 10, 14, 10, 6, 10, 12, 10, 5, 10, 2, 10, 11, 10, 3)
-_PHRASES = ("marginal cost", "negative feedback", "isosceles triangle", "baroque style",
+PHRASES = ("marginal cost", "negative feedback", "isosceles triangle", "baroque style",
             "binary search", "cognitive dissonance")
 _TOPICS = ("the formula on the board", "the chart in the slides", "the worked example",
            "the definition given", "the final result shown", "the table of values")
@@ -61,7 +61,7 @@ def _demo_item(texts: random.Random, golds: random.Random, track: str, k: int, s
                 [], f"{golds.uniform(1, 900):.2f}")
     if track == "adaptation" and _demo_open(k) == "text":
         return (f"<image 1> Which {name} concept explains the case shown?",
-                [], golds.choice(_PHRASES))
+                [], golds.choice(PHRASES))
     count = _OPTION_COUNTS[mcq_count % len(_OPTION_COUNTS)]
     options = [f"{name} claim {k}-{track[0]}{i} ({texts.randint(100, 999)})" for i in range(count)]
     stem = {"perception": f"According to the {name} lecture, which matches {topic}?",

@@ -4,6 +4,8 @@ reads them)."""
 
 from evaluator.benchmarks.hooks import LevelColumn, View
 
+# its `overall` in words, for the suite's dataset card and eval.yaml
+HEADLINE = "accuracy over the questions of its three tracks (Perception, Comprehension, Adaptation)"
 DISPLAY_METRICS = ("overall", "perception", "comprehension", "adaptation", "delta_knowledge",
                    "wrong_to_right", "right_to_wrong", "adaptation_question_only")
 METRIC_LABELS = {

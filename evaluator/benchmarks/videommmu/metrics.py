@@ -4,7 +4,7 @@ knowledge gain of adaptation items (question only vs with the video).
 
 from __future__ import annotations
 
-from evaluator.benchmarks.videommmu.answers import _correct
+from evaluator.benchmarks.videommmu.answers import is_correct
 from evaluator.benchmarks.videommmu.records import DISCIPLINES, TRACKS, Answer, Question, call_id, question_only_call_id
 from evaluator.metrics import Tally, group_accuracy, per_video_stats, ratio_pct
 from evaluator.records import BenchmarkScore, Responses, ScoringContext, pct
@@ -58,12 +58,12 @@ def score(questions: list[Question], answers: list[Answer], responses: Responses
     for q in questions:
         answer = key[q.id]
         given = responses.get(call_id(q))
-        right = _correct(q, answer, given, tally)
+        right = is_correct(q, answer, given, tally)
         correct.append(1.0 if right else 0.0)
         if q.question_only_video:
             pred = responses.get(question_only_call_id(q))
             any_before = any_before or pred is not None
-            asked_before = _correct(q, answer, pred, before_tally)
+            asked_before = is_correct(q, answer, pred, before_tally)
             if pred is not None and given is not None:  # Δknowledge: items answered both ways only
                 before.append(asked_before)
                 after.append(right)

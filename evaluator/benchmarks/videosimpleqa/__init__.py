@@ -1,6 +1,6 @@
 """Video SimpleQA: short factual answers about a video, chained over 2-4 facts.
 
-Spec: shared/specs/videosimpleqa.md. Each item is one multi-hop question: hop 1
+Protocol as data: protocol.toml; choices: docs/protocol.md. Each item is one multi-hop question: hop 1
 asks what the video shows, hops 2..k ask world knowledge about the previous answer,
 and the multi-hop question folds the chain into one question. The model answers
 with JSON {"answer": ..., "confidence_score": 0-100}; a judge grades each answer
@@ -19,7 +19,7 @@ the per-hop F-scores of the paper's Tables 4 and 8.
 from evaluator.benchmarks.videosimpleqa.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
 from evaluator.benchmarks.videosimpleqa.calls import build_calls, hidden_calls
 from evaluator.benchmarks.videosimpleqa.demo import demo
-from evaluator.benchmarks.videosimpleqa.display import DISPLAY_METRICS, METRIC_LABELS, VIEWS
+from evaluator.benchmarks.videosimpleqa.display import DISPLAY_METRICS, HEADLINE, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videosimpleqa.metrics import Grades, expected_calibration_error, score
 from evaluator.benchmarks.videosimpleqa.records import (
     CATEGORY_FILE,
@@ -39,7 +39,7 @@ from evaluator.benchmarks.videosimpleqa.release import RELEASE_LAYOUT, import_re
 
 __all__ = [
     "RELEASE_LAYOUT",
-    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "METRIC_LABELS", "VIEWS",
+    "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",
     "Question", "RELEASE_FILE", "TITLE", "build_calls", "call_id", "demo", "expected_calibration_error",

@@ -9,7 +9,7 @@ import math
 import re
 from typing import Any
 
-from evaluator.answers.common import _parse_obj, _prep
+from evaluator.answers.common import parse_obj, prep
 from evaluator.judges.base import CORRECT, INCORRECT, NOT_ATTEMPTED, UNSCORED
 from evaluator.metrics import Tally
 from evaluator.records import Prediction
@@ -92,18 +92,18 @@ def extract_short_answer(text: str) -> tuple[str, float | None]:
     Otherwise returns (the response without reasoning, trimmed of whitespace
     and quotes, None).  Confidence outside 0..100 -> None.
     """
-    t, _ = _prep(text)
+    t, _ = prep(text)
     if not t:
         return "", None
     i = t.find("{")
     if i >= 0:
         j = t.rfind("}")
         if j > i:
-            r = _from_dict(_parse_obj(t[i:j + 1]))
+            r = _from_dict(parse_obj(t[i:j + 1]))
             if r is None:
                 k = t.rfind("{", i + 1, j)
                 if k > i:
-                    r = _from_dict(_parse_obj(t[k:j + 1]))
+                    r = _from_dict(parse_obj(t[k:j + 1]))
             if r is not None:
                 return r
         # Broken JSON (unescaped quotes, truncation): read the fields directly.
@@ -146,7 +146,7 @@ def _stated_confidence(value: Any) -> float | None:
     return value if 0.0 <= value <= 100.0 else None
 
 
-def _read(pred: Prediction | None, tally: Tally) -> tuple[str | None, float | None]:
+def read_prediction(pred: Prediction | None, tally: Tally) -> tuple[str | None, float | None]:
     """(answer, confidence) of one prediction; answer None (missing or empty) grades
     NOT_ATTEMPTED without a judge call.
 
@@ -165,7 +165,7 @@ def _read(pred: Prediction | None, tally: Tally) -> tuple[str | None, float | No
     return answer, confidence
 
 
-def _judged(label: str, tally: Tally) -> str:
+def grade_of(label: str, tally: Tally) -> str:
     """A judge label as a grade: no verdict (UNSCORED) or an unreadable one counts as
     INCORRECT, and is counted apart (never silently wrong)."""
     if label in (CORRECT, INCORRECT, NOT_ATTEMPTED):

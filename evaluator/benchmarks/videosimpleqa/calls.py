@@ -5,7 +5,7 @@ workers make (they would reveal the answers).
 from __future__ import annotations
 
 from evaluator import frames, prompts
-from evaluator.benchmarks.videosimpleqa.records import NAME, Answer, Question, _usable, call_id, hop_call_id
+from evaluator.benchmarks.videosimpleqa.records import NAME, Answer, Question, usable, call_id, hop_call_id
 from evaluator.records import Call, FramePlan, VideoMeta
 
 
@@ -34,4 +34,4 @@ def hidden_calls(questions: list[Question], answers: list[Answer], videos: dict[
     plans = _plans(questions, videos, budgets)
     subs = {a.id: a.sub_questions for a in answers}
     return [_call(hop_call_id(q.id, j), q.id, f"hop{j}", sub.question, videos[q.video], plans[q.video])
-            for q in questions for j, sub in enumerate(subs[q.id], 1) if _usable(sub)]
+            for q in questions for j, sub in enumerate(subs[q.id], 1) if usable(sub)]

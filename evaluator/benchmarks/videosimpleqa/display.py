@@ -3,6 +3,8 @@ data (evaluator/benchmarks/hooks.py; leaderboard/views/columns.py reads them).""
 
 from evaluator.benchmarks.hooks import View
 
+# its `overall` in words, for the suite's dataset card and eval.yaml
+HEADLINE = "the F-score of the judged answers (harmonic mean of correct over all and over attempted)"
 DISPLAY_METRICS = ("overall", "correct", "incorrect", "not_attempted", "cga", "ece")
 METRIC_LABELS = {"correct": "Correct", "incorrect": "Incorrect", "not_attempted": "Not attempted", "cga": "CGA",
                  "ece": "ECE", "calibration_n": "# with confidence", "f_score": "F-score"}

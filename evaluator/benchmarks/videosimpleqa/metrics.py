@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.benchmarks.videosimpleqa.answers import _judged, _read
+from evaluator.benchmarks.videosimpleqa.answers import grade_of, read_prediction
 from evaluator.benchmarks.videosimpleqa.records import (
     ECE_BINS,
     PRIMARY,
     Answer,
     Question,
-    _usable,
+    usable,
     call_id,
     hop_call_id,
 )
@@ -26,7 +26,7 @@ from evaluator.records import BenchmarkScore, Responses, ScoringContext, pct, ro
 
 
 def f_score(correct: int, not_attempted: int, total: int) -> float | None:
-    """Harmonic mean of CO and CGA in closed form, 2c / (2N - n) (spec §5); None if N = 0."""
+    """Harmonic mean of CO and CGA in closed form, 2c / (2N - n); None if N = 0."""
     return pct(2 * correct, 2 * total - not_attempted)
 
 
@@ -87,19 +87,19 @@ def _grade_all(questions: list[Question], gold: dict[str, Answer], responses: Re
     for q in questions:
         if not q.question:
             continue
-        answer, confidence = _read(responses.get(call_id(q.id)), tally)
+        answer, confidence = read_prediction(responses.get(call_id(q.id)), tally)
         main.append(NOT_ATTEMPTED)
         confidences.append(confidence)
         ask(main, len(main) - 1, q.question, gold[q.id].answer, answer, q.video)
     if ctx.worker_run:
         for q in questions:
             for j, s in enumerate(gold[q.id].sub_questions, 1):
-                if _usable(s):
-                    answer, _ = _read(responses.get(hop_call_id(q.id, j)), tally)
+                if usable(s):
+                    answer, _ = read_prediction(responses.get(hop_call_id(q.id, j)), tally)
                     ask(sub, (q.id, j), s.question, s.answer, answer, q.video)
     if requests:
         for (store, key), judgement in zip(slots, ctx.judge.judge(requests), strict=True):
-            store[key] = _judged(judgement.label, tally)
+            store[key] = grade_of(judgement.label, tally)
     return main, confidences, sub
 
 
@@ -165,7 +165,7 @@ def _overall_from(sums: np.ndarray) -> np.ndarray:
 
 def score(questions: list[Question], answers: list[Answer], responses: Responses,
           ctx: ScoringContext) -> BenchmarkScore:
-    """design §7 metrics over the items that have a multi-hop question (N); missing
+    """The published metrics over the items that have a multi-hop question (N); missing
     answers are NOT_ATTEMPTED, unreadable judge outputs INCORRECT, both counted."""
     gold = {a.id: a for a in answers}
     tally = Tally()

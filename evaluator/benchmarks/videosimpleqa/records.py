@@ -16,13 +16,13 @@ RELEASE_FILE = "VideoSimpleQA.json"
 CATEGORY_FILE = "category_mapping.json"
 ECE_BINS = 10
 
-# Primary categories (Table 2 columns) and their paper sizes (spec §2.1).
+# Primary categories (Table 2 columns) and their paper sizes.
 PRIMARY = {"ENG": "Engineering", "NAT": "Nature", "SCI": "Science", "SAC": "Society & Culture"}
 PAPER_CATEGORIES = {"ENG": 517, "NAT": 484, "SCI": 105, "SAC": 398}
 PAPER_HOPS = {2: 928, 3: 469, 4: 107}
 PAPER_VIDEOS = 1079
 
-# Secondary and tertiary category names (spec §2.2), so a category mapping may label
+# Secondary and tertiary category names, so a category mapping may label
 # items at any level; the leaderboard breaks down by the primary category.
 _FINER = {
     "NAT": "Geology & Landscapes; Fossils; Landscapes; Rocks & Minerals; Geomorphology; Volcanic Features; "
@@ -44,19 +44,19 @@ _FINER = {
 }
 
 
-def _category_key(label: str) -> str:
+def category_key(label: str) -> str:
     """Case, spacing and '&' vs 'and' do not matter when naming a category."""
     return " ".join(label.casefold().replace("&", " and ").split())
 
 
-_CATEGORY_OF = {_category_key(name): abbrev
+CATEGORY_OF = {category_key(name): abbrev
                 for abbrev, names in _FINER.items() for name in names.split("; ")}
 
 
-_CATEGORY_OF.update({_category_key(full): abbrev for abbrev, full in PRIMARY.items()})
+CATEGORY_OF.update({category_key(full): abbrev for abbrev, full in PRIMARY.items()})
 
 
-_CATEGORY_OF.update({_category_key(abbrev): abbrev for abbrev in PRIMARY})
+CATEGORY_OF.update({category_key(abbrev): abbrev for abbrev in PRIMARY})
 
 
 @dataclass
@@ -100,5 +100,5 @@ def hop_call_id(item: str, hop: int) -> str:
     return f"{NAME}/{item}/hop{hop}"
 
 
-def _usable(sub: SubQuestion) -> bool:
+def usable(sub: SubQuestion) -> bool:
     return bool(sub.question and sub.answer)

@@ -12,7 +12,7 @@ from typing import Any
 
 from evaluator.benchmarks.common import MissingVideos, OpaqueIds, Secret, find_video, sort_by_id
 from evaluator.benchmarks.videosimpleqa.records import (
-    _CATEGORY_OF,
+    CATEGORY_OF,
     CATEGORY_FILE,
     NAME,
     PRIMARY,
@@ -20,7 +20,7 @@ from evaluator.benchmarks.videosimpleqa.records import (
     Answer,
     Question,
     SubQuestion,
-    _category_key,
+    category_key,
 )
 from evaluator.errors import ImportReleaseError
 from evaluator.records import BenchmarkData
@@ -121,7 +121,7 @@ def _read_categories(path: Path) -> dict[str, str]:
         raise ImportReleaseError(f"{path}: expected a JSON list or object")
     out = {}
     for key, label in pairs:
-        abbrev = _CATEGORY_OF.get(_category_key(label)) if isinstance(label, str) else None
+        abbrev = CATEGORY_OF.get(category_key(label)) if isinstance(label, str) else None
         if abbrev is None:
             raise ImportReleaseError(f"{path}: entry '{key}': unknown category {label!r} (expected "
                                      f"{', '.join(PRIMARY)}, or a category name from the paper)")
@@ -163,7 +163,7 @@ def import_release(root: Path, secret: Secret) -> BenchmarkData:
         subs = _sub_questions(record, where)
         question, gold = _text(record, "Multi_hop_Question", where), _text(record, "Multi_hop_Answer", where)
         if not (question and gold):
-            question = gold = ""  # a data error (spec §8.1, item #597): no multi-hop question to score
+            question = gold = ""  # a data error (item #597 of the release): no multi-hop question to score
         category = None
         if categories is not None and question:
             # The official key, built from the unstripped fields.

@@ -1,6 +1,6 @@
 """Where each row of a suite stands: the Leaderboard's order, and each row's rank and band.
 The site's board (leaderboard/views/board.py `prepare`) and the open exports
-(leaderboard/exports.py) both take them from `ranked`, so an export carries the very rank
+(results/exports.py) both take them from `ranked`, so an export carries the very rank
 and band the Leaderboard shows. Pure pandas.
 
     out = ranked(rows)   # rows sorted as the Leaderboard sorts them, with the columns below
@@ -8,7 +8,7 @@ and band the Leaderboard shows. Pure pandas.
 
 Rows are sorted by average, then (verified rows first, papers' rows grouped by paper in the
 benchmarks' order) by the mean of the overalls a row has, then by name. `rank` is
-interval_ranks and `band` rank_bands (leaderboard/bands.py) among the `ranked` rows: verified
+interval_ranks and `band` rank_bands (results/bands.py) among the `ranked` rows: verified
 rows at the reference protocol (protocol_card.RANKED_STATUSES), within one judge. A row with
 an average ranks above every row without one. Papers' rows never affect a verified row's rank.
 """
@@ -20,8 +20,8 @@ import pandas as pd
 
 from evaluator.benchmarks import ORDER
 from evaluator.judges import JUDGED
-from leaderboard import protocol_card
-from leaderboard.bands import rank_bands
+from results import protocol_card
+from results.bands import rank_bands
 
 BENCHMARKS = tuple(ORDER)
 REPORTED = "reported"  # the `source` of a paper's row (leaderboard/reported.py)

@@ -1,5 +1,5 @@
-"""The published table's format, shared by the table (leaderboard/aggregate.py) and its
-open exports (leaderboard/exports.py): the column names and order, how a cell is typed,
+"""The published table's format, shared by the table (results/aggregate.py) and its
+open exports (results/exports.py): the column names and order, how a cell is typed,
 and the parquet bytes with their key-value metadata. Nothing here reads or writes a store.
 
 It is its own module so that exports can build on the format without importing the
@@ -23,7 +23,7 @@ from evaluator.judges import JUDGED
 TABLE_PATH = "leaderboard.parquet"
 ID = "id"  # the key column: the submission id
 UPDATED_AT_KEY = b"leaderboard.updated_at"  # parquet key-value metadata: when the table was written
-EXPORTS_KEY = b"leaderboard.exports"  # and the index of the open exports (leaderboard/exports.py)
+EXPORTS_KEY = b"leaderboard.exports"  # and the index of the open exports (results/exports.py)
 
 # Columns every table has, in this order; benchmark columns follow.
 META_COLUMNS = [ID, "model", "kind", "submitter", "revision", "file_sha256", "suite_id", "judge_id",
@@ -31,11 +31,11 @@ META_COLUMNS = [ID, "model", "kind", "submitter", "revision", "file_sha256", "su
                 "params", "average", "average_of", "source"]
 
 
-def _number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _benchmark_columns(name: str, metrics: dict[str, Any], counts: dict[str, Any]) -> dict[str, Any]:
+def benchmark_columns(name: str, metrics: dict[str, Any], counts: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     ci = metrics.get("overall_ci95")
     out[f"{name}.overall"] = metrics.get("overall")
@@ -44,7 +44,7 @@ def _benchmark_columns(name: str, metrics: dict[str, Any], counts: dict[str, Any
     for metric, value in metrics.items():
         if metric in ("overall", "overall_ci95"):
             continue
-        if value is None or _number(value):
+        if value is None or is_number(value):
             out[f"{name}.{metric}"] = value
         else:  # breakdowns (dicts) and anything else structured: one JSON string cell
             out[f"{name}.{metric}"] = json.dumps(value, sort_keys=True)
@@ -67,11 +67,11 @@ def _column_order(columns) -> list[str]:
     return [*META_COLUMNS, *rest, "scores_json"]
 
 
-def _column(values: list[Any]) -> pa.Array:
+def typed_column(values: list[Any]) -> pa.Array:
     """Numbers as float64 (so int and float cells never clash), text as strings,
     `thinking` as bool; a column with only None stays untyped until a value comes."""
     try:
-        return pa.array([float(v) if _number(v) else v for v in values])
+        return pa.array([float(v) if is_number(v) else v for v in values])
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds: keep every value, as text
         return pa.array([None if v is None else _text(v) for v in values], pa.string())
 
@@ -82,7 +82,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _tidy(table: pa.Table) -> pa.Table:
+def tidy(table: pa.Table) -> pa.Table:
     """Every META column present, columns in a stable order, rows sorted by id."""
     for column in META_COLUMNS:
         if column not in table.column_names:
@@ -91,42 +91,42 @@ def _tidy(table: pa.Table) -> pa.Table:
     return table.sort_by([(ID, "ascending")]) if len(table) else table
 
 
-def _arrow(rows: list[dict[str, Any]]) -> pa.Table:
-    columns = {c: _column([r.get(c) for r in rows]) for c in _column_order({k for r in rows for k in r})}
-    return _tidy(pa.table(columns) if rows else pa.table({c: pa.array([], pa.null()) for c in columns}))
+def arrow(rows: list[dict[str, Any]]) -> pa.Table:
+    columns = {c: typed_column([r.get(c) for r in rows]) for c in _column_order({k for r in rows for k in r})}
+    return tidy(pa.table(columns) if rows else pa.table({c: pa.array([], pa.null()) for c in columns}))
 
 
-def _merge(old: pa.Table, rows: list[dict[str, Any]], drop: set[str]) -> pa.Table:
+def merge(old: pa.Table, rows: list[dict[str, Any]], drop: set[str]) -> pa.Table:
     """`old` without the rows whose id is in `drop`, plus `rows`."""
     if drop:
         old = old.filter(pc.invert(pc.is_in(old[ID], value_set=pa.array(sorted(drop), pa.string()))))
     try:
-        return _tidy(pa.concat_tables([old, _arrow(rows)], promote_options="permissive"))
+        return tidy(pa.concat_tables([old, arrow(rows)], promote_options="permissive"))
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # a column changed kind: rebuild every column's type
-        return _arrow(_rows(old) + rows)
+        return arrow(_rows(old) + rows)
 
 
 def _rows(table: pa.Table) -> list[dict[str, Any]]:
     return table.to_pylist()
 
 
-def _now() -> str:
+def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _stamped(table: pa.Table, stamp: str | None = None, exported: bytes | None = None) -> pa.Table:
-    """The table with its write time (and the exports' index: leaderboard/exports.py) as metadata."""
-    metadata = {UPDATED_AT_KEY: (stamp or _now()).encode()}
+def stamped(table: pa.Table, stamp: str | None = None, exported: bytes | None = None) -> pa.Table:
+    """The table with its write time (and the exports' index: results/exports.py) as metadata."""
+    metadata = {UPDATED_AT_KEY: (stamp or utc_now()).encode()}
     if exported is not None:
         metadata[EXPORTS_KEY] = exported
     return table.replace_schema_metadata(metadata)
 
 
-def _to_parquet(table: pa.Table) -> bytes:
+def to_parquet(table: pa.Table) -> bytes:
     buffer = io.BytesIO()
     pq.write_table(table, buffer, compression="zstd")
     return buffer.getvalue()
 
 
-def _read_arrow(data: bytes) -> pa.Table:
+def read_arrow(data: bytes) -> pa.Table:
     return pq.ParquetFile(pa.BufferReader(data)).read()

@@ -1,4 +1,4 @@
-"""The one aggregated table the site reads (design §2, §7).
+"""The one aggregated table the site reads.
 
 Every finished submission has its own Result JSON in the results store,
 `<h>/<h>/<submission id>.json` (16 x 16 folders by a hash of the id: evaluator/shards.py;
@@ -52,11 +52,11 @@ from evaluator.benchmarks import ORDER
 from evaluator.records import ratio
 from evaluator.result import Result
 from evaluator.shards import flat_path, sharded
-from leaderboard import disclosure, exports, protocol_card
-# The format itself (columns, cell types, parquet bytes) is leaderboard/table_format.py, which
+from results import disclosure, exports, protocol_card, results_card
+# The format itself (columns, cell types, parquet bytes) is results/table_format.py, which
 # the exports build on too; its names stay reachable here (aggregate.TABLE_PATH, ...).
-from leaderboard.table_format import (ID, TABLE_PATH, UPDATED_AT_KEY, _arrow, _benchmark_columns,  # noqa: F401
-                                      _merge, _now, _number, _read_arrow, _stamped, _tidy, _to_parquet)
+from results.table_format import (ID, TABLE_PATH, UPDATED_AT_KEY, arrow, benchmark_columns,  # noqa: F401
+                                      merge, utc_now, is_number, read_arrow, stamped, tidy, to_parquet)
 from submissions.errors import ConflictError
 from submissions.stores.base import Store
 
@@ -76,7 +76,7 @@ def _params(metadata: dict[str, str]) -> str | None:
 
 def result_row(result: Result, request=None, min_items: int | None = None) -> dict[str, Any]:
     """One flat row for a result, as published: small breakdown buckets hidden
-    (leaderboard/disclosure.py). The result's own `submission` record comes first
+    (results/disclosure.py). The result's own `submission` record comes first
     (so `rebuild`, which has no requests, gives the same rows); `request` fills in
     what an older result lacks. `min_items`: the bucket minimum (default: the setting)."""
     result = disclosure.public(result, min_items)
@@ -113,7 +113,7 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
         raise ValueError("a result without a submission id cannot go into the leaderboard table")
     for key, value in sorted(result.runner.items()):
         if key != "name":
-            row[f"runner.{key}"] = value if value is None or _number(value) or isinstance(value, str) \
+            row[f"runner.{key}"] = value if value is None or is_number(value) or isinstance(value, str) \
                 else json.dumps(value, sort_keys=True)
     for key, value in sorted(metadata.items()):
         row[f"meta.{key}"] = str(value)
@@ -123,11 +123,11 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
     row["average_of"] = ",".join(over)
     for name in [*ORDER, *sorted(set(result.scores) - set(ORDER))]:
         if name in result.scores:
-            row.update(_benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
+            row.update(benchmark_columns(name, result.scores[name], result.counts.get(name, {})))
     row.update(_blind_columns(result.blind_scores, over))
     row.update(_cost_columns(result.cost))
     row.update(_judge_cost_columns(result.judge_usage))
-    row.update(protocol_card.row_columns(result))  # the card, its status and hash (leaderboard/protocol_card.py)
+    row.update(protocol_card.row_columns(result))  # the card, its status and hash (results/protocol_card.py)
     row["scores_json"] = json.dumps(result.scores, sort_keys=True)
     return row
 
@@ -185,7 +185,7 @@ def load_table(results_store: Store) -> pd.DataFrame:
     when no result has been published yet. `frame.attrs["updated_at"]` says when it
     was written (ISO 8601, UTC), or None."""
     found = results_store.read(TABLE_PATH)
-    return _frame(_read_arrow(found.data) if found is not None else _arrow([]))
+    return _frame(read_arrow(found.data) if found is not None else arrow([]))
 
 
 def table_updated_at(results_store: Store) -> datetime | None:
@@ -204,20 +204,25 @@ def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], m
     change again, so two workers publishing at once both keep their rows. `files` are
     written in the same step, before the table (a reader sees a row only once its
     result file is there), and so are the open exports of the suites whose rows changed
-    (`ids`: the rows changed; None: any), with small buckets hidden at `min_items`."""
+    (`ids`: the rows changed; None: any), with small buckets hidden at `min_items`, and the
+    repo's dataset card (README.md: results/results_card.py; this is its one writer)."""
     for attempt in range(CONFLICT_RETRIES):
         found = results_store.read(TABLE_PATH)
-        old = _read_arrow(found.data) if found is not None else None
-        stamp = _now()
+        old = read_arrow(found.data) if found is not None else None
+        stamp = utc_now()
         table = change(old)
         try:
             exported, index = exports.refresh(old, table, ids, min_items, stamp)
         except Exception:  # noqa: BLE001 - the table comes first; without an index the next change exports all
             log.exception("the open exports could not be built; %s is written without them", TABLE_PATH)
             exported, index = {}, None
-        table = _stamped(table, stamp, index)
+        try:  # the repo's dataset card, written with the table: its configs name the files written here
+            exported.update(results_card.card_files(table, index, getattr(results_store, "repo_id", None)))
+        except Exception:  # noqa: BLE001 - a card is never worth a row; the next change writes it
+            log.exception("the results dataset card could not be built; %s is written without it", TABLE_PATH)
+        table = stamped(table, stamp, index)
         try:
-            results_store.write_files({**(files or {}), **exported, TABLE_PATH: _to_parquet(table)},
+            results_store.write_files({**(files or {}), **exported, TABLE_PATH: to_parquet(table)},
                                       {TABLE_PATH: found.version if found else None}, message=message)
             return table
         except ConflictError:
@@ -228,7 +233,7 @@ def _swap(results_store: Store, change: Callable[[pa.Table | None], pa.Table], m
 
 
 def _upserted(row: dict[str, Any]) -> Callable[[pa.Table | None], pa.Table]:
-    return lambda old: _arrow([row]) if old is None else _merge(old, [row], {row[ID]})
+    return lambda old: arrow([row]) if old is None else merge(old, [row], {row[ID]})
 
 
 def upsert(results_store: Store, result: Result, request=None, min_items: int | None = None) -> None:
@@ -268,7 +273,7 @@ def published_runs(results_store: Store) -> dict[str, int | None]:
     found = results_store.read(TABLE_PATH)
     if found is None:
         return {}
-    table = _read_arrow(found.data)
+    table = read_arrow(found.data)
     runs = table["run"].to_pylist() if "run" in table.column_names else [None] * len(table)
     return {id: None if run is None else int(run) for id, run in zip(table[ID].to_pylist(), runs)}
 
@@ -304,11 +309,11 @@ def _latest_rows(results: list[Result]) -> list[dict[str, Any]]:
 def build_table(results: list[Result]) -> pd.DataFrame:
     """The table for these results, one row per submission id (the newest result wins
     if two carry the same id), typed as load_table gives it; nothing is written."""
-    return _frame(_arrow(_latest_rows(results)))
+    return _frame(arrow(_latest_rows(results)))
 
 
 def rebuild(results_store: Store) -> pd.DataFrame:
     """Recreate the table from every result file in the store."""
-    table = _arrow(_latest_rows(read_results(results_store)))
+    table = arrow(_latest_rows(read_results(results_store)))
     written = _swap(results_store, lambda _old: table, f"Leaderboard table: rebuild from {len(table)} results")
     return _frame(written)

@@ -1,7 +1,7 @@
 """Open exports: a versioned snapshot of the leaderboard, per suite, as JSON and Parquet.
 
 The worker writes them into the results store in the same step (one commit on the Hub)
-as the aggregated table they come from (leaderboard/aggregate.py `_swap`), so a snapshot
+as the aggregated table they come from (results/aggregate.py `_swap`), so a snapshot
 is never behind the table and costs no commit of its own:
 
     exports/index.json                       the pointer: every suite's latest snapshot,
@@ -21,7 +21,7 @@ result's scores, nested: `scores[benchmark][metric]`) and `counts` (calls and an
 calls per benchmark, integers). The flat score columns and `scores_json` are derived from
 those two, exactly as the table derives them, which is how `read_json` rebuilds the table.
 
-Each row carries the `rank` and `band` the Leaderboard gives it (leaderboard/ranking.py,
+Each row carries the `rank` and `band` the Leaderboard gives it (results/ranking.py,
 the same code; null for a row it does not rank, one off the reference protocol): the first
 two columns of the flat table, two keys of a record. Rows come by rank, equal ranks in the
 Leaderboard's order, then the unranked rows in the Leaderboard's order. Ranks count within
@@ -29,7 +29,7 @@ one judge, as on the site.
 
 What a snapshot never holds: an answer, a call id or any per-item outcome. It is made
 only from the aggregated table, whose rows are the public form of each result; small
-breakdown buckets are hidden again here at `minimum` (leaderboard/disclosure.py), so an
+breakdown buckets are hidden again here at `minimum` (results/disclosure.py), so an
 export is never more detailed than the site.
 
 Versions: `schema_version` is this file format's; `table_version` is a hash of the
@@ -53,8 +53,8 @@ from pydantic import BaseModel
 
 from evaluator import CODE_VERSION
 from evaluator.benchmarks import ORDER
-from leaderboard import disclosure, number_format, ranking, table_format
-from leaderboard.errors import ExportError
+from results import disclosure, number_format, ranking, table_format
+from results.errors import ExportError
 
 EXPORT_SCHEMA_VERSION = 2  # 2: each row's rank and band, rows in the Leaderboard's order; integer counts
 FOLDER = "exports"
@@ -62,7 +62,7 @@ INDEX_PATH = f"{FOLDER}/index.json"
 HEADER_KEY = b"leaderboard.export"  # parquet key-value metadata: the snapshot header (JSON)
 INDEX_KEY = table_format.EXPORTS_KEY  # the aggregated table's metadata: the index entries (JSON)
 SCORES, COUNTS = "scores", "counts"  # the record keys that replace the flat score columns
-STANDING = ("rank", "band")  # each row's place on the Leaderboard (leaderboard/ranking.py), first columns
+STANDING = ("rank", "band")  # each row's place on the Leaderboard (results/ranking.py), first columns
 _SAFE_SUITE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -174,7 +174,7 @@ def flat_row(record: dict[str, Any]) -> dict[str, Any]:
     row = {k: v for k, v in record.items() if k not in (SCORES, COUNTS)}
     scores, counts = record.get(SCORES) or {}, record.get(COUNTS) or {}
     for name, metrics in scores.items():
-        row.update(table_format._benchmark_columns(name, metrics, counts.get(name) or {}))
+        row.update(table_format.benchmark_columns(name, metrics, counts.get(name) or {}))
     row["scores_json"] = json.dumps(scores, sort_keys=True)
     return row
 
@@ -185,13 +185,13 @@ def _schema(base: pa.Schema, rows: list[dict[str, Any]]) -> pa.Schema:
     known = set(base.names)
     for name in dict.fromkeys(k for row in rows for k in row):
         if name not in known:
-            fields.append(pa.field(name, table_format._column([row.get(name) for row in rows]).type))
+            fields.append(pa.field(name, table_format.typed_column([row.get(name) for row in rows]).type))
     return pa.schema(fields)
 
 
 def _flat_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     table = pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
-    return _standing_first(_rows_in(table_format._tidy(table), [row[table_format.ID] for row in rows]))
+    return _standing_first(_rows_in(table_format.tidy(table), [row[table_format.ID] for row in rows]))
 
 
 def _rows_in(table: pa.Table, ids: list[str]) -> pa.Table:
@@ -238,7 +238,7 @@ def build(table: pa.Table, suite_id: str, minimum: int, updated_at: str | None, 
     than `minimum` items still showing a score are made public here; rows not checked
     were found public when they were exported before."""
     check_suite_id(suite_id)
-    part = _standing(table_format._tidy(suite_rows(table.replace_schema_metadata(None), suite_id)))
+    part = _standing(table_format.tidy(suite_rows(table.replace_schema_metadata(None), suite_id)))
     recs = _Records(part, minimum, check)
     flat = part
     if recs.fixed:  # those rows' score columns derived again from their public scores, the table's way

@@ -28,7 +28,7 @@ import pandas as pd
 
 from evaluator.judges import JUDGED
 from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
-from leaderboard import markup, number_format
+from results import markup, number_format
 
 REFERENCE, DECLARED, DIFFERS, UNKNOWN, PAPER = "reference", "declared", "differs", "unknown", "paper"
 DEFAULT_STATUSES = (REFERENCE, DECLARED, PAPER)
@@ -42,7 +42,7 @@ FILTER_CHOICES = [("All rows (off-protocol marked ≠, not ranked)", ALL_PROTOCO
 DEFAULT_FILTER = ALL_PROTOCOLS
 MARKED_STATUSES = (DIFFERS, UNKNOWN)  # rows the Protocol column is there for
 
-# Table columns (leaderboard.aggregate rows).
+# Table columns (results.aggregate rows).
 STATUS, HASH, DEVIATIONS, CARD = "protocol_status", "protocol_hash", "protocol_deviations", "protocol_card"
 
 

@@ -1,4 +1,4 @@
-"""Optional leaderboard columns of model-ID runs (issue 14): each benchmark's "no video"
+"""Optional leaderboard columns of model-ID runs: each benchmark's "no video"
 score (the blind pass, evaluator/runners/blind.py) beside its real score, and what the
 run cost (evaluator/runners/costs.py). Hidden by default; empty for prediction files
 and papers' rows, where nothing was run or measured. Pure pandas: leaderboard/views/ uses it.
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from evaluator.benchmarks import BENCHMARKS, ORDER
-from leaderboard import number_format
+from results import number_format
 
 GPU_SECONDS, TTFT, TOKENS_PER_S, DEVICE = "GPU-s / call", "TTFT (s)", "Tokens/s", "GPU"
 # What a remote LLM judge cost to grade the row (any row it graded, prediction files too).
@@ -30,7 +30,7 @@ def no_video_label(column: str) -> str:
 
 AVERAGE = "Average"  # views.AVERAGE (views imports this module)
 NO_VIDEO_AVERAGE = no_video_label(AVERAGE)
-# display label -> table column of every no-video score (leaderboard/aggregate.py)
+# display label -> table column of every no-video score (results/aggregate.py)
 NO_VIDEO = {NO_VIDEO_AVERAGE: "blind.average",
             **{no_video_label(BENCHMARKS[name].TITLE): f"blind.{name}.overall" for name in ORDER}}
 NO_VIDEO_COLUMNS = tuple(NO_VIDEO)
