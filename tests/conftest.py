@@ -64,20 +64,28 @@ def run_cli(*args: str, cwd: Path = ROOT):
                           text=True, timeout=600)
 
 
-@pytest.fixture
-def hub_standin(monkeypatch):
-    """A fresh Hub stand-in (tests/hub_standin.py) for one test, with huggingface_hub
-    allowed online (this session sets HF_HUB_OFFLINE=1) and Xet off for its duration."""
+@contextmanager
+def running_standin():
+    """A fresh Hub stand-in (tests/hub_standin.py), with huggingface_hub allowed online (this
+    session sets HF_HUB_OFFLINE=1) and Xet off while it runs."""
     from huggingface_hub import constants
     from hub_standin import HubStandin
 
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    standin = HubStandin().start()
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(constants, "HF_HUB_OFFLINE", False)
+        patch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+        standin = HubStandin().start()
+        try:
+            yield standin
+        finally:
+            standin.stop()
+
+
+@pytest.fixture
+def hub_standin():
+    """A fresh Hub stand-in for one test (running_standin)."""
+    with running_standin() as standin:
         yield standin
-    finally:
-        standin.stop()
 
 
 @contextmanager

@@ -91,18 +91,10 @@ def home(tmp_path_factory):
 
 
 @pytest.fixture
-def standin(monkeypatch):
-    from huggingface_hub import constants
-    from hub_standin import HubStandin
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    hub = HubStandin().start()
-    try:
-        model_repo(hub)
-        yield hub
-    finally:
-        hub.stop()
+def standin(hub_standin):
+    """The stand-in Hub with the model's repo on it."""
+    model_repo(hub_standin)
+    return hub_standin
 
 
 def handlers(home: Path, standin, token: str | None, user: str = DEV_USER) -> Handlers:

@@ -29,17 +29,10 @@ SHOTS = ARTIFACTS / "screenshots"
 
 @pytest.fixture(scope="module")
 def hub():
-    from huggingface_hub import constants
-    from hub_standin import HubStandin
+    from conftest import running_standin
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(constants, "HF_HUB_OFFLINE", False)
-        patch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-        standin = HubStandin().start()
-        try:
-            yield standin
-        finally:
-            standin.stop()
+    with running_standin() as standin:  # one for the module: the site and its browser share it
+        yield standin
 
 
 @pytest.fixture(scope="module")
