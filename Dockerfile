@@ -2,7 +2,7 @@
 # can also run one request claimed elsewhere (`python -m evaluator.worker --request ID`), the
 # command each Hugging Face Job of the dispatcher runs (worker/dispatch.py). A Space's own builder installs requirements.txt only (no torch, no vllm), which is why
 # the worker is an image: requirements-worker.txt plus vllm, pinned to the torch that file pins
-# (vllm 0.32.0 requires torch==2.13.0; tests/test_worker_image.py checks the two agree).
+# (vllm 0.32.0 requires torch==2.13.0; tests/worker/test_worker_image.py checks the two agree).
 FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1

@@ -26,9 +26,10 @@ abstaining on at most 25%, and at most 1% of wrong answers graded CORRECT.
 
 Labelled sets, each written by a tester who never saw the matcher: judge_labels (the
 first, tuned against), judge_labels_holdout, judge_labels_final, judge_labels_final2,
-judge_labels_fresh and judge_labels_fresh2 (each measured once untouched, then tuned
-against: their first figures are in docs/judges.md), and judge_labels_fresh3 (the newest,
-not tuned against). `--record` writes the figures into
+judge_labels_fresh, judge_labels_fresh2, judge_labels_fresh3 and judge_labels_fresh4 (each
+measured once untouched, then tuned against: their first figures are in docs/judges.md), and
+judge_labels_fresh5 (Video SimpleQA only, the newest, not tuned against).
+`--record` writes the figures into
 docs/judge_agreement.json under the judge's name and the set's folder, which the site's
 About tab shows for the judges a suite uses.
 """
@@ -141,6 +142,8 @@ def main() -> int:
     judge = get_judge(args.judge, **get_settings().judges.options(args.judge))  # a remote judge's endpoint and key
     out, met = {}, True
     for name in ("videosimpleqa", "expvid_blanks"):
+        if not (args.labels / f"{name}.jsonl").exists():
+            continue  # a set may label one benchmark only
         items = load(name, args.labels)
         truths = [i.truth for i in items]
         ours, base = figures(truths, grades(judge, items)), figures(truths, grades(ExactMatch(), items))

@@ -36,7 +36,7 @@ from evaluator.baselines import predictions  # noqa: E402
 from evaluator.demo import build_demo_suite  # noqa: E402
 from evaluator.judges import get_judge  # noqa: E402
 from evaluator.predictions import write_predictions  # noqa: E402
-from evaluator.records import ScoringOptions  # noqa: E402
+from evaluator.reference import reading_options  # noqa: E402
 from evaluator.result import Result  # noqa: E402
 from evaluator.scoring import score_file  # noqa: E402
 from evaluator.suite import load_answers  # noqa: E402
@@ -101,8 +101,8 @@ def latency(tmp: Path, runs: int, poll: float) -> None:
         scheduler.shutdown()
 
     judge = get_judge(settings.judge)
-    options = ScoringOptions.reading(settings.causalstep_reading,
-                                     grade_truncated_reasoning=settings.grade_truncated_reasoning)
+    options = reading_options(settings.readings,
+                              grade_truncated_reasoning=settings.grade_truncated_reasoning)
     floor = []
     for path in files[:runs]:
         start = time.perf_counter()

@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evaluator.demo import build_demo_suite  # noqa: E402
-from evaluator.runners.frames import FrameStore  # noqa: E402
+from evaluator.runners.frame_store import FrameStore  # noqa: E402
 from evaluator.suite import load_answers  # noqa: E402
 from evaluator.synth import STRIP_BITS, frame_index_from_image  # noqa: E402
 from evaluator.video import (  # noqa: E402

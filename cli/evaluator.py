@@ -2,7 +2,7 @@
 `python -m evaluator COMMAND --help` explains one). The suite, prediction and protocol
 commands are here; the queue's are in cli/queue.py, create-repos and squash-history in
 cli/deploy.py, eval-results in cli/eval_results.py. Every command's help is written for its users: what it
-does, each option and its default, an example (tests/test_cli_help.py checks them)."""
+does, each option and its default, an example (tests/cli/test_cli_help.py checks them)."""
 
 from __future__ import annotations
 
@@ -104,8 +104,9 @@ def _cmd_baseline(args) -> None:
 
 
 def _cmd_score(args) -> None:
+    from evaluator.benchmarks import JUDGED, ORDER
     from evaluator.judges import get_judge, judges_from
-    from evaluator.records import ScoringOptions
+    from evaluator.reference import reading_options
     from evaluator.scoring import score_file
     from evaluator.suite import load_answers, load_suite
     from space_config.settings import get_settings
@@ -121,9 +122,10 @@ def _cmd_score(args) -> None:
 
             judge = CachedJudge(judge, JudgementCache(cache))
     else:
-        judge = judges_from(settings, cache)  # LEADERBOARD_JUDGE, LEADERBOARD_JUDGE_<BENCHMARK>
-    options = ScoringOptions.reading(args.causalstep_reading or settings.causalstep_reading,
-                                     grade_truncated_reasoning=settings.grade_truncated_reasoning)
+        judge = judges_from(settings, cache, judged=JUDGED)  # LEADERBOARD_JUDGE, LEADERBOARD_JUDGE_<BENCHMARK>
+    given = {name: getattr(args, f"{name}_reading", None) for name in ORDER}  # --causalstep-reading
+    readings = {**settings.readings, **{name: reading for name, reading in given.items() if reading}}
+    options = reading_options(readings, grade_truncated_reasoning=settings.grade_truncated_reasoning)
     result = score_file(suite, key, Path(args.predictions), judge, options, settings.max_prediction_bytes,
                         worker_run=args.worker_run, bootstrap_samples=settings.bootstrap_samples)
     result.write(Path(args.out))
@@ -227,9 +229,25 @@ def _add_import_command(sub) -> None:
     s.set_defaults(func=_cmd_import)
 
 
+def _reading_arguments(s) -> None:
+    """--<benchmark>-reading for each benchmark whose protocol.toml has readings of its paper
+    (--causalstep-reading prose|algo)."""
+    from evaluator.benchmarks import BENCHMARKS, ORDER
+    from evaluator.reference import scoring_options
+
+    for name in ORDER:
+        keys, readings, reference_reading = scoring_options(name)
+        if readings:
+            s.add_argument(f"--{name}-reading", choices=list(readings), dest=f"{name}_reading",
+                           help=f"{BENCHMARKS[name].TITLE}'s {' and '.join(keys)} rules, all from one reading of "
+                                f"its paper; default: LEADERBOARD_{name.upper()}_READING, else the benchmark's "
+                                f"reference protocol ({reference_reading})")
+
+
 def _add_prediction_commands(sub) -> None:
     """The submitters' commands: a suite's call list, a baseline's predictions, scoring them."""
     from cli.commands import add_command
+    from evaluator.benchmarks import ORDER
 
     s = add_command(sub, "template", "write a suite's call list: the calls a prediction file answers",
                     "JSON Lines, one call a line: its id, prompt, options and the frames of its video file to\n"
@@ -238,7 +256,7 @@ def _add_prediction_commands(sub) -> None:
     s.add_argument("--suite", required=True, type=Path, help=SUITE_HELP)
     s.add_argument("--out", required=True, type=Path, help="where to write the call list (JSON Lines); required")
     s.add_argument("--benchmark", action="append",
-                   help="only this benchmark's calls: expvid, causalstep, exact, videommmu or videosimpleqa "
+                   help=f"only this benchmark's calls: {', '.join(ORDER)} "
                         "(repeat for several); default: every benchmark")
     s.set_defaults(func=_cmd_template)
 
@@ -276,10 +294,7 @@ def _add_score_command(sub) -> None:
     s.add_argument("--judge-cache", type=Path,
                    help="SQLite file keeping model judges' verdicts, so scoring again asks nothing twice; default: "
                         "LEADERBOARD_JUDGE_CACHE, else $LEADERBOARD_HOME/private/judge-cache.sqlite")
-    s.add_argument("--causalstep-reading", choices=["prose", "algo"],
-                   help="CausalStep's restart and points rules, both from the paper's prose or both from its "
-                        "Algorithm 1; default: LEADERBOARD_CAUSALSTEP_READING, else the benchmark's reference "
-                        "protocol")
+    _reading_arguments(s)
     s.add_argument("--worker-run", action="store_true",
                    help="also accept the hidden calls only a worker asks (Video SimpleQA's sub-questions), as in "
                         "a worker's own run")

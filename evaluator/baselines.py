@@ -4,8 +4,9 @@
   always gets the same answer, as a stateless model would give.
 - `first-option`: always the first option (A, 1, the first step...).
 
-CausalStep's in-context calls are answered through its branch table, with each
-baseline's OWN previous answers as context, exactly as a submitter's harness must.
+A stepwise benchmark's in-context calls (CALL_MODE "stepwise": CausalStep) are answered
+through its folder's branch table, with each baseline's OWN previous answers as context,
+exactly as a submitter's harness must.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import random
 from typing import Callable
 
-from evaluator.benchmarks import causalstep
+from evaluator.benchmarks import BENCHMARKS, hook
 from evaluator.records import Call, Prediction
 
 _WORDS = ["water", "copper", "pipette", "1998", "Paris", "oak", "nitrogen", "blue", "engine", "42"]
@@ -76,7 +77,9 @@ BASELINES = ("random", "first-option")
 def predictions(name: str, calls: list[Call], seed: int = 0) -> list[Prediction]:
     """A full prediction file's records for the public calls."""
     answer = answerer(name, seed)
-    stepwise = [c for c in calls if c.benchmark == causalstep.NAME]
-    out = causalstep.branch_table(stepwise, answer) if stepwise else []
-    out += [Prediction(c.id, answer(c, c.prompt)) for c in calls if c.benchmark != causalstep.NAME]
+    stepwise = [name for name in dict.fromkeys(c.benchmark for c in calls) if hook(name, "CALL_MODE") == "stepwise"]
+    out: list[Prediction] = []
+    for name in stepwise:  # its folder's branch table: each call in context once per label chosen before
+        out += BENCHMARKS[name].branch_table([c for c in calls if c.benchmark == name], answer)
+    out += [Prediction(c.id, answer(c, c.prompt)) for c in calls if c.benchmark not in stepwise]
     return out

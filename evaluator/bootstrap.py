@@ -34,14 +34,34 @@ def _resample_counts(videos: int, samples: int, seed: int) -> np.ndarray:
     return counts
 
 
+def resampled_sums(counts: np.ndarray, stats: np.ndarray, draws: int) -> np.ndarray:
+    """counts @ stats in float64: each resample's column sums (`draws`: the most a row of
+    `counts` adds up to, the videos drawn per resample).
+
+    Integer statistics (correct answers, items: all but ExpVid's Jaccard credit) are
+    summed in integers by numpy's own loop. The numbers are those of the float64 product:
+    every partial sum is an integer of at most draws x max|stat| < 2**53, exact in any
+    order. What this saves is not the product but what follows it: a BLAS product large
+    enough to be threaded leaves OpenBLAS's idle threads spinning for about 0.1 s after
+    it, CPU time the scoring pays (a tenth to a sixth of it on two cores, bench/score_speed.py). Any other
+    statistics go to BLAS in float64 as before: their sums depend on the order of adding."""
+    stats = np.asarray(stats)
+    if stats.dtype.kind in "fiu" and stats.size:
+        top = float(np.abs(stats).max()) * draws
+        if top < 2**53 and np.array_equal(stats, np.trunc(stats)):  # finite, whole numbers
+            exact = stats.astype(np.int32 if top < 2**31 else np.int64)
+            return (counts @ exact).astype(np.float64)
+    return counts.astype(np.float64) @ stats
+
+
 def interval(video_stats: np.ndarray, overall_from: Callable[[np.ndarray], np.ndarray],
              samples: int = 1000, seed: int = 0, level: float = 0.95) -> list[float] | None:
     """[low, high] of the headline over `samples` video resamples; None with no videos."""
     n = len(video_stats)
     if n == 0 or samples <= 0:
         return None
-    weights = _resample_counts(n, samples, seed).astype(np.float64)
-    values = np.asarray(overall_from(weights @ video_stats), dtype=np.float64)
+    values = np.asarray(overall_from(resampled_sums(_resample_counts(n, samples, seed), video_stats, n)),
+                        dtype=np.float64)
     values = values[np.isfinite(values)]
     if values.size == 0:
         return None
@@ -69,10 +89,11 @@ def paired_differences(stats_a: np.ndarray, from_a: Callable[[np.ndarray], np.nd
     n = len(stats_a)
     if n == 0 or samples <= 0:
         return None
-    weights = _resample_counts(n if videos is None else videos, samples, seed)
-    weights = (weights if rows is None else weights[:, rows]).astype(np.float64)
-    diff = (np.asarray(from_a(weights @ stats_a), dtype=np.float64)
-            - np.asarray(from_b(weights @ stats_b), dtype=np.float64))
+    draws = n if videos is None else videos
+    weights = _resample_counts(draws, samples, seed)
+    weights = weights if rows is None else weights[:, rows]
+    diff = (np.asarray(from_a(resampled_sums(weights, stats_a, draws)), dtype=np.float64)
+            - np.asarray(from_b(resampled_sums(weights, stats_b, draws)), dtype=np.float64))
     diff = diff[np.isfinite(diff)]
     return diff if diff.size else None
 

@@ -21,6 +21,14 @@ class ImportReleaseError(EvaluatorError):
     """An official release does not have the layout its importer expects."""
 
 
+class VideoError(Exception):
+    """A video file is missing, unreadable or holds no decodable video (evaluator/video/).
+
+    Not an EvaluatorError: a video the evaluator cannot read is a fault of the suite or the
+    machine, not of a submission; the worker fails the request as internal, the traceback in
+    its log."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a prediction file, at a 1-based line (0 = the file as a whole)."""

@@ -22,7 +22,7 @@ MAX_SIDE = 512
 
 def frames_for(suite, count: int) -> Callable[[str], tuple[str, ...]]:
     """video id -> the data URLs of `count` uniform frames of that video of the suite."""
-    from evaluator import frames as plans
+    from evaluator import frame_plans
     from evaluator.video import ResizePolicy, decode_frames, resize_frames
 
     @lru_cache(maxsize=256)
@@ -30,7 +30,7 @@ def frames_for(suite, count: int) -> Callable[[str], tuple[str, ...]]:
         meta = suite.videos.get(video)
         if meta is None or meta.file is None or count < 1:
             return ()
-        times = plans.plan(meta, count).times
+        times = frame_plans.plan(meta, count).times
         pictures = resize_frames(decode_frames(suite.path / meta.file, times), ResizePolicy(max_side=MAX_SIDE))
         return tuple(_data_url(p) for p in pictures)
     return of

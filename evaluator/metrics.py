@@ -91,9 +91,8 @@ def per_video_stats(video_of_row: Sequence[str], columns: Sequence[Sequence[floa
     The bootstrap resamples these rows, so every headline must be a function of
     column sums (ratios of sums are fine).
     """
-    index: dict[str, int] = {}
-    rows = np.fromiter((index.setdefault(v, len(index)) for v in video_of_row), dtype=np.int64,
-                       count=len(video_of_row))
+    index = {v: i for i, v in enumerate(dict.fromkeys(video_of_row))}  # in order of first appearance
+    rows = np.fromiter(map(index.__getitem__, video_of_row), dtype=np.int64, count=len(video_of_row))
     out = np.zeros((len(index), len(columns)), dtype=np.float64)
     for j, col in enumerate(columns):
         np.add.at(out[:, j], rows, np.asarray(col, dtype=np.float64))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 from evaluator.errors import PredictionFileError, Problem
@@ -113,23 +114,11 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_bounded_int, object_pairs_hook=_unique_keys)
 _LENIENT = json.JSONDecoder(parse_constant=lambda name: _Odd(f"{name}, which is not a JSON number"),
                             parse_int=_odd_int)  # read again only to name a refused number's field
-# The fast first reading of a line: the same number hooks, but an object comes back as a
-# tuple of its (key, value) pairs, built in C (a Python hook per object costs as much as
-# the parse). A line it reads as one flat object without a key twice, and that _check
-# accepts, is what _DECODER would read; anything else is read again by _DECODER.
+# The fast first reading of a line (_quick_line): the same number hooks, but an object
+# comes back as a tuple of its (key, value) pairs, built in C (a Python hook per object
+# costs as much as the parse). A line it reads as one flat object without a key twice, and
+# that passes, is what _DECODER would read; anything else is read again by _DECODER.
 _SCAN_PAIRS = json.JSONDecoder(parse_constant=_no_constant, parse_int=_bounded_int, object_pairs_hook=tuple).scan_once
-
-
-def _plain_record(line: str) -> dict | None:
-    """The line's object when it is one plain JSON object (no key twice), else None."""
-    try:
-        pairs, end = _SCAN_PAIRS(line, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    if type(pairs) is not tuple or (end != len(line) and line[end:].strip(" \t\r")):
-        return None  # not an object, or something after it
-    record = dict(pairs)
-    return record if len(record) == len(pairs) else None
 
 
 def _load(line: str) -> tuple[object, str | None]:
@@ -162,25 +151,81 @@ def _not_utf8(record: dict) -> str | None:
     return None
 
 
+def _fast_prediction(call_id: str, response: str, confidence: float | None, context: str | None,
+                     run: int | None) -> Prediction:
+    """Prediction(...), the same record, built without the frozen dataclass's __init__ (an
+    object.__setattr__ a field: a third of a valid line's cost after its parse)."""
+    pred = _NEW(Prediction)
+    _SET(pred, "__dict__", {"id": call_id, "response": response, "confidence": confidence, "context": context,
+                            "run": run})
+    return pred
+
+
+_NEW, _SET = object.__new__, object.__setattr__  # the ordinary way if the record has changed:
+_new_prediction = (_fast_prediction if [f.name for f in dataclass_fields(Prediction)] == list(FIELDS)
+                   and not hasattr(Prediction, "__post_init__") else Prediction)
+
+
+def _quick_line(line: str, calls: Mapping[str, Call]) -> Prediction | None:
+    """The Prediction of a line that passes, read and checked in one pass; else None, and the
+    strict reader names its problem. A line this takes, the strict reader takes as the same."""
+    try:
+        pairs, end = _SCAN_PAIRS(line, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if type(pairs) is not tuple or (end != len(line) and line[end:].strip(" \t\r")):
+        return None
+    if len(pairs) == 2 and pairs[0][0] == "id" and pairs[1][0] == "response":  # most lines
+        call_id, response = pairs[0][1], pairs[1][1]
+        if type(call_id) is not str or type(response) is not str:
+            return None
+        call = calls.get(call_id)
+        if call is None or call.context is not None or ("\\u" in line and _not_utf8(dict(pairs))):
+            return None
+        return _new_prediction(call_id, response, None, None, None)
+    record = dict(pairs)
+    if len(record) != len(pairs) or not _FIELD_SET.issuperset(record):
+        return None
+    call_id, response = record.get("id"), record.get("response")
+    if type(call_id) is not str or type(response) is not str:
+        return None
+    call = calls.get(call_id)
+    if call is None or ("\\u" in line and _not_utf8(record)):
+        return None
+    confidence = record.get("confidence")
+    if confidence is not None:
+        if (type(confidence) is not int and type(confidence) is not float) or not 0 <= confidence <= 100:
+            return None
+        confidence = float(confidence)
+    context = record.get("context")
+    if call.context is None:
+        if context is not None:
+            return None
+    elif type(context) is not str or context not in call.context.choices:
+        return None
+    run = 1
+    if "run" in record:
+        run, problem = _run(record["run"], call)
+        if problem is not None:
+            return None
+    return _new_prediction(call_id, response, confidence, context, run if run > 1 else None)
+
+
 def _read_line(line: str, calls: Mapping[str, Call]) -> tuple[Prediction | None, str | None]:
     """A Prediction, or the problem with this (non-blank) line. Most lines are plain
     objects that pass: they are read once, fast; any other is read again strictly, so
     its problem is named exactly as the strict reader names it."""
-    record = _plain_record(line)
-    if record is not None:
-        # a lone surrogate (_not_utf8) can only come from a \u escape: most lines have none
-        pred, problem = _check(record, calls, escaped="\\u" in line)
-        if problem is None:
-            return pred, None
+    pred = _quick_line(line, calls)
+    return (pred, None) if pred is not None else _strict_line(line, calls)
+
+
+def _strict_line(line: str, calls: Mapping[str, Call]) -> tuple[Prediction | None, str | None]:
     record, unreadable = _load(line)
-    if unreadable is not None:
-        return None, unreadable
-    return _check(record, calls)
+    return (None, unreadable) if unreadable is not None else _check(record, calls)
 
 
-def _check(record: object, calls: Mapping[str, Call],
-           escaped: bool = True) -> tuple[Prediction | None, str | None]:
-    """A Prediction, or the problem with this line (`escaped`: it may hold \\u escapes)."""
+def _check(record: object, calls: Mapping[str, Call]) -> tuple[Prediction | None, str | None]:
+    """A Prediction, or the problem with this line."""
     if not isinstance(record, dict):
         return None, 'expected a JSON object like {"id": "...", "response": "..."}'
     if not record.keys() <= _FIELD_SET:
@@ -189,7 +234,7 @@ def _check(record: object, calls: Mapping[str, Call],
     call_id = record.get("id")
     if not isinstance(call_id, str):
         return None, "'id' must be a string" if "id" in record else "missing 'id'"
-    bad_text = _not_utf8(record) if escaped else None
+    bad_text = _not_utf8(record)
     if bad_text:
         return None, bad_text
     call = calls.get(call_id)
@@ -255,32 +300,35 @@ def parse_predictions(data: bytes, calls: Mapping[str, Call], name: str = "predi
                                                        f"offset {e.start}); save the file as UTF-8")]) from None
     if text.startswith("\ufeff"):
         text = text[1:]  # a BOM is harmless; editors add it
-    kept: list[Prediction] = []
+    by_run: dict[int, tuple[dict, dict]] = {}  # what as_responses builds, built as the lines pass
     first_seen: dict[tuple[str, str | None, int | None], int] = {}
+    quick = _quick_line
     for n, line in enumerate(text.split("\n"), 1):
         if not line or line.isspace():
             continue
-        pred, problem = _read_line(line, calls)
-        if problem is not None:
-            problems.append(Problem(n, problem))
-        else:
+        pred = quick(line, calls)
+        if pred is None:
+            pred, problem = _strict_line(line, calls)
+        if pred is not None:
             key = (pred.id, pred.context, pred.run)
-            if key in first_seen:
-                what = (f"id '{_clip(pred.id)}'" + (f" with context '{pred.context}'" if pred.context else "")
-                        + (f" in run {pred.run}" if pred.run else ""))
-                problems.append(Problem(n, f"duplicate {what} (first on line {first_seen[key]})"))
-            else:
+            if key not in first_seen:
                 first_seen[key] = n
-                kept.append(pred)
+                _file_under(by_run, pred)
+                continue
+            what = (f"id '{_clip(pred.id)}'" + (f" with context '{pred.context}'" if pred.context else "")
+                    + (f" in run {pred.run}" if pred.run else ""))
+            problem = f"duplicate {what} (first on line {first_seen[key]})"
+        problems.append(Problem(n, problem))
         if len(problems) >= MAX_PROBLEMS:
             raise PredictionFileError(name, problems, truncated=True)
-    problems += _run_problems(kept, calls)
+    if len(by_run) > 1 or 1 not in by_run:  # a repeated run (most files have none)
+        problems += _run_problems([p for found in by_run.values() for run in found for p in run.values()], calls)
     if problems:
         raise PredictionFileError(name, problems)
-    if not kept:
+    if not by_run:
         raise PredictionFileError(name, [Problem(0, "the file holds no predictions: expected one JSON object "
                                                     "per line")])
-    return as_responses(kept)
+    return _responses(by_run)
 
 
 def _run_problems(kept: list[Prediction], calls: Mapping[str, Call]) -> list[Problem]:
@@ -333,14 +381,20 @@ def as_responses(predictions: list[Prediction]) -> Responses:
     a repeated run's predictions (`run` 2, 3...) go to `runs`."""
     by_run: dict[int, tuple[dict, dict]] = {}
     for p in predictions:
-        found = by_run.get(p.run or 1)
-        if found is None:
-            found = by_run[p.run or 1] = ({}, {})
-        by_id, by_context = found
-        if p.context is None:
-            by_id[p.id] = p
-        else:
-            by_context[(p.id, p.context)] = p
+        _file_under(by_run, p)
+    return _responses(by_run)
+
+
+def _file_under(by_run: dict[int, tuple[dict, dict]], p: Prediction) -> None:
+    """`p` into its run's predictions: (by id, by (id, context))."""
+    by_id, by_context = by_run.get(p.run or 1) or by_run.setdefault(p.run or 1, ({}, {}))
+    if p.context is None:
+        by_id[p.id] = p
+    else:
+        by_context[(p.id, p.context)] = p
+
+
+def _responses(by_run: dict[int, tuple[dict, dict]]) -> Responses:
     first = Responses(*by_run.pop(1, ({}, {})))
     first.runs = {run: Responses(*found) for run, found in sorted(by_run.items())}
     return first

@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from functools import cache
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -208,28 +208,30 @@ def pct(numerator: float, denominator: float) -> float | None:
 class ScoringOptions:
     """Protocol choices that change scores; recorded in every result.
 
-    CausalStep's restart and points rules are one reading of its paper ("prose" or
-    "algo", both fields alike; one given sets both); None: the reading its protocol.toml
-    names, filled in by evaluator.reference.resolve_options before anything is scored or
-    recorded. Settings and the CLI offer readings only; a mixed pair, built in code to
-    test one rule at a time, is neither reading, and its cards differ in "scoring"."""
+    `by_benchmark`: each benchmark's own options, {name: {option: value}}, named by its
+    folder's protocol.toml ([scoring] readings: CausalStep's restart and points rules are
+    one reading of its paper, "prose" or "algo"; one option given sets all of them). Left
+    out or None: the reading its protocol.toml names, filled in (and checked) by
+    evaluator.reference.resolve_options before anything is scored or recorded. Settings
+    and the CLI offer whole readings only (evaluator.reference.reading_options); a mixed
+    pair, built in code to test one rule at a time, reaches a scorer only unresolved.
+    Recorded flat by `record()`: "<benchmark>_<option>" keys ("causalstep_restart"), as
+    results always were."""
 
-    causalstep_restart: str | None = None
-    causalstep_points: str | None = None
+    by_benchmark: Mapping[str, Mapping[str, str | None]] = field(default_factory=dict)
     # Read a reasoning trace cut off before its final answer (an unclosed <think>) as
     # the answer; off: such a response has no final answer and is unparseable.
     grade_truncated_reasoning: bool = False
 
-    def __post_init__(self) -> None:
-        if self.causalstep_restart not in (None, "prose", "algo"):
-            raise ValueError(f"causalstep_restart must be 'prose' or 'algo', not {self.causalstep_restart!r}")
-        if self.causalstep_points not in (None, "prose", "algo"):
-            raise ValueError(f"causalstep_points must be 'prose' or 'algo', not {self.causalstep_points!r}")
+    def of(self, benchmark: str) -> dict[str, str | None]:
+        """One benchmark's options ({} when it has none)."""
+        return dict(self.by_benchmark.get(benchmark) or {})
 
-    @classmethod
-    def reading(cls, causalstep: str | None, **others: Any) -> ScoringOptions:
-        """Options with CausalStep's restart and points both from one reading (None: the protocol's)."""
-        return cls(causalstep_restart=causalstep, causalstep_points=causalstep, **others)
+    def record(self) -> dict[str, Any]:
+        """What a result and a protocol card record: every benchmark's options as
+        "<benchmark>_<option>" keys, then the generic ones."""
+        flat = {f"{name}_{key}": value for name, chosen in self.by_benchmark.items() for key, value in chosen.items()}
+        return flat | {"grade_truncated_reasoning": self.grade_truncated_reasoning}
 
 
 @dataclass

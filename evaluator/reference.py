@@ -11,7 +11,8 @@ that fixes, with the paper section each value comes from:
     generation    temperature, max new tokens (and with thinking on), runs and how
                   they are combined
     judge         which model family graded, what it saw, its grading rules
-    scoring       benchmark-specific scoring choices (CausalStep's reading of the paper)
+    scoring       the benchmark's own scoring options: `reading`, and `readings.<name>`, the
+                  options each reading sets (CausalStep's restart and points rules)
     compare       one row per point: paper / official code / ours / same, or why not
 
     proto = protocol("videosimpleqa")
@@ -308,14 +309,54 @@ def scoring_choice(name: str, key: str, default: Any = None) -> Any:
         return default
 
 
+def scoring_options(name: str) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+    """Benchmark `name`'s own scoring options, from its protocol.toml's [scoring] table:
+    (the options a reading sets, the readings' names, the reading the protocol names);
+    CausalStep: (("restart", "points"), ("prose", "algo"), "prose"). ((), (), None): none."""
+    table = scoring_choice(name, "readings") or {}
+    keys = tuple(dict.fromkeys(k for reading in table.values() for k in reading if k != "source"))
+    return keys, tuple(table), scoring_choice(name, "reading")
+
+
+def _reading(name: str, given: dict[str, str | None]) -> dict[str, str]:
+    """One benchmark's options, all from one reading: the first one given, else its protocol's."""
+    keys, readings, reference_reading = scoring_options(name)
+    if set(given) - set(keys):
+        raise ValueError(f"{name} has no scoring option {', '.join(sorted(set(given) - set(keys)))} "
+                         f"(its protocol.toml's readings set: {', '.join(keys) or 'none'})")
+    reading = next((v for v in given.values() if v is not None), None) or reference_reading
+    if reading not in readings:
+        raise ValueError(f"{name}'s reading must be {' or '.join(map(repr, readings))}, not {reading!r} "
+                         f"(LEADERBOARD_{name.upper()}_READING)")
+    return {key: reading for key in keys}
+
+
 def resolve_options(options: ScoringOptions | None = None) -> ScoringOptions:
     """The options with every choice left open (None) taken from the protocols: what is
-    scored, recorded in results and compared on cards."""
+    scored, recorded in results and compared on cards. A benchmark's options follow one
+    reading of its paper (the first one given sets them all); a reading it does not have,
+    or an option of a benchmark that has none, is refused (ValueError)."""
     options = options or ScoringOptions()
-    reading = options.causalstep_restart or options.causalstep_points or scoring_choice("causalstep", "reading",
-                                                                                        "prose")
-    return replace(options, causalstep_restart=reading, causalstep_points=reading)
+    registered = names()
+    unknown = sorted(set(options.by_benchmark) - set(registered))
+    if unknown:
+        raise ValueError(f"scoring options for unknown benchmarks: {', '.join(unknown)}")
+    chosen = {name: _reading(name, options.of(name)) for name in registered
+              if scoring_options(name)[0] or options.of(name)}
+    return replace(options, by_benchmark=chosen)
+
+
+def reading_options(readings: dict[str, str | None] | None = None, **others: Any) -> ScoringOptions:
+    """Options from whole readings by benchmark ({"causalstep": "algo"}: the settings'
+    LEADERBOARD_<NAME>_READING, the CLI's --causalstep-reading; None: the protocol's),
+    checked now, so a bad setting fails at start-up."""
+    given = {name: reading for name, reading in (readings or {}).items() if reading}
+    options = ScoringOptions(by_benchmark={name: dict.fromkeys(scoring_options(name)[0] or ("reading",), reading)
+                                           for name, reading in given.items()}, **others)
+    resolve_options(options)
+    return options
+
 
 __all__ = ["BenchmarkProtocol", "CompareRow", "FrameRule", "Generation", "Judge", "Prompt", "Resolution",
            "budget_errors", "budget_key", "budgets_for", "default_budgets", "frame_rules", "names", "protocol",
-           "protocol_path", "resolve_options", "scoring_choice"]
+           "protocol_path", "reading_options", "resolve_options", "scoring_choice", "scoring_options"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluator.protocol import ProtocolCard
+from evaluator.protocol_card import ProtocolCard
 
 RESULT_SCHEMA_VERSION = 1
 
@@ -31,7 +31,7 @@ class Result(BaseModel):
     judge: dict[str, Any]  # id and kind ("normalized-match", "llm" or "mixed"); by_benchmark where each has its own
     runner: dict[str, Any] = Field(default_factory=dict)  # name and settings: frames, resolution, decoding
     options: dict[str, Any] = Field(default_factory=dict)  # protocol choices (CausalStep variants)
-    # How the numbers were produced (evaluator/protocol.py); None in results written before cards.
+    # How the numbers were produced (evaluator/protocol_card.py); None in results written before cards.
     protocol: ProtocolCard | None = None
     code_version: str
     created: str

@@ -15,8 +15,9 @@ ScoringOptions.grade_truncated_reasoning reads the trace.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, replace
+from dataclasses import replace
 from datetime import datetime, timezone
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,7 +26,7 @@ from evaluator.answers import read_cut_off_reasoning, reasoning_cut_off
 from evaluator.judges.judge_set import describe as describe_judge
 from evaluator.judges.judge_set import for_benchmark
 from evaluator.predictions import read_predictions
-from evaluator.protocol import ProtocolCard, file_card
+from evaluator.protocol_card import ProtocolCard, file_card
 from evaluator.records import BenchmarkScore, Prediction, Responses, ScoringContext, ScoringOptions
 from evaluator.reference import resolve_options
 from evaluator.result import Result
@@ -41,15 +42,18 @@ def benchmark_of_calls(suite: Suite, key: AnswerKey) -> dict[str, str]:
 
 
 def answered_per_benchmark(bench_of: dict[str, str], responses: Responses) -> Counter:
-    ids = set(responses.by_id) | {cid for cid, _ in responses.by_context}
-    return Counter(bench_of[i] for i in ids if i in bench_of)
+    ids = set(responses.by_id)
+    ids.update(map(itemgetter(0), responses.by_context))
+    answered = Counter(map(bench_of.get, ids))  # counted in C: one call per response otherwise
+    answered.pop(None, None)  # ids of no call of the suite
+    return answered
 
 
 def without_final_answer(bench_of: dict[str, str], responses: Responses) -> Counter:
     """Per benchmark, responses that are only a reasoning trace cut off before any
     final answer (evaluator.answers.reasoning_cut_off); counted apart as `no_final_answer`."""
-    preds = list(responses.by_id.values()) + list(responses.by_context.values())
-    return Counter(bench_of[p.id] for p in preds if p.id in bench_of and reasoning_cut_off(p.response))
+    preds = [*responses.by_id.values(), *responses.by_context.values()]
+    return Counter(bench_of[p.id] for p in preds if reasoning_cut_off(p.response) and p.id in bench_of)
 
 
 def reading_cut_off_reasoning(responses: Responses) -> Responses:
@@ -85,7 +89,7 @@ def score_responses(suite: Suite, key: AnswerKey, responses: Responses, judge,
     cut_off = [without_final_answer(bench_of, r) for r in runs]
     if ctx.options.grade_truncated_reasoning:
         runs = [reading_cut_off_reasoning(r) for r in runs]
-    calls_per_benchmark = Counter(c.benchmark for c in suite.calls)
+    calls_per_benchmark = Counter(map(attrgetter("benchmark"), suite.calls))
     scores: dict[str, dict[str, Any]] = {}
     counts: dict[str, dict[str, Any]] = {}
     for name in suite.manifest["benchmarks"]:
@@ -134,7 +138,7 @@ def headlines(scores: dict) -> dict:
 def make_result(suite: Suite, scores: dict, counts: dict, judge, options: ScoringOptions,
                 submission: dict, runner: dict | None = None, protocol: ProtocolCard | None = None,
                 **extra) -> Result:
-    """The result record; `protocol` is the run's card (a model-id run's, evaluator/protocol.py),
+    """The result record; `protocol` is the run's card (a model-id run's, evaluator/protocol_card.py),
     by default the card of answers the server did not produce (a prediction file, a baseline).
     `extra`: Result's optional blocks of a model-id run (blind_scores, blind_counts, cost)."""
     return Result(
@@ -142,7 +146,7 @@ def make_result(suite: Suite, scores: dict, counts: dict, judge, options: Scorin
         suite_id=suite.id,
         judge=describe_judge(judge),
         runner=runner or {"name": "predictions-file"},
-        options=asdict(resolve_options(options)),
+        options=resolve_options(options).record(),
         protocol=protocol or file_card(suite, judge, options, submission, counts),
         code_version=CODE_VERSION,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -1,13 +1,13 @@
 """The protocol side of a comparison: how the Compare tab's pickers mark each row, and
 where the protocol cards of the two rows compared differ, field by field and benchmark
 by benchmark. Pure, no gradio; the cards and each row's status are the table columns of
-results/protocol_card.py.
+results/protocol_status.py.
 
     picker_options(rows)             # [(label · protocol status, id)] for the two pickers
     gap = protocol_gap(row_a, row_b)   # ProtocolGap: what differs, where; rows without a card
     gap.note(), gap.mark("exact")    # the summary's paragraph; the Note of one benchmark's rows
 
-Two rows "differ" in a score-changing field (evaluator/protocol.py REFERENCE_FIELDS) when
+Two rows "differ" in a score-changing field (evaluator/protocol_card.py REFERENCE_FIELDS) when
 both cards state it and the values differ, or when exactly one of the two rows deviates
 from the suite's reference in it. A field a card does not state (a prediction file's
 runner) is not counted, as for the reference. The judge and the suite are not here:
@@ -23,10 +23,10 @@ from typing import Any
 
 import pandas as pd
 
-from results import markup, protocol_card
+from results import markup, protocol_status
 
 EVERY = "*"  # a field that concerns every benchmark (resolution, thinking...)
-FIELDS = ("frames", "prompts", "resolution", "generation", "scoring", protocol_card.OLDER)
+FIELDS = ("frames", "prompts", "resolution", "generation", "scoring", protocol_status.OLDER)
 
 
 def _text(value: Any) -> str:
@@ -38,8 +38,8 @@ def status_text(row: dict[str, Any]) -> str:
     given = _text(row.get("protocol_text"))
     if given:
         return given
-    return protocol_card.label(_text(row.get(protocol_card.STATUS)) or protocol_card.UNKNOWN,
-                               _text(row.get(protocol_card.DEVIATIONS)) or None)
+    return protocol_status.label(_text(row.get(protocol_status.STATUS)) or protocol_status.UNKNOWN,
+                               _text(row.get(protocol_status.DEVIATIONS)) or None)
 
 
 def picker_options(rows: pd.DataFrame) -> list[tuple[str, str]]:
@@ -50,12 +50,12 @@ def picker_options(rows: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def card_of(row: dict[str, Any]) -> dict[str, Any] | None:
-    raw = row.get(protocol_card.CARD)
+    raw = row.get(protocol_status.CARD)
     return json.loads(raw) if isinstance(raw, str) and raw else None
 
 
 def _deviations(row: dict[str, Any]) -> set[str]:
-    return {d.strip() for d in _text(row.get(protocol_card.DEVIATIONS)).split(",") if d.strip()}
+    return {d.strip() for d in _text(row.get(protocol_status.DEVIATIONS)).split(",") if d.strip()}
 
 
 @dataclass(frozen=True)
@@ -190,4 +190,4 @@ def _schema(a: dict, b: dict) -> tuple[str, set[str]] | None:
 
 
 _CHECKS = {"frames": _frames, "prompts": _prompts, "resolution": _resolution, "generation": _generation,
-           "scoring": _scoring, protocol_card.OLDER: _schema}
+           "scoring": _scoring, protocol_status.OLDER: _schema}

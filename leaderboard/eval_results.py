@@ -41,8 +41,7 @@ from urllib.parse import urlencode
 
 import yaml
 
-from evaluator.benchmarks import ORDER
-from evaluator.judges import JUDGED
+from evaluator.benchmarks import JUDGED, ORDER
 from evaluator.suite_card import EVALUATION_FRAMEWORK
 from leaderboard.errors import LeaderboardError
 

@@ -10,13 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluator import reference
+from evaluator import benchmarks, reference
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES_PATH = ROOT / "docs" / "judge_agreement.json"
-# judged benchmark -> (its title, the labelled set's benchmark key)
-JUDGED = {"expvid": ("ExpVid level 3 (each blank)", "expvid_blanks"),
-          "videosimpleqa": ("Video SimpleQA", "videosimpleqa")}
+# judged benchmark -> (its title, the labelled set's benchmark key), from each one's folder
+JUDGED = {name: (benchmarks.hook(name, "JUDGE_TITLE", benchmarks.BENCHMARKS[name].TITLE),
+                 benchmarks.hook(name, "JUDGE_LABELS_KEY", name)) for name in benchmarks.JUDGED}
 # labelled set folder -> how it was used, newest last
 SETS = {"judge_labels": "first set, tuned against",
         "judge_labels_holdout": "second set, measured once, then tuned against",
@@ -24,7 +24,9 @@ SETS = {"judge_labels": "first set, tuned against",
         "judge_labels_final2": "fourth set, measured once, then tuned against",
         "judge_labels_fresh": "fifth set, measured once, then tuned against",
         "judge_labels_fresh2": "sixth set, measured once, then tuned against",
-        "judge_labels_fresh3": "newest set, not tuned against"}
+        "judge_labels_fresh3": "seventh set, measured once, then tuned against",
+        "judge_labels_fresh4": "eighth set, measured once, then tuned against",
+        "judge_labels_fresh5": "newest set (Video SimpleQA), not tuned against"}
 
 
 def load_figures(path: Path = FIGURES_PATH) -> dict[str, Any]:
@@ -54,15 +56,18 @@ def judges_markdown(default: str, by_benchmark: dict[str, str], figures: dict[st
     """The section: each judged benchmark's judge on this site and the paper's, then the
     agreement figures of every judge in use (or that it has not been measured)."""
     used = {bench: by_benchmark.get(bench) or default for bench in JUDGED}
+    titles = " and ".join(title for title, _ in JUDGED.values())
+    settings = ", ".join(f"`LEADERBOARD_JUDGE_{bench.upper()}`" for bench in JUDGED)
     lines = ["## The judges",
-             "ExpVid level 3 (each blank) and Video SimpleQA answers are graded by a judge; each has its own "
-             "setting (`LEADERBOARD_JUDGE_EXPVID`, `LEADERBOARD_JUDGE_VIDEOSIMPLEQA`, else `LEADERBOARD_JUDGE`). "
+             f"{titles} answers are graded by a judge; each has its own "
+             f"setting ({settings}, else `LEADERBOARD_JUDGE`). "
              "Every row names its judge on its protocol card, and rows graded by different judges are not ranked "
              "together. How each judge grades, and how it was measured: docs/judges.md (below).", ""]
     for bench, (title, _) in JUDGED.items():
         paper = reference.protocol(bench).judge
         remote = used[bench].startswith(("openai:", "hf:"))
-        seen = f"; shown {frames} frames of the video" if frames and remote and bench == "videosimpleqa" else ""
+        sees = frames and remote and benchmarks.hook(bench, "JUDGE_SEES_FRAMES", False)
+        seen = f"; shown {frames} frames of the video" if sees else ""
         lines.append(f"- **{title}**: {describe(used[bench])}{seen}. The paper: {paper.model}, which saw "
                      f"{paper.sees}.")
     lines += ["", "**Agreement with the papers' grading rules** on labelled answers written by testers who never "
@@ -76,7 +81,7 @@ def judges_markdown(default: str, by_benchmark: dict[str, str], figures: dict[st
 def _figures_table(name: str, entry: dict[str, Any] | None) -> list[str]:
     if not entry or not entry.get("sets"):
         return [f"- `{name}`: not measured on our labelled sets yet (`python bench/judge_agreement.py --judge {name} "
-                "--labels tests/data/judge_labels_fresh3 --record`).", ""]
+                "--labels tests/data/judge_labels_fresh4 --record`).", ""]
     rows = [f"`{entry.get('judge_id', name)}`:", "",
             "| labelled set | benchmark | answers | kappa | abstained | wrong graded correct |",
             "|---|---|---|---|---|---|"]

@@ -52,7 +52,7 @@ from evaluator.benchmarks import ORDER
 from evaluator.records import ratio
 from evaluator.result import Result
 from evaluator.shards import flat_path, sharded
-from results import disclosure, exports, protocol_card, results_card
+from results import disclosure, exports, protocol_status, results_card
 # The format itself (columns, cell types, parquet bytes) is results/table_format.py, which
 # the exports build on too; its names stay reachable here (aggregate.TABLE_PATH, ...).
 from results.table_format import (ID, TABLE_PATH, UPDATED_AT_KEY, arrow, benchmark_columns,  # noqa: F401
@@ -127,7 +127,7 @@ def result_row(result: Result, request=None, min_items: int | None = None) -> di
     row.update(_blind_columns(result.blind_scores, over))
     row.update(_cost_columns(result.cost))
     row.update(_judge_cost_columns(result.judge_usage))
-    row.update(protocol_card.row_columns(result))  # the card, its status and hash (results/protocol_card.py)
+    row.update(protocol_status.row_columns(result))  # the card, its status and hash (results/protocol_status.py)
     row["scores_json"] = json.dumps(result.scores, sort_keys=True)
     return row
 

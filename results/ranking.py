@@ -9,7 +9,7 @@ and band the Leaderboard shows. Pure pandas.
 Rows are sorted by average, then (verified rows first, papers' rows grouped by paper in the
 benchmarks' order) by the mean of the overalls a row has, then by name. `rank` is
 interval_ranks and `band` rank_bands (results/bands.py) among the `ranked` rows: verified
-rows at the reference protocol (protocol_card.RANKED_STATUSES), within one judge. A row with
+rows at the reference protocol (protocol_status.RANKED_STATUSES), within one judge. A row with
 an average ranks above every row without one. Papers' rows never affect a verified row's rank.
 """
 
@@ -18,9 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluator.benchmarks import ORDER
-from evaluator.judges import JUDGED
-from results import protocol_card
+from evaluator.benchmarks import JUDGED, ORDER
+from results import protocol_status
 from results.bands import rank_bands
 
 BENCHMARKS = tuple(ORDER)
@@ -77,7 +76,7 @@ def paper_order(frame: pd.DataFrame) -> pd.Series:
 
 def reads(columns) -> list[str]:
     """Of a table's columns, those `ranked` reads (a caller converts only these)."""
-    named = ("id", "model", "source", "average", "judge_id", protocol_card.STATUS)
+    named = ("id", "model", "source", "average", "judge_id", protocol_status.STATUS)
     ends = (".overall", ".overall_ci_low", ".overall_ci_high")
     return [c for c in columns if c in named or c.endswith(ends)]
 
@@ -92,7 +91,7 @@ def _derived(rows: pd.DataFrame) -> pd.DataFrame:
         mean_available=pd.DataFrame({c: _numbers(_col(rows, c)) for c in overall_columns()},
                                     index=rows.index).mean(axis=1, skipna=True),
         model_text=_text(_col(rows, "model")),
-        protocol_status=protocol_card.statuses(rows),
+        protocol_status=protocol_status.statuses(rows),
         paper_order=paper_order(rows))
 
 
@@ -105,7 +104,7 @@ def ranked(rows: pd.DataFrame) -> pd.DataFrame:
                                      kind="stable").reset_index(drop=True)
     # Results are never ranked across judges, and a paper's number was made with that paper's
     # own setup: only verified rows at the suite's reference protocol get a rank, within their judge.
-    out["ranked"] = (out["source_kind"] == "verified") & out["protocol_status"].isin(protocol_card.RANKED_STATUSES)
+    out["ranked"] = (out["source_kind"] == "verified") & out["protocol_status"].isin(protocol_status.RANKED_STATUSES)
     has_average = out["average"].notna()
     score = out["average"].where(has_average, out["mean_available"])
     half = mean_half_width(out)

@@ -17,8 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from evaluator.benchmarks import ORDER
-from evaluator.judges import JUDGED
+from evaluator.benchmarks import JUDGED, ORDER
 
 TABLE_PATH = "leaderboard.parquet"
 ID = "id"  # the key column: the submission id

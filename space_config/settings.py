@@ -72,9 +72,11 @@ class WorkerSettings:
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """The judges of the judged benchmarks (ExpVid level 3, Video SimpleQA): each may have
-    its own (LEADERBOARD_JUDGE_EXPVID, LEADERBOARD_JUDGE_VIDEOSIMPLEQA; else LEADERBOARD_JUDGE),
-    and how a remote LLM judge is reached and paid for."""
+    """The judges of the judged benchmarks (those with a JUDGE_TASK in their folder: ExpVid
+    level 3, Video SimpleQA): each may have its own (LEADERBOARD_JUDGE_<NAME>, e.g.
+    LEADERBOARD_JUDGE_EXPVID; else LEADERBOARD_JUDGE), and how a remote LLM judge is reached
+    and paid for. `by_benchmark` holds every LEADERBOARD_JUDGE_<NAME> that is not a setting
+    below (JUDGE_SETTINGS), lowercased; the judged benchmarks read theirs."""
 
     by_benchmark: dict[str, str] = field(default_factory=dict)
     base_url: str | None = None  # an OpenAI-compatible endpoint ("openai:<model>" judges)
@@ -174,14 +176,22 @@ def _non_negative_int(name: str, default: str) -> int:
     return value
 
 
-def _reading() -> str | None:
-    if os.environ.get("LEADERBOARD_CAUSALSTEP_RESTART") or os.environ.get("LEADERBOARD_CAUSALSTEP_POINTS"):
-        raise ValueError("LEADERBOARD_CAUSALSTEP_RESTART and LEADERBOARD_CAUSALSTEP_POINTS are gone: a mixed "
-                         "pair is neither reading of the paper. Set LEADERBOARD_CAUSALSTEP_READING=prose or algo")
-    value = _env("LEADERBOARD_CAUSALSTEP_READING", "").strip()
-    if value not in ("", "prose", "algo"):
-        raise ValueError(f"LEADERBOARD_CAUSALSTEP_READING must be 'prose' or 'algo' (got {value!r})")
-    return value or None
+# Variables that once set one scoring option alone: refused, since a mixed pair is neither reading.
+RETIRED = {"LEADERBOARD_CAUSALSTEP_RESTART": "LEADERBOARD_CAUSALSTEP_READING",
+           "LEADERBOARD_CAUSALSTEP_POINTS": "LEADERBOARD_CAUSALSTEP_READING"}
+
+
+def _readings() -> dict[str, str]:
+    """LEADERBOARD_<BENCHMARK>_READING, by lowercased benchmark name: which reading of its
+    paper a benchmark is scored by (CausalStep: "prose" or "algo"). Which benchmarks have
+    readings, and which, its folder's protocol.toml says; evaluator.reference.reading_options
+    checks these when the worker or the CLI starts (this layer cannot read the folders)."""
+    for old, new in RETIRED.items():
+        if os.environ.get(old):
+            raise ValueError(f"{old} is gone: a mixed pair is neither reading of the paper. Set {new} instead")
+    prefix, suffix = "LEADERBOARD_", "_READING"
+    return {key[len(prefix):-len(suffix)].lower(): value.strip() for key, value in sorted(os.environ.items())
+            if key.startswith(prefix) and key.endswith(suffix) and len(key) > len(prefix + suffix) and value.strip()}
 
 
 def _csv(value: str) -> tuple[str, ...]:
@@ -192,9 +202,9 @@ def _csv(value: str) -> tuple[str, ...]:
 class Settings:
     home: Path
     judge: str  # the default judge of every judged benchmark (JudgeSettings.by_benchmark over it)
-    # CausalStep's reading of its paper ("prose" or "algo": restart and points both from
-    # the prose, or both from Algorithm 1); None: the one its protocol.toml names.
-    causalstep_reading: str | None
+    # Each benchmark's reading of its paper, by name (LEADERBOARD_<NAME>_READING; CausalStep:
+    # "prose" or "algo", restart and points both from one); left out: its protocol.toml's.
+    readings: dict[str, str]
     bootstrap_samples: int
     max_prediction_bytes: int
     judge_cache: Path  # sqlite file of LLM judgements, raw outputs included
@@ -244,7 +254,7 @@ def get_settings() -> Settings:
         home=Path(_env("LEADERBOARD_HOME", ".leaderboard")),
         judge=_env("LEADERBOARD_JUDGE", "normalized-match"),
         judges=_read_judges(),
-        causalstep_reading=_reading(),
+        readings=_readings(),
         grade_truncated_reasoning=_env("LEADERBOARD_GRADE_TRUNCATED_REASONING", "0") == "1",
         bootstrap_samples=int(_env("LEADERBOARD_BOOTSTRAP_SAMPLES", "1000")),
         min_bucket_items=_non_negative_int("LEADERBOARD_MIN_BUCKET_ITEMS", "10"),
@@ -309,10 +319,22 @@ def _read_worker(store: str) -> WorkerSettings:
     )
 
 
+# The LEADERBOARD_JUDGE_<X> variables that are judge settings, not a benchmark's own judge.
+JUDGE_SETTINGS = ("BASE_URL", "API_KEY", "CONCURRENCY", "RETRIES", "TIMEOUT", "PRICE_IN", "PRICE_OUT", "FRAMES",
+                  "CACHE")
+
+
+def _judge_by_benchmark() -> dict[str, str]:
+    """LEADERBOARD_JUDGE_<BENCHMARK> for every benchmark name: each judged benchmark
+    (evaluator.benchmarks.JUDGED, which this layer cannot import) reads its own; others are unused."""
+    prefix = "LEADERBOARD_JUDGE_"
+    return {key[len(prefix):].lower(): value for key, value in sorted(os.environ.items())
+            if key.startswith(prefix) and key[len(prefix):] not in JUDGE_SETTINGS and value}
+
+
 def _read_judges() -> JudgeSettings:
     return JudgeSettings(
-        by_benchmark={name: os.environ[f"LEADERBOARD_JUDGE_{name.upper()}"] for name in ("expvid", "videosimpleqa")
-                      if os.environ.get(f"LEADERBOARD_JUDGE_{name.upper()}")},
+        by_benchmark=_judge_by_benchmark(),
         base_url=os.environ.get("LEADERBOARD_JUDGE_BASE_URL") or None,
         api_key=os.environ.get("LEADERBOARD_JUDGE_API_KEY") or None,
         hf_token=os.environ.get("HF_TOKEN") or None,

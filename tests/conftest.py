@@ -10,14 +10,35 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+
+
+def _test_folders() -> list[Path]:
+    """tests/<package>/ folders (one per package tested, plus project/), each test file's name
+    unique across them: tests import helpers and each other by bare module name (`from
+    test_validation import FakeHub`), and pytest's default import mode would take two files of one
+    name for one module."""
+    folders = sorted(p for p in TESTS.iterdir() if p.is_dir() and any(p.glob("test_*.py")))
+    seen: dict[str, Path] = {}
+    for f in sorted(TESTS.glob("*/test_*.py")):
+        if f.name in seen:
+            raise pytest.UsageError(f"two test files named {f.name}: {seen[f.name].relative_to(ROOT)} and "
+                                    f"{f.relative_to(ROOT)}; rename one")
+        seen[f.name] = f
+    return folders
+
+
+# The project first, then the helpers beside this file, then each test folder. A test folder is named
+# after the package it tests but has no __init__.py, so `import evaluator` still finds the project's
+# package (a regular package always wins over a plain folder of that name).
+sys.path[:0] = [str(ROOT), str(TESTS), *map(str, _test_folders())]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from evaluator.benchmarks.common import Secret  # noqa: E402 - after the path is set
 
 # Suites built by tests are drawn from fixed secrets, so they are the same on every run
-# (a real build draws a fresh one; tests/test_attacker.py builds those).
+# (a real build draws a fresh one; tests/evaluator/test_attacker.py builds those).
 SECRET = Secret(b"tests: the fixed secret of the test suites")
 OTHER_SECRET = Secret(b"tests: another fixed secret, for different suites")
 

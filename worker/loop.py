@@ -16,7 +16,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from evaluator.polling import IdlePolls
-from evaluator.records import ScoringOptions
+from evaluator.reference import reading_options
 from submissions.errors import LeaseLost, StoreError, TransientStoreError
 from submissions.queue import Queue
 from submissions.requests import Reason, Request, Status
@@ -56,8 +56,8 @@ class Worker:
         self.settings = settings
         self.worker_id = worker_id or default_worker_id()
         self.queue = Queue(stores.requests)
-        self.options = ScoringOptions.reading(settings.causalstep_reading,
-                                              grade_truncated_reasoning=settings.grade_truncated_reasoning)
+        self.options = reading_options(settings.readings,
+                                       grade_truncated_reasoning=settings.grade_truncated_reasoning)
         self.evaluator = Evaluator(stores, settings, self.options)
         self.publisher = Publisher(stores, settings, self.queue, self.worker_id)
         self._stopping = threading.Event()  # serve(): finish the current job, take no more

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from evaluator import raw_outputs
 from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.predictions import as_responses, parse_predictions
-from evaluator.protocol import model_card
+from evaluator.protocol_card import model_card
 from evaluator.runners import blind, get_runner
 from evaluator.runners.errors import ModelNotFound, RunnerUnavailable
 from evaluator.scoring import make_result, score_responses
@@ -109,18 +109,21 @@ class Evaluator:
         """Each judged benchmark's judge (a JudgeSet), built once per worker (an LLM judge
         loads a model); LLM judgements cached on disk."""
         if self._judge is None:
+            from evaluator.benchmarks import JUDGED
             from evaluator.judges import judges_from
 
-            self._judge = judges_from(self.settings, self.settings.judge_cache)
+            self._judge = judges_from(self.settings, self.settings.judge_cache, judged=JUDGED)
         return self._judge
 
     def _judge_frames(self, suite: Suite):
-        """The frames the Video SimpleQA judge sees, when it is a remote LLM judge and
+        """The frames a judge that sees them is shown (a judged benchmark whose folder says
+        JUDGE_SEES_FRAMES: Video SimpleQA), when that is a remote LLM judge and
         LEADERBOARD_JUDGE_FRAMES asks for some; None: text only."""
+        from evaluator.benchmarks import JUDGED, hook
         from evaluator.judges import RemoteJudge
 
-        judge = self.judge.for_benchmark("videosimpleqa")
-        if not self.settings.judges.frames or not isinstance(getattr(judge, "inner", judge), RemoteJudge):
+        judges = [self.judge.for_benchmark(name) for name in JUDGED if hook(name, "JUDGE_SEES_FRAMES", False)]
+        if not self.settings.judges.frames or not any(isinstance(getattr(j, "inner", j), RemoteJudge) for j in judges):
             return None
         from evaluator.judge_frames import frames_for
 

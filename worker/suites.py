@@ -14,7 +14,7 @@ from evaluator.judges import get_judge
 from evaluator.paired import paired_path
 from evaluator.paired import record as paired_record
 from evaluator.predictions import as_responses
-from evaluator.protocol import PROTOCOL_SCHEMA_VERSION
+from evaluator.protocol_card import PROTOCOL_SCHEMA_VERSION
 from evaluator.records import ScoringOptions
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import ANSWERS_DIR, SUITE_DIR, load_answers, load_suite

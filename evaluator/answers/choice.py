@@ -10,8 +10,8 @@ from typing import Sequence
 
 from evaluator.answers.common import MISS, boxed_spans, clean_boxed, aligned_lower, prep, cut_off_mid_sentence
 from evaluator.answers.framing import (
-    answer_first, computed_other, ending_label, first_line_label, gives_none, letter_for_text, other_options_text,
-    qa_answer, stated_before_cut, text_against_label,
+    answer_first, computed_other, ending_label, first_line_label, gives_none, gloss_against_label, label_before_asides,
+    letter_for_text, other_options_text, qa_answer, stated_before_cut, text_against_label,
 )
 from evaluator.answers.labels import NO_ANSWER_RE, decide_span, label_at, label_map, negated_label
 from evaluator.answers.options import (
@@ -22,6 +22,7 @@ from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import SHORT_RE, choice_before_note, choice_from_markers, is_word_start
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import NUMBER_WORDS, canonical_text, placed_ordinal
+from evaluator.answers.values import value_choice, value_options
 
 
 # a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
@@ -64,7 +65,7 @@ def _choice_from_boxes(t: str, lab: dict, opts):
 # Found with rfind (only the last one matters, and most responses have none);
 # a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt", and
 # only where a sentence or clause begins ("B... no, D"), not in "so no." closing a step.
-_CORRECTION_WORDS = ("wait", "sorry", "actually", "scratch that", "on second thought", "correction:",
+_CORRECTION_WORDS = ("wait", "sorry", "oops", "actually", "scratch that", "on second thought", "correction:",
                      "i mean", "i meant", "make that", "changing my answer to", "change my answer to",
                      "looking again", "on reflection", "on closer inspection", "so back to",
                      "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
@@ -120,7 +121,13 @@ def _choice_after_correction(t: str, low: str, lab: dict):
     closing = _CHANGE_TO_RE.sub("", _last_sentence(tail))
     # "Looking again at the last frames, 5.": the closing sentence, or its last clause
     r = _bare_label(closing, lab) or _bare_label(closing.rsplit(",", 1)[-1].strip(), lab)
+    if r is None:  # "... gives an area of 9 — option A.", "That makes 4 swaps in total: I."
+        m = _CLOSING_AFTER_MARK_RE.search(tail)
+        r = lab.get(m.group(1).upper()) if m and (m.group(1).isupper() or m.group(1).isdigit()) else None
     return MISS if r is None else r
+
+
+_CLOSING_AFTER_MARK_RE = re.compile(r"(?:[:—–→]|\s-)\s*\**(?:(?i:option|choice)\s+)?\(?([A-Za-z]|\d{1,2})\)?\**\s*[.!]?\s*$")
 
 
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
@@ -143,7 +150,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     "第三个"), keycaps ("2️⃣"), "Statement (1-5): 3".  Where every option is a
     step number or opens with one ("Step 3: ..."), as ExpVid's completeness
     options, a step number names its option ("\\boxed{3}").  Option texts that
-    are values or formulas ("0.1 s", "O(n²)") match only whole.
+    are values or formulas ("0.1 s", "O(n²)") match only whole; where every option
+    is a value, a short reply's values name one in any unit ("0.5 mL" for 500 µL,
+    `values`).  A label glossed with another option's text, or whose short reply's
+    value is another option's, gives none.
 
     Ambiguity -> None: the final marker names two labels ("A or B"), or no
     marker exists and several labels are mentioned.  Doubt -> None too: a
@@ -157,11 +167,8 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         return None
     labels_t = tuple(labels)
     options_t = tuple(options) if options else None
-    lab = label_map(labels_t)
-    if options_t:
-        steps = option_numbers(options_t, labels_t)
-        if steps:
-            lab = {**steps, **lab}  # "\\boxed{3}": the option of step 3
+    steps = option_numbers(options_t, labels_t) if options_t else None
+    lab = {**steps, **label_map(labels_t)} if steps else label_map(labels_t)  # "\\boxed{3}": the option of step 3
     t, low = prep(text)
     if not t:
         return None
@@ -170,15 +177,30 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     if qa is not None:  # "Q: ...\nA: B": the answer line
         t, low = qa, aligned_lower(qa)
     opts = norm_options(options_t, labels_t) if options_t else None
+    # "0.5 mL" where the options are volumes (not where they are step numbers)
+    vopts = value_options(options_t, labels_t) if options_t and not steps else None
     r = _choice_from_rules(t, low, lab, opts)
     if r is not MISS:
-        return r
+        return _unless_values_differ(t, r, vopts, opts, lab)
     if options_t and ("tatement" in t or "true" in low or "correct" in low):
         r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
         if r is not MISS:
             return r
-    r = _choice_from_shape(t, low, lab, opts, rewritten)
-    return None if r is not None and text_against_label(t, r, opts, lab) else r
+    r = _choice_from_shape(t, low, lab, opts, rewritten, vopts)
+    r = None if r is not None and text_against_label(t, r, opts, lab) else r
+    return _unless_values_differ(t, r, vopts, opts, lab)
+
+
+def _unless_values_differ(t: str, r, vopts, opts, lab):
+    """None where a short reply's values name another option than its label ("C — the
+    integral evaluates to 1/2", where 1/2 is option B), else `r`. (In a longer reply a
+    value is as likely an option discussed, "F (2.5) doesn't follow", as the answer.)"""
+    if r is not None and opts and gloss_against_label(t, r, opts, lab):
+        return None  # "I think the answer is F: <the text of B>": which one is meant?
+    if r is None or not vopts or len(t) > 40:
+        return r
+    named = value_choice(t, vopts)
+    return None if named is not None and named != r else r
 
 
 def _choice_from_rules(t: str, low: str, lab: dict, opts):
@@ -209,6 +231,8 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
     if cut_off_mid_sentence(t) and not answer_first(t, lab) and not (opts and _ends_with_option(t, opts)):
         return stated_before_cut(t, lab)  # out of tokens: an answer stated in so many words, or none
     r = _choice_after_correction(t, low, lab)
+    if r is MISS:
+        r = label_before_asides(t, lab)  # "... — D. H is a distractor."
     if r is not MISS:
         return r
 
@@ -219,9 +243,9 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
     r = choice_from_markers(t, low, lab, opts)
     if r is not MISS:
         return None if r is not None and (computed_other(t, r, opts) or text_against_label(t, r, opts, lab)) else r
-    r = ending_label(t, low, lab)  # "... → E", "... — D."
+    r = ending_label(t, low, lab)  # "... → E", "... — D.", "..., which is option 2."
     if r is not MISS:
-        return r
+        return None if r is not None and text_against_label(t, r, opts, lab) else r
 
     if opts:
         r = option_exact(t, opts)
@@ -286,10 +310,10 @@ def _rejected(t: str, low: str, label) -> bool:
                for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b", t))
 
 
-def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> str | None:
+def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts) -> str | None:
     """The shape-based fallbacks: a leading label, a last line or closing sentence that
     is a label (unless the response enumerates the options), the one label mentioned,
-    the one option text in a short response."""
+    the one option text in a short response, the one option its values give."""
     r = _opening(t, low, lab, opts)
     if r is not MISS:
         return r
@@ -335,7 +359,8 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool) -> st
     if r is not MISS:
         return r
 
-    return _option_in_words(t, low, opts, last_line) if opts else None
+    r = _option_in_words(t, low, opts, last_line) if opts else None
+    return value_choice(t, vopts) if r is None and vopts else r
 
 
 def _option_in_words(t: str, low: str, opts, last_line: str):

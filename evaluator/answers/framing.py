@@ -11,17 +11,17 @@ import re
 
 from evaluator.answers.common import MISS
 from evaluator.answers.labels import LEAD_RE, nth_number
-from evaluator.answers.options import option_contained, option_exact
+from evaluator.answers.options import option_contained, option_exact, option_paraphrase
 
 # "Q: Which step ...?\nA: B": the line after "A:" is the answer, "A" no label
 _QA_RE = re.compile(r"\s*(?:\*\*)?Q(?:uestion)?(?:\*\*)?\s*[:：][^\n]*\n+\s*(?:\*\*)?A(?:nswer)?(?:\*\*)?\s*[:：]\s*(?P<a>.+)",
                     re.S)
 # "(D) The man ...", "B. Because ...", "**1** — At 1:39 ...": the answer opens the response
-_ANSWER_FIRST_RE = re.compile(r"[\s*_#]{0,4}[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:](?=\s)|\*\*)")
+_ANSWER_FIRST_RE = re.compile(r"[\s*_#]{0,4}(?:(?i:option)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:](?=\s)|\*\*|[ \t]*\n)")
 # a line that is nothing but a label ("B", "**3**", "(C).")
 _BARE_LINE_RE = re.compile(r"[\s*_#>`'\"(\[]{0,6}([A-Za-z]|[0-9]{1,2})[\s*_`'\")\].:]{0,6}")
 # "The answer is E.", "Answer: (C)": a stated answer, read where the output was cut off after it
-_STATED_RE = re.compile(r"(?i:\b(?:final\s+)?answer\s*(?:is|:)\s*(?:option\s+)?)\**\(?([A-Za-z]|[0-9]{1,2})\)?\**"
+_STATED_RE = re.compile(r"(?i:\b(?:(?:final\s+)?answer|(?:correct|right|best)\s+(?:option|answer|choice))\s*(?:is|:)\s*(?:option\s+)?)\**\(?([A-Za-z]|[0-9]{1,2})\)?\**"
                         r"(?=[\s.,;:!)]|$)")
 _LABEL_RUN_SPLIT_RE = re.compile(r"[\s*_#()\[\].:,;]+")
 
@@ -88,13 +88,45 @@ def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -
     quoted = [m.group(1) for m in (re.match(r"\s*\(([^()\n]{2,300})\)", rest),
                                    re.match(r"\s*[.,:：\-–—]?\s+(.{2,300}?)\s*$", rest)) if m]
     owners = {option_exact(text, opts) for text in quoted} - {None, MISS}
+    if not owners:  # "F: the detective notices the footprints ...", retelling another option
+        clause = _GLOSS_RE.match(rest)
+        told = MISS
+        if clause and clause.group(1):  # quoted: "option D, \"Maslow's hierarchy of needs\": ..."
+            told = option_exact(clause.group(1), opts)
+            told = option_paraphrase(clause.group(1), opts, least=3) if told is MISS else told
+        elif clause and not _REASONS_RE.match(clause.group(2)):
+            told = option_paraphrase(clause.group(2), opts, least=3)
+        owners = {told} - {None, MISS}
     return bool(owners) and label not in owners
 
 
+_REASONS_RE = re.compile(r"(?i:because|since|as|for|in|on|at|from|after|before|what|which|it|this|that|cause|so|"
+                         r"i\b|the\s+(?:video|frames?|clip|previous|segment))\b")
+# what a label's gloss says, to its sentence's end or a dash: "B: the judges criticize the cake"
+_GLOSS_RE = re.compile(r"\s*[.,:：\-–—]\s*(?:[\"“]([^\"”\n]{4,300})[\"”]|([^\"”\n]{8,300}?)\s*(?:[.;!]\s|[.;!]?$|\s[—–]\s))")
+
+
+_GLOSS_START_RE = re.compile(r"\s*[:,—–-]\s|\s*,?\s*[\"“]")
+
+
+def gloss_against_label(t: str, label, opts, lab: dict) -> bool:
+    """True if the chosen label, where the reply last names it with a gloss ("the answer is
+    F: <another option's text>"), glosses another option."""
+    token = str(label)
+    p = t.rfind(token)
+    while p >= 0:
+        if not t[p - 1:p].isalnum() and _GLOSS_START_RE.match(t, p + len(token)):
+            return other_options_text(t, p, label, opts, lab)
+        p = t.rfind(token, 0, p)
+    return False
+
+
 # "... → E", "... — D.", "... until the last step (4).": the label the reply ends on
-_ENDING_RE = re.compile(r"(?:→|->|=>|—|–|\s-\s)\s*\**\(?([A-Za-z]|[0-9]{1,2})\)?\**\s*[.!]?\s*$"
-                        r"|\s\(([A-Za-z]|[0-9]{1,2})\)\s*[.!]?\s*$")
+_ENDING_RE = re.compile(r"(?:→|->|=>|—|–|\s-\s)\s*\**(?:(?i:option|choice|statement)\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?\**\s*[.!]?\s*$"
+                        r"|\s\(([A-Za-z]|[0-9]{1,2})\)\s*[.!]?\s*$"
+                        r"|\b(?:is|as)\s+(?i:option|choice)\s+\(?([A-Za-z]|[0-9]{1,2})\)?\s*[.!]?\s*$")
 _PAREN_LABEL_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")
+_SET_AGAINST_RE = re.compile(r"\b(?:rather\s+than|instead\s+of|unlike|not)\b[^.;!?]*$")
 # doubt the reply states about its own answer: it gives none
 _UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure which|can['’]t tell|cannot tell|can['’]t be sure|hard to say which|can['’]t decide|"
                         r"i['’]d need to|would need to|i['’]m torn")
@@ -105,7 +137,17 @@ _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?:final\s+)?answer\s*[:：]\s*)?\**\(?([A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
-_STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)")
+_STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)"
+                             r"|(?i:step)\s+(\d{1,2})\b[^\n]{0,60}?\\boxed\{\s*([A-Z])\s*\}")
+_STEP_NUMBER_RE = re.compile(r"[sſ]tep\s+\d")  # a cheap look before _STEP_LETTER_RE's search
+_CLOSING_LABEL_RE = re.compile(r"[.!;,]\s*\**\(?(?:[A-Z]|\d{1,2})\)?\**\s*[.!]?\s*$")  # "... B is right. B."
+# "Either step 2 or step 4 was skipped", "Either B or D; ...": two candidates, in a short reply
+_EITHER_TWO_RE = re.compile(r"\b(?i:either)\s+(?:(?i:step|option)\s+)?\(?([A-Z]|\d{1,2})\)?\s+(?i:or)\s+"
+                            r"(?:(?i:step|option)\s+)?\(?([A-Z]|\d{1,2})\)?(?![\w])")
+_LONE_LABEL_RE = re.compile(r"(?<![A-Za-z0-9'’])(?:[A-Z]|\d{1,2})(?![A-Za-z0-9'’:.]\w)")
+# "Hmm, A or E. ...": two candidates opening the reply
+_OR_OPENING_RE = re.compile(r"\W*(?:(?i:hmm+|well|so|ok(?:ay)?|um+|maybe|probably)\W+)?\(?([A-Z]|\d{1,2})\)?\s+(?i:or)\s+"
+                            r"\(?([A-Z]|\d{1,2})\)?\s*[.?!,;—–-]")
 _NOT_A_LABEL_RE = re.compile(r"\s*\(?([A-Za-z])\)?\s*[.:)]\s+([^\n]+)")
 # the prompt's range echoed, and nothing else: "(1-5)", "A-D"
 _RANGE_ONLY_RE = re.compile(r"\W*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|to)\s*(?:[A-Za-z]|\d{1,2})\W*")
@@ -121,9 +163,16 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
         return True
     if any(h in low for h in _UNSURE_HINTS) and _UNSURE_RE.search(low):
         return True
-    if "tep" in t and "(" in t and any(
-            lab.get(step) is not None and lab.get(letter.upper()) not in (None, lab.get(step))
-            for step, letter in _STEP_LETTER_RE.findall(t)):
+    if "tep" in t and ("(" in t or "boxed" in t) and _STEP_NUMBER_RE.search(low) and any(
+            lab.get(s1 or s2) is not None and lab.get((l1 or l2).upper()) not in (None, lab.get(s1 or s2))
+            for s1, l1, s2, l2 in _STEP_LETTER_RE.findall(t)):
+        return True  # "The missing step is step 5, so the answer is \boxed{D}" (D is step 4)
+    two = None
+    if len(t) <= 160 and not _CLOSING_LABEL_RE.search(t):
+        two = _EITHER_TWO_RE.search(t) or _OR_OPENING_RE.match(t)
+        if two and _LONE_LABEL_RE.search(t, two.end()):
+            two = None  # "A or D? The clock shows 3:15, so D.": settled after
+    if two and len({lab.get(two.group(1).upper()), lab.get(two.group(2).upper())} - {None}) == 2:
         return True
     if "\n" in t and len({lab.get(x.upper()) for x in _ANSWER_LINE_RE.findall(t)} - {None}) > 1:
         return True
@@ -134,15 +183,17 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
 
 
 def ending_label(t: str, low: str, lab: dict):
-    """The label a reply ends on after an arrow or a dash ("... → E", "... — D."), or in
-    brackets ("... until the last step (4).") when it names no other and doubts nothing."""
+    """The label a reply ends on after an arrow or a dash ("... → E", "... — **option 3**."),
+    after "is option" (", which is option 2."), or in brackets ("... until the last step
+    (4).") when it names no other, doubts nothing and sets it against nothing."""
     m = _ENDING_RE.search(t)
-    token = m and (m.group(1) or m.group(2))
+    token = m and (m.group(1) or m.group(2) or m.group(3))
     if not token or token.upper() not in lab or not (token.isupper() or token.isdigit()):
         return MISS
     if m.group(2) and (len({x.upper() for x in _PAREN_LABEL_RE.findall(t)}) > 1 or "?" in t
-                       or re.search(r"\b(?:might|could|maybe|perhaps)\b", low)):
-        return MISS
+                       or re.search(r"\b(?:might|could|maybe|perhaps)\b", low)
+                       or _SET_AGAINST_RE.search(low, max(0, m.start() - 60), m.start())):
+        return MISS  # "... a steal attempt rather than a hit-and-run (G).": G is set against
     return lab[token.upper()]
 
 
@@ -174,8 +225,8 @@ _TEXT_START_RE = re.compile(r"[:：=]|\b(?i:is|was|answer)\b")
 
 def text_against_label(t: str, label, opts, lab: dict) -> bool:
     """True if the reply's last "<text> (<label>)" or "<text>, which is option <label>"
-    pairs the chosen option's label with another's text, or its text with another's
-    label ("Answer: Patella (C)", Patella being D): which one is meant?"""
+    pairs the chosen option's label with another's text (word for word, or retold), or its
+    text with another's label ("Answer: Patella (C)", Patella being D): which one is meant?"""
     if not opts or ("(" not in t and "," not in t):
         return False
     last = None
@@ -187,6 +238,8 @@ def text_against_label(t: str, label, opts, lab: dict) -> bool:
     before = before[max(before.rfind("\n"), before.rfind("("), before.rfind(")")) + 1:].rstrip()
     given = lab.get((last["a"] or last["b"]).upper())
     said = option_exact(_TEXT_START_RE.split(before)[-1], opts) if before else MISS
+    if said is MISS and before and not before.endswith((".", "!", "?")):  # the other option told in other words
+        said = option_paraphrase(before, opts)
     return said not in (MISS, None, given) and label in (said, given)
 
 
@@ -203,6 +256,36 @@ def letter_for_text(t: str, lab: dict, opts):
     return said if nth_number(lab, lead.group(1)) == said else None
 
 
-__all__ = ["answer_first", "computed_other", "ending_label", "first_line_label", "gives_none", "labels_only",
-           "letter_for_text", "other_options_text", "text_against_label", "qa_answer",
+# A closing remark on another option, after the answer: "... — D. H is a distractor.",
+# "... → C. A is true but doesn't capture ...", "... — E. (F describes the previous segment.)"
+_ASIDE_RE = re.compile(r"\s*\(?(?:[A-Za-z]+\s+){0,3}?(?:(?i:option|choice|statement)\s+([A-Z]|\d{1,2})|([A-Z]))\b[^.!?\n]{0,160}[.!?]?\)?\s*$")
+_ASIDE_CUES = re.compile(r"n['’]t\b|\b(?:distractor|wrong|incorrect|not|never|later|earlier|previous|instead|only|"
+                         r"cites?|describes?|invents?|made[- ]up|nonsense|tempting|irrelevant|unrelated|backwards)\b", re.I)
+_ANSWER_BEFORE_ASIDE_RE = re.compile(r"(?:[a-z]{3,}[\s)\"”]*(?:—|–|→|->|:|,)|(?:^|[.!?]\s+))\s*\**\(?([A-Za-z]|\d{1,2})\)?\**"
+                                     r"\s*[.!]\s*$")
+
+
+def label_before_asides(t: str, lab: dict):
+    """The label a reply gives just before one or two closing remarks on other options, each
+    dismissing it ("... caused by the snapped tether — D. H is a temporal-confusion
+    distractor."); MISS when it does not end so."""
+    body, asides = t.rstrip(), set()
+    for _ in range(2):
+        cut = max(body.rfind(". ", 0, len(body) - 1), body.rfind("! ", 0, len(body) - 1),
+                  body.rfind(".(", 0, len(body) - 1), body.rfind(". (", 0, len(body) - 1))
+        m = _ASIDE_RE.fullmatch(body, cut + 1) if cut >= 0 else None
+        named = lab.get((m.group(1) or m.group(2)).upper()) if m else None
+        if named is None or not _ASIDE_CUES.search(m.group(0)):
+            break
+        asides.add(named)
+        body = body[:cut + 1].rstrip()
+        answer = _ANSWER_BEFORE_ASIDE_RE.search(body)
+        if answer is not None:
+            named = lab.get(answer.group(1).upper())
+            return named if named is not None and named not in asides and answer.group(1) in lab else MISS
+    return MISS
+
+
+__all__ = ["answer_first", "computed_other", "ending_label", "first_line_label", "gives_none", "gloss_against_label",
+           "label_before_asides", "labels_only", "letter_for_text", "other_options_text", "text_against_label", "qa_answer",
            "stated_before_cut"]

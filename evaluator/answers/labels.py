@@ -204,6 +204,7 @@ def decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
 NEG_AFTER_RE = re.compile(
     r"(?:\s*(?:,|and|or|&)\s*(?:option\s+)?\(?[a-z0-9]{1,2}\)?(?![\w'’]))*"
     r"\**\)?\**\s+(?:is|was|are|seems|appears)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
-    r"|irrelevant|impossible|implausible|excluded)"
+    r"|irrelevant|impossible|implausible|excluded|tempting\b[^.;\n]{0,12}\bbut)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
+    r"|\**\)?\**\s+is\s+[^.;!?\n]{0,40}?\b(?:and|so|which)\s+(?:can['’]t|cannot|could\s+not|couldn['’]t)\s+be\s+(?:right|correct)"
 )

@@ -24,7 +24,7 @@ _CONNECT = (
 # ["']? : a JSON key, {"answer": "B"}.
 M_ANSWER = re.compile(r"(?:answers?|anwser|ans\b)(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
 M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
-_OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:here\s+)?(?:(?:is|would\s+be)\b|[:：])"
+_OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:(?:here|number)\s+)?(?:(?:is|would\s+be)\b|[:：])"
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
 # Keywords sharing a prefix ("cho" for choice/choose/chose) are one entry in
 # _KW_RE and told apart by the anchored regex.
@@ -64,10 +64,12 @@ _M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
 _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
 # "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
+# "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
+_M_SETTLE = re.compile(r"(?:settle\s+on|remaining\s*[:：]|remains\s*(?:is\b|[:：]))\s*(?:option\s+)?", re.I)
 # "Reply: 5", "Response: B", "Conclusion: 3", "By elimination: A", "Missing step: 2",
 # "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
-_M_REPLY = re.compile(r"(?:reply|response|conclusion|elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
-                      r"\s*(?:[:：=]|is\b)", re.I)
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
+                      r"\s*(?:[:：=]|is\b|(?<=elimination),)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
 _M_FEEDBACK = re.compile(
     r"feedback\b(?:\s+(?:the\s+coach\s+(?:gave|gives|would\s+give)|given(?:\s+here)?))?\s*(?:\*\*)?\s*(?:is\b|was\b|[:：=])", re.I)
@@ -102,7 +104,7 @@ _M_INTL = re.compile(
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
-    r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig"
+    r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig|settle|remain"
     r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond|match|commit"
     r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
     r"|答案|答え|正解|정답|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|对应|對應|也就是|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
@@ -144,6 +146,8 @@ _PRE_MARKERS = {
     "assistant": (_M_REPLY, False),
     "feedback": (_M_FEEDBACK, False),
     "likely": (_M_LIKELY, True),
+    "settle": (_M_SETTLE, False),
+    "remain": (_M_SETTLE, False),
 }
 # Markers that, when no label follows, may still be a verdict after one ("G is the most
 # likely answer", "E is the answer, although ...").
@@ -285,8 +289,10 @@ def _label_before_it_is(t: str, p: int, lab: dict):
 
 def _no_marker_here(kw: str, low: str, p: int) -> bool:
     """The words before the keyword at `p` undo it: "I would not choose B", "Checking each
-    option:" (a list's heading), "Least likely: G" (ranked last)."""
+    option:" (a list's heading), "Least likely: G" (ranked last), "Previous correct answer:"
+    (the earlier step's answer, echoed)."""
     return ((kw in _NEGATABLE and low.endswith(("n't ", "not ", "never "), 0, p))
+            or low.endswith(("previous ", "previous correct ", "previous step's ", "earlier "), 0, p)
             or (kw == "opt" and low.endswith(("each ", "every "), 0, p))
             or (kw == "likely" and low.endswith(("least ", "less "), 0, p)))
 
@@ -324,7 +330,7 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
                 return r
             if kw not in _ALSO_VERDICTS:
                 continue
-        if kw in _VERDICT_WORDS and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
+        if kw in _VERDICT_WORDS and not _no_marker_here(kw, low, p) and (mm := _M_VERDICT_PRE.match(t, p)) is not None:
             r = decide_span(t, mm.end(), lab, opts, False)
             if r is not MISS:
                 return r

@@ -187,11 +187,14 @@ def _distinctive(opts) -> dict:
     return {stem: next(iter(labs)) for stem, labs in owners.items() if len(labs) == 1}
 
 
-def option_paraphrase(line: str, opts) -> object:
+def option_paraphrase(line: str, opts, least: int = 2) -> object:
     """The option a short reply retells in its own words: at least two of the reply's
     words stand in that option and in no other, and none in any other option ("He
     thinks his serve was in but the judge called it out." for "Because his serve was
-    called out although it looked in"). A reply with a negation ("It isn't 2: the legs do
+    called out although it looked in"), or at least three, and one in at most one other
+    option ("The cook curls her fingertips under while cutting, keeping them safe from
+    the blade.", where "cutting" is another option's). `least`=3: at least three, and none
+    in another option. A reply with a negation ("It isn't 2: the legs do
     the work") may be ruling an option out: MISS, as when no option stands out."""
     distinctive = _distinctive(opts)
     words = _WORDS_RE.findall(line.lower())
@@ -204,17 +207,20 @@ def option_paraphrase(line: str, opts) -> object:
         owner = distinctive.get(_stem(word))
         if owner is not None:
             hits.setdefault(owner, set()).add(_stem(word))
-    if len(hits) != 1:
+    ranked = sorted(hits.items(), key=lambda kv: len(kv[1]), reverse=True)
+    if not ranked or (len(ranked) > 2 or (len(ranked) == 2 and (len(ranked[0][1]) < 3 or len(ranked[1][1]) > 1))):
         return MISS
-    (owner, stems), = hits.items()
-    return owner if len(stems) >= 2 else MISS
+    owner, stems = ranked[0]
+    return owner if len(stems) >= least and (least == 2 or len(ranked) == 1) else MISS
 
 
 # Video-MMMU's multiple-statement options: "Statement 1,2,4"
 _STATEMENT_SET_RE = re.compile(r"\s*(?i:statements?)\s*((?:\d{1,2}\s*(?:,|&|(?i:and))\s*)*\d{1,2})\s*")
-_NUMBERS = r"((?:\d{1,2}\s*(?:,|&|(?i:and))\s*)+\d{1,2})\b"
+# "1, 2 and 4", "1, 3, and 5", a bulleted list ("- 2\n- 4")
+_NUMBERS = r"[-*•]?\s*((?:\d{1,2}\s*(?:,\s*(?i:and\b)?|&|(?i:and\b)|\n\s*[-*•])\s*)+\d{1,2})\b"
 _SAID_SET_RE = re.compile(rf"(?i:true|correct)\s+(?i:statements?)\s*(?:(?i:are)\b|[:：])?\s*{_NUMBERS}"
-                          rf"|(?i:statements?)\s*{_NUMBERS}\s*(?i:are|is)\s+(?i:true|correct)")
+                          rf"|(?i:statements?)\s*{_NUMBERS}\s*(?i:are|is)\s+(?i:true|correct)"
+                          rf"|^\s*(?i:statements?)\s*{_NUMBERS}\s*\.?\s*$")
 _NUMBER_RE = re.compile(r"\d{1,2}")
 
 
@@ -239,7 +245,7 @@ def statements_named(t: str, options: tuple, labels: tuple):
     if not found:
         return MISS
     last = found[-1]
-    return sets.get(frozenset(_NUMBER_RE.findall(last.group(1) or last.group(2))), MISS)
+    return sets.get(frozenset(_NUMBER_RE.findall(last.group(1) or last.group(2) or last.group(3))), MISS)
 
 
 @lru_cache(maxsize=65536)

@@ -45,7 +45,8 @@ _ORDINAL_RE = re.compile(
         |(?:^\W{{0,3}}(?:(?:es|c['’]est|it['’]s)\s+)?|\b(?:es|est|ist|is|è)\s+){_ARTICLE}\s*(?P<a>{_ALL_ORD})(?=\s*(?:[:,.—–]|$))
         |第(?P<z>[一二三四五六七八九十])\s*(?:(?P<zs>步)|(?:个|個|条|條|项|項)\s*(?:选项|選項|反馈|反饋)?|选项|選項)
         |(?P<zl>最后一个|最後一個)(?:选项|選項)?
-        |^\W{{0,3}}(?P<w>{_NUM_ALT})(?=\W{{0,3}}(?:[.!,]|$))""",
+        |^\W{{0,3}}(?P<w>{_NUM_ALT})(?=\W{{0,3}}(?:[.!,]|$))
+        |^\W{{0,3}}(?P<bare>{_ORD_ALT})\W{{0,3}}$""",
     re.X,
 )
 _MAX_ORDINAL_TEXT = 200
@@ -58,7 +59,7 @@ _NAMES_NEXT_RE = re.compile(rf"\s*(?:(?:very\s+)?(?:{_ITEM}|{_STEP})\b|[.!;,:—
 _WORD_RE = re.compile(r"[^\W_]+")
 # "Statement (1-5): 3": the range the prompt gave, between the marker and the answer.
 _RANGE_RE = re.compile(
-    r"((?i:answer|option|statement|choice|letter))\s*[\(\[]\s*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|—|to)\s*"
+    r"((?i:answer|option|statement|choice|letter)(?:\s+(?i:number))?|^)\s*[\(\[]\s*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|—|to)\s*"
     r"(?:[A-Za-z]|\d{1,2})\s*[\)\]]")
 _KEYCAP_RE = re.compile("([0-9])\ufe0f?\u20e3")  # "2️⃣" is "(2)": 2, U+FE0F, U+20E3
 # a step or an item named by its number in other words: "第 1 条", "第3步", "ステップ1", "4단계",
@@ -71,10 +72,70 @@ _NUMBERED = ((re.compile(r"選択肢|オプション"), "选项"),  # Japanese "
               lambda m: f"step {NUMBER_WORDS[m[1].lower()]}"))
 
 
+# Numbers spelled in other languages where they name an option: "La opción cuatro", "Option
+# trois", "Die richtige Antwort ist drei.", "Вариант 2", "2番", "答えは四番です", "옵션 2",
+# "세 번째 옵션". An article ("un", "ein", "uma") counts only after an option noun.
+_SPELLED_NUMBERS = {w: i + 1 for i, ws in enumerate((
+    "one eins uno un une um uma una один", "two deux dos zwei due dois duas два",
+    "three trois tres drei tre três три", "four quatre cuatro vier quattro quatro четыре",
+    "five cinq cinco fünf cinque пять", "six seis sechs sei шесть", "seven sept siete sieben sette sete семь",
+    "eight huit ocho acht otto oito восемь", "nine neuf nueve neun nove девять",
+    "ten dix diez zehn dieci dez десять")) for w in ws.split()}
+_ARTICLE_NUMBERS = frozenset("un une um uma una ein uno".split())
+_SPELLED_ALT = "|".join(sorted(_SPELLED_NUMBERS, key=len, reverse=True))
+_KO_ORDINALS = {w: i + 1 for i, w in enumerate("첫 두 세 네 다섯 여섯 일곱 여덟 아홉 열".split())}
+# (the lookahead lets the engine skip to a first letter that can start a match)
+_SPELLED_RE = re.compile(
+    r"(?=[ovв옵arо0-9一二三四五六七八九十첫두세네다여일열])"
+    rf"(?:\b(?:option|opción|opcion|opção|opzione|variante|вариант|옵션)\s*(?:(?P<d>\d{{1,2}})|(?P<w>{_SPELLED_ALT}))\b"
+    r"|\b(?:answer\s+is|antwort\s+ist|réponse\s+est|respuesta\s+es|respuesta\s*:|resposta\s+é|resposta\s*:|"
+    rf"risposta\s+è|ответ\s*:)\s+(?P<a>{_SPELLED_ALT})(?=\s*(?:[.!,;]|$))"
+    r"|(?P<j>\d{1,2}|[一二三四五六七八九十])\s*(?:番|번(?!\s*째))|(?P<k>첫|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*번째(?:\s*옵션)?)")
+_SPELLED_HINTS = ("option ", "answer is ", "antwort", "respuesta", "risposta", "resposta")
+# A Cyrillic capital that looks like a Latin label, given as the answer: "Ответ: В", "С (барокко)"
+_CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
+                                r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
+_FENCE_RE = re.compile(r"```[\w+-]{0,20}")
+_QUOTED_LABEL_RE = re.compile(r"「\s*([A-Za-z]|\d{1,2})\s*」")  # 正しいのは「1」です
+# 🅰 🅱 (negative squared), 🄰 (squared), 🅐 (negative circled): the letter
+_EMOJI_LETTERS = {c: chr(ord("A") + (c - base)) for base in (0x1F170, 0x1F130, 0x1F150) for c in range(base, base + 26)}
+_CYRILLIC_TO_LATIN = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")
+
+
+def _spelled_word_in(low: str) -> bool:
+    """Whether an ASCII text holds a spelled number ("trois", "drei", "five") as a word: one
+    cheap look before _SPELLED_RE's search (an option named by its digit needs no rewriting)."""
+    return not _SPELLED_BYTES.isdisjoint(low.encode().translate(_ASCII_WORD_BYTES).split())
+
+
+def _spelled(t: str, low: str, labels: tuple, lab: dict) -> str:
+    """``t`` with an option named by a number in other words made "option X", in its last
+    200 characters (where a reply names its answer)."""
+    out, prev = [], 0
+    for m in _SPELLED_RE.finditer(low, max(0, len(low) - 200)):
+        word = m.group("w") or m.group("a")
+        if m.group("d"):
+            named = m.group("d")
+        elif m.group("a") and word in _ARTICLE_NUMBERS:
+            continue
+        else:
+            j = m.group("j")
+            k = (_SPELLED_NUMBERS[word] if word else _KO_ORDINALS[m.group("k")] if m.group("k")
+                 else int(j) if j.isdigit() else _ZH_NUMS[j])
+            named = lab.get(str(k)) if str(labels[0]).isdigit() else (labels[k - 1] if k <= len(labels) else None)
+            if named is None:
+                continue
+        out += [t[prev:m.start()], f"option {str(named).strip()}"]
+        prev = m.end()
+    return "".join(out) + t[prev:] if out else t
+
+
 def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str, bool]:
     """`t` and `low` with a label's other spellings made the label; also whether
     ordinals were rewritten (then loose mentions are not read)."""
     changed = False
+    if "```" in t:  # a code block around the answer ("```text\n4\n```"): its fences go
+        t, changed = _FENCE_RE.sub("", t).strip(), True
     if not t.isascii():
         # Full-width letters and digits are the ASCII label; the mapping is 1:1.
         t, low = t.translate(FULLWIDTH), low.translate(FULLWIDTH)
@@ -86,6 +147,15 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
         changed, t = changed or t2 != t, t2
     if "~~" in t:  # "~~3~~ 1": a struck-out answer is withdrawn
         t2 = re.sub(r"~~[^~\n]{1,40}~~", "", t)
+        changed, t = changed or t2 != t, t2
+    if not t.isascii() and ("「" in t or "\U0001f170" <= max(t)):
+        t2 = _QUOTED_LABEL_RE.sub(r"(\1)", t).translate(_EMOJI_LETTERS).replace("\ufe0f", "")
+        changed, t = changed or t2 != t, t2
+    if not t.isascii() and "A" in lab and "B" in lab:
+        t2 = _CYRILLIC_LABEL_RE.sub(lambda m: m.group(0)[:-1] + m.group(0)[-1].translate(_CYRILLIC_TO_LATIN), t)
+        changed, t = changed or t2 != t, t2
+    if not t.isascii() or (any(w in low for w in _SPELLED_HINTS) and _spelled_word_in(low[-200:])):
+        t2 = _spelled(t, low if not changed else aligned_lower(t), labels, lab)
         changed, t = changed or t2 != t, t2
     if not t.isascii() or "tep " in t:
         for pattern, repl in _NUMBERED:
@@ -135,6 +205,7 @@ def _has_ordinal(low: str) -> bool:
 # becomes a space): the same words as _WORD_RE finds, several times faster than the regex.
 _ASCII_WORD_BYTES = bytes(c if chr(c).isalnum() else 32 for c in range(256))
 _HINT_BYTES = frozenset(w.encode() for w in _HINT_WORDS if w.isascii())
+_SPELLED_BYTES = frozenset(w.encode() for w in _SPELLED_NUMBERS if w.isascii())
 _NOUNS = ("option", "statement", "choice")
 _NOUN_BYTES = frozenset(w.encode() for w in _NOUNS)
 
@@ -184,7 +255,7 @@ def _label_of(m: re.Match, labels: tuple, lab: dict) -> str | None:
         k = NUMBER_WORDS[m.group("n")]
         found = (labels[k - 1] if k <= len(labels) else None) if str(labels[0]).isalpha() else lab.get(str(k))
         return None if found is None else f"option {str(found).strip()}"
-    word = m.group("o") or m.group("b") or m.group("a")
+    word = m.group("o") or m.group("b") or m.group("a") or m.group("bare")
     if word:
         k = len(labels) if word == "last" else _ORDINAL_NUMS.get(word) or _OTHER_ORDINALS[word]
     elif m.group("zl"):

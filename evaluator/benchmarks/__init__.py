@@ -21,10 +21,22 @@ buckets, paired-statistics splits and site tables: buckets.py and display.py), r
 through this registry with defaults for what it leaves out.
 """
 
+from typing import Any
+
 from evaluator.benchmarks import causalstep, exact, expvid, videommmu, videosimpleqa
 
 BENCHMARKS = {m.NAME: m for m in (expvid, causalstep, exact, videommmu, videosimpleqa)}
 ORDER = list(BENCHMARKS)
+
+
+def hook(name: str, attr: str, default: Any = None) -> Any:
+    """Benchmark `name`'s optional hook `attr` (evaluator/benchmarks/hooks.py), else `default`
+    (an unknown benchmark: `default` too)."""
+    return getattr(BENCHMARKS.get(name), attr, default)
+
+
+# The benchmarks whose answers a judge grades (a JUDGE_TASK in their folder), in registry order.
+JUDGED = tuple(name for name in BENCHMARKS if hook(name, "JUDGE_TASK"))
 
 
 def get(name: str):

@@ -1,9 +1,9 @@
 """What a benchmark folder may declare for the scoring and display code, and the
 helpers its declarations share.
 
-Every hook is optional; evaluator/buckets.py, evaluator/paired.py and
-leaderboard/views/columns.py look each one up in the registry
-(`evaluator.benchmarks.BENCHMARKS[name]`) and fall back to the default named here:
+Every hook is optional; evaluator/buckets.py, evaluator/paired.py,
+leaderboard/views/columns.py and the rest look each one up in the registry
+(`evaluator.benchmarks.hook(name, ATTR, default)`) and fall back to the default named here:
 
     count_buckets(metrics, minimum) -> Buckets   breakdown buckets and their item counts
                                                   (default: none)
@@ -23,6 +23,8 @@ leaderboard/views/columns.py look each one up in the registry
                                                   bucket (Video-MMMU's Δknowledge; default: none)
     frame_budget_key(call) -> str                 which frame budget of its protocol.toml a call
                                                   follows (default: the protocol's only frames key)
+    COLUMN_WIDTH: int                             its leaderboard column's width in pixels (default:
+                                                  102; wider where a one-word title must not break)
     DISPLAY_METRICS: tuple[str, ...]              scalar metric keys its site tab shows, in order
                                                   (default: ("overall",))
     METRIC_LABELS: dict[str, str]                 headers of its own metric keys (default: the
@@ -32,6 +34,30 @@ leaderboard/views/columns.py look each one up in the registry
     HEADLINE: str                                 its `overall` in words, for the suite repo's
                                                   dataset card and eval.yaml (default:
                                                   DEFAULT_HEADLINE)
+    CALL_MODE: str                                how a runner answers its calls (evaluator/runners/
+                                                  schedule.py): "independent" (default), each call
+                                                  once; "stepwise", a call in context (Call.context)
+                                                  once per option the model chose before, as the
+                                                  folder's branch_table(calls, answer_fn) does (which
+                                                  a stepwise folder provides: baselines use it)
+    SEPARATE_CALL_KINDS: tuple[str, ...]          call kinds answered in a pass of their own, after
+                                                  the others, staged "<name> <kind>" (default: none)
+    HIDDEN_CALLS_STAGE: str | None                its pass's stage, "<name> <this>", when a worker
+                                                  run adds its hidden calls (default: None, "<name>")
+    JUDGE_TASK: str | None                        the judge's grading task its free-text answers
+                                                  go to, one of evaluator.judges.base.TASKS
+                                                  ("blank", "simpleqa": the judge's own prompts);
+                                                  a judged benchmark has its own judge setting,
+                                                  LEADERBOARD_JUDGE_<NAME> (default: None, no judge)
+    JUDGE_TITLE: str                              its judged answers on the About tab (default: TITLE)
+    JUDGE_LABELS_KEY: str                         its key in the labelled judge sets
+                                                  (docs/judge_agreement.json; default: NAME)
+    JUDGE_SEES_FRAMES: bool                       a judge that takes images is shown the video's
+                                                  frames (LEADERBOARD_JUDGE_FRAMES; default: False)
+
+Not hooks but data in its protocol.toml (evaluator/reference.py): its frame budgets, frame size
+([resolution]) and its own scoring options ([scoring] readings: ScoringOptions.by_benchmark,
+LEADERBOARD_<NAME>_READING, recorded as "<name>_<option>").
 
 Kept in the domain layer with records only: a benchmark folder never imports the
 scoring or site code that reads these.

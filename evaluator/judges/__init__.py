@@ -6,7 +6,7 @@
     judge = get_judge("openai:gpt-4o-2024-08-06", base_url=URL, api_key=KEY)          # any OpenAI-compatible endpoint
     judge = get_judge("hf:Qwen/Qwen2.5-72B-Instruct:together", api_key=HF_TOKEN)      # Inference Providers
     labels = judge.judge([JudgeRequest("simpleqa", question, gold, prediction)])
-    judges = judges_from(settings)                   # one per judged benchmark (JudgeSet)
+    judges = judges_from(settings, judged=benchmarks.JUDGED)   # one per judged benchmark (JudgeSet)
 
 Wrap a judge in `CachedJudge(judge, JudgementCache(path))` to grade each distinct
 request only once across runs. Importing this package needs no torch.
@@ -15,7 +15,7 @@ request only once across runs. Importing this package needs no torch.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from evaluator.judges.base import (
     CORRECT, INCORRECT, LABELS, NOT_ATTEMPTED, SCHEMA_VERSION, UNPARSEABLE, UNSCORED,
@@ -60,24 +60,24 @@ def get_judge(name: str, **options) -> Judge:
     return JUDGES[name](**{k: v for k, v in options.items() if k not in REMOTE_OPTIONS + LOCAL_OPTIONS})
 
 
-JUDGED = ("expvid", "videosimpleqa")  # the benchmarks whose answers a judge grades
-
-
-def judges_from(settings, cache_path=None) -> JudgeSet:
-    """One judge per judged benchmark from the settings (LEADERBOARD_JUDGE, and
-    LEADERBOARD_JUDGE_<BENCHMARK> over it), each LLM judge behind the judgement cache."""
+def judges_from(settings, cache_path=None, *, judged: Sequence[str]) -> JudgeSet:
+    """One judge per judged benchmark (`judged`: the registry's evaluator.benchmarks.JUDGED,
+    passed in by the caller) from the settings (LEADERBOARD_JUDGE, and
+    LEADERBOARD_JUDGE_<BENCHMARK> over it), each LLM judge behind the judgement cache.
+    The set's default (for any other benchmark) is the last judged benchmark's judge."""
     config = settings.judges
-    made: dict[str, Judge] = {}
     by_name: dict[str, Judge] = {}
-    for benchmark in JUDGED:
-        name = config.by_benchmark.get(benchmark) or settings.judge
+
+    def judge_named(name: str) -> Judge:
         if name not in by_name:
             judge = get_judge(name, **config.options(name))
             if judge.kind == "llm" and cache_path is not None:
                 judge = CachedJudge(judge, JudgementCache(cache_path))
             by_name[name] = judge
-        made[benchmark] = by_name[name]
-    return JudgeSet(made, default=made[JUDGED[-1]])
+        return by_name[name]
+
+    made = {benchmark: judge_named(config.by_benchmark.get(benchmark) or settings.judge) for benchmark in judged}
+    return JudgeSet(made, default=made[judged[-1]] if judged else judge_named(settings.judge))
 
 
 def summarize(judgements: Iterable[Judgement]) -> dict[str, int]:
@@ -93,5 +93,5 @@ __all__ = [
     "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "UNPARSEABLE", "UNSCORED", "LABELS", "SCHEMA_VERSION",
     "Judge", "Judgement", "JudgeRequest", "NormalizedMatchJudge", "LLMJudge",
     "CachedJudge", "JudgementCache", "UnknownJudgeError", "JUDGES", "get_judge", "summarize",
-    "fill_prompt", "load_prompt", "parse_label", "JUDGED", "JudgeSet", "RemoteJudge", "judges_from",
+    "fill_prompt", "load_prompt", "parse_label", "JudgeSet", "RemoteJudge", "judges_from",
 ]

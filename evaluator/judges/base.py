@@ -24,6 +24,8 @@ UNPARSEABLE = "UNPARSEABLE"  # the judge's own output could not be read; counted
 UNSCORED = "UNSCORED"  # the judge abstained or failed (no verdict): counted apart from wrong
 LABELS = (CORRECT, INCORRECT, NOT_ATTEMPTED, UNPARSEABLE, UNSCORED)
 
+# The judge's grading tasks, one prompt each (prompts/<task>.txt); which benchmark grades with
+# which is its folder's JUDGE_TASK (evaluator/benchmarks/hooks.py).
 TASKS = ("blank", "simpleqa")
 
 
@@ -51,7 +53,7 @@ class Judgement:
     """The verdict on one request.
 
     `label` is one of LABELS. `judge_id` names the judge and its version, e.g.
-    "normalized-match@4" or "llm:microsoft/Phi-3-mini-4k-instruct@<revision>".
+    "normalized-match@5" or "llm:microsoft/Phi-3-mini-4k-instruct@<revision>".
     `raw` keeps an LLM judge's text output (None for rule-based judges).
     """
 

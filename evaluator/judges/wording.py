@@ -159,7 +159,7 @@ _REFUSAL = re.compile(
     r"\b(?:(?:i|we) (?:do not|dont|cannot|cant|can not|am unable to|am not able to|could not|couldnt|"
     r"have no|dont have|do not have|wont|would rather not|am not sure|am uncertain|dont recognize)\b|im (?:not sure|"
     r"uncertain|unable|not able|sorry)\b|"
-    r"not (?:enough|sufficient) information|insufficient information|no information|no idea|not visible|"
+    r"not (?:sure|certain) which|not (?:enough|sufficient) information|insufficient information|no information|no idea|not visible|"
     r"not (?:shown|provided|mentioned|specified|legible|readable|possible to (?:tell|determine|say))|"
     r"cannot be determined|cant be determined|(?:cannot|cant) (?:tell|determine|identify|say|answer|see)|"
     r"unable to|impossible to (?:tell|determine|say)|unknown|not sure|unsure|uncertain|unclear|"
@@ -172,7 +172,7 @@ _HEDGE = re.compile(
     r"likely|presumably|i think|i believe|i guess|id guess|my (?:best )?guess|best guess|guessing|"
     r"not (?:fully|completely|entirely|100) (?:sure|certain)|im not certain|not certain|if i had to|"
     r"cant be (?:sure|certain)|cannot be (?:sure|certain)|or maybe|if im not mistaken|if i remember (?:correctly|"
-    r"right)|id say|i would say|i suspect|my hunch)\b")
+    r"right)|id say|i would say|i suspect|my hunch|i suppose|i reckon|i assume)\b")
 _QUESTION = re.compile(r"^(?:which|what|who|where|when|could you|can you|do you|is it|are you|please|need)\b")
 _SENTENCE_END_RE = re.compile(r"(?<=[.?!])\s+")
 _SHORT_QUESTION_RE = re.compile(r"^\W*\w[^?]{0,40}\?")  # "Melbourne?"
@@ -195,13 +195,14 @@ def stance(text: str) -> str | None:
         # memorial in Washington, but I can't tell which one")
         if _candidate(text) and not (_WHICH_REFUSAL.search(plain) and " or " not in f" {plain} "):
             return "hedge"
-        return "refusal"
+        return "hedge" if hedged and _leading_guess(plain) else "refusal"  # "polo, I guess? Not sure."
     return "hedge" if hedged else None
 
 
-_WHICH_REFUSAL = re.compile(r"\b(?:cant|cannot|can not|couldnt|could not|unable to) (?:tell|say|identify|determine) "
-                            r"(?:which|who|what)\b|\b(?:dont|do not) know (?:its|their|his|her|the) (?:name|title)\b|"
-                            r"\bnot sure which\b")
+_WHICH_REFUSAL = re.compile(r"\b(?:cant|cannot|can not|couldnt|could not|unable to) (?:tell|say|identify|determine|name) "
+                            r"(?:which|who|what|it|them|the|its|their)\b|\b(?:dont|do not|cant|cannot) (?:know|remember|recall) "
+                            r"(?:its|their|his|her|the) (?:name|title)\b|\b(?:cant|cannot|can not|couldnt) be more specific\b|"
+                            r"\bnot (?:sure|certain) which\b")
 # "Unknown violinist", "N/A - cannot determine": nothing named
 _UNKNOWN_THING = re.compile(r"^(?:unknown|unidentified|n a|na)\b")
 _OPENING = frozenset("i im i'm i've sorry not the this that these it its it's unable cannot can't hmm as based "
@@ -211,6 +212,15 @@ _OPENING = frozenset("i im i'm i've sorry not the this that these it its it's un
 _DIGIT_RE = re.compile(r"\d")
 _SENTENCES_RE = re.compile(r"[.?!;\n]+")
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*")
+
+
+def _leading_guess(plain: str) -> bool:
+    """The reply opens with a short answer before its doubts ("polo i guess not sure"): one
+    to three words, before the first hedge or refusal word, opening with no usual opening
+    word nor an article ("an Italian city, I think, but I can't name it" describes)."""
+    head = (_HEDGE.split(plain, 1)[0] + " ").split("  ")[0]
+    head = _REFUSAL.split(head, 1)[0].split()
+    return 0 < len(head) <= 3 and head[0] not in _OPENING and head[0] not in ("a", "an", "some")
 
 
 def _candidate(text: str) -> bool:

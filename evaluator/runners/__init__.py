@@ -9,8 +9,9 @@ GPU) and produces the same records a prediction file holds:
     # -> scored by the worker exactly like a prediction file (worker/run.py)
 
     runners/model.py       ModelRunner: the calls, the frame store, the passes, the settings
-    runners/protocols.py   how each benchmark's calls are answered (CausalStep's chain...)
-    runners/frames.py      FrameStore: every video decoded once per job
+    runners/schedule.py    the passes over the calls, their order and batches, CausalStep's
+                           chain answered round by round: how each benchmark's calls are asked
+    runners/frame_store.py FrameStore: every video decoded once per job
     runners/backends.py    transformers and vllm behind one `generate(requests)` (load_backend);
                            transformers_backend.py, vllm_backend.py one file each, vllm_inputs.py
                            the vLLM prompt dicts, generation.py GenRequest, hub.py model lookup

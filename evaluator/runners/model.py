@@ -15,10 +15,10 @@ runners/reference_run.py):
      author's, or the paper's count for the model) differ from the suite's, the calls of
      that budget are re-drawn with that many uniform frames over the same range (a
      CausalStep call in context: that many per segment), and the prompt's frame count
-     and times follow (protocols.replan);
+     and times follow (schedule.replan);
   2. one FrameStore over all of them: each video decoded once, every frame time any
      call asks for in one pass, dropped once its last call has had them;
-  3. the passes of protocols.plan_passes in the suite's benchmark order (a benchmark
+  3. the passes of schedule.plan_passes in the suite's benchmark order (a benchmark
      whose protocol asks for several runs: each call asked that many times side by side,
      each with its own seed; a stepwise chain walked once per run), each ordered by
      video, at most `batch_calls` calls / `batch_frames` frames per backend.generate,
@@ -52,9 +52,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from evaluator.records import Call, Prediction
-from evaluator.runners import costs, protocols, reference_run
+from evaluator.runners import costs, reference_run, schedule
 from evaluator.runners.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
-from evaluator.runners.frames import call_times
+from evaluator.runners.frame_store import call_times
 
 BLIND_STAGE = "no video"  # progress stages of the blind pass read "no video: expvid"
 BLANK_FRAMES = "black frames, same count, size and times"  # recorded with the blind scores
@@ -112,18 +112,18 @@ class ModelRunner:
     def run(self, request, suite, hidden_calls: Sequence[Call] = (), progress_callback=None,
             blind: bool = False) -> list[Prediction]:
         """The predictions for every call; `blind`: with every frame blanked (module docstring)."""
-        from evaluator.runners.frames import FrameStore
+        from evaluator.runners.frame_store import FrameStore
 
         public, hidden = calls_asked(suite, request, hidden_calls)
         names = list(suite.manifest.get("benchmarks", {}))
         plans = self.generation_plans(names, request)
-        passes = protocols.plan_passes(public, hidden, names)
+        passes = schedule.plan_passes(public, hidden, names)
         for step in passes:
             step.runs = plans[step.benchmark].runs if step.benchmark in plans else 1
         store = FrameStore(suite.path, suite.videos, self.resize)
         # every call once per walk of its pass (a stepwise chain is walked once per run);
         # unknown or file-less videos fail here, before any model time
-        store.prefetch([c for step in passes for c in step.calls * (step.runs if step.mode == protocols.STEPWISE
+        store.prefetch([c for step in passes for c in step.calls * (step.runs if step.mode == schedule.STEPWISE
                                                                       else 1)])
         self.frame_store, self.generations, self.meter = store, 0, costs.Meter(self.backend)
         _reserve_mm_limits(self.backend, [*public, *hidden])
@@ -144,7 +144,7 @@ class ModelRunner:
 
                 then = self._first_batch(passes[index + 1]) if index + 1 < len(passes) else []
                 asker = _Asker(self, store, plans.get(step.benchmark), pool, then, blind)
-                predictions += protocols.run_pass(step, asker,
+                predictions += schedule.run_pass(step, asker,
                                                   self.options.batch_calls,
                                                   on_batch, on_skip=lambda call: _give_back(store, call),
                                                   batch_frames=self.options.batch_frames)
@@ -160,8 +160,8 @@ class ModelRunner:
         return reference_run.generation_plans(names, bool(getattr(request, "thinking", False)),
                                               self.options.max_new_tokens, self.options.benchmark_resize)
 
-    def _first_batch(self, step: protocols.Pass) -> list[Call]:
-        return protocols.first_batch(step, self.options.batch_calls, self.options.batch_frames)
+    def _first_batch(self, step: schedule.Pass) -> list[Call]:
+        return schedule.first_batch(step, self.options.batch_calls, self.options.batch_frames)
 
     def _decode_pool(self) -> ThreadPoolExecutor | None:
         if self.options.decode_ahead == 0:
@@ -214,7 +214,7 @@ class ModelRunner:
 
 
 class _Asker:
-    """protocols.Ask for one pass: each call's frames from the store (once, shared by its
+    """schedule.Ask for one pass: each call's frames from the store (once, shared by its
     variants), then one backend.generate. With a decode pool, `prepare` has the workers
     get a batch's frames, a task per call, while the backend answers an earlier batch;
     once the pass's batches are all prepared, the workers go on to the videos of the next
@@ -231,7 +231,7 @@ class _Asker:
         self.then = list(then)
 
     def prepared_all(self) -> None:
-        """Every batch known so far is prepared (protocols._answered): decode what comes
+        """Every batch known so far is prepared (schedule._answered): decode what comes
         next. A failure is left for that batch to meet again, and raise, when it is due."""
         if self.pool is None or not self.then:
             return
@@ -239,10 +239,10 @@ class _Asker:
             self.pool.submit(self.store.warm, video)
         self.then = []  # once: CausalStep's later rounds only serve frames held since its first
 
-    def __call__(self, queries: list[protocols.Query]) -> list[str]:
+    def __call__(self, queries: list[schedule.Query]) -> list[str]:
         return self.prepare(queries)()
 
-    def prepare(self, queries: list[protocols.Query]) -> Callable[[], list[str]]:
+    def prepare(self, queries: list[schedule.Query]) -> Callable[[], list[str]]:
         calls = list({q.call.id: q.call for q in queries}.values())
         if self.pool is None:
             return lambda: self._generate(queries, {c.id: self._frames(c) for c in calls})
@@ -254,7 +254,7 @@ class _Asker:
         frames = _resized(self.store.call_frames(call), self.plan.resize if self.plan else None)
         return blank_frames(frames) if self.blind else frames
 
-    def _generate(self, queries: list[protocols.Query], shown: dict[str, list]) -> list[str]:
+    def _generate(self, queries: list[schedule.Query], shown: dict[str, list]) -> list[str]:
         from evaluator.runners.backends import GenRequest
 
         plan = self.plan

@@ -5,7 +5,7 @@ are generated (temperature, token budget, runs).
     asked = frames_asked(suite, request)                 # frame-budget key -> frames per call
     public, hidden = replan_calls(public, hidden, suite.videos, asked, suite_budgets(suite))
     plans = generation_plans(names, thinking, max_new_tokens=None)   # benchmark -> Generating
-    # a benchmark run k times asks each call k times (protocols.Pass.runs)
+    # a benchmark run k times asks each call k times (schedule.Pass.runs)
 
 Sampling (a temperature above 0) is seeded per call and run (`seed_for`): vLLM seeds each
 request, the transformers backend each batch with its first request's seed; a rerun with
@@ -18,10 +18,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from evaluator import frames as frame_plans
+from evaluator import frame_plans
 from evaluator import reference
 from evaluator.records import Call
-from evaluator.runners import protocols
+from evaluator.runners import schedule
 
 
 @dataclass(frozen=True)
@@ -100,14 +100,14 @@ def replan_calls(public: list[Call], hidden: list[Call], videos: dict, asked: di
                  built: dict[str, int]) -> tuple[list[Call], list[Call]]:
     """The calls as they will be made: a call whose budget key asks for another count than
     the suite was built with is re-planned with that many uniform frames over the same
-    span (protocols.replan: the prompt's frame count and times follow)."""
+    span (schedule.replan: the prompt's frame count and times follow)."""
     changed = {key for key, n in asked.items() if built.get(key) != n}
     if not changed:
         return public, hidden
 
     def redo(call: Call) -> Call:
         key = reference.budget_key(call)
-        return protocols.replan(call, asked[key], videos, frame_plans.plan) if key in changed else call
+        return schedule.replan(call, asked[key], videos, frame_plans.plan) if key in changed else call
 
     return [redo(c) for c in public], [redo(c) for c in hidden]
 

@@ -12,15 +12,15 @@ exactly the arrays of decode_sequential, the decode-everything reference.
 resize_frames applies a recorded ResizePolicy.
 
 One module per job: info (probe, VideoInfo), sampling (which frame times),
-decode (the frames shown at those times), resize, remux (copy_video_only),
-errors (VideoError). Import the public names from here. To replace a function for
-a test, patch it in the module that calls it (decode_frames falls back to
+decode (the frames shown at those times), resize, remux (copy_video_only); their one
+error, VideoError, is in evaluator/errors.py. Import the public names from here. To replace
+a function for a test, patch it in the module that calls it (decode_frames falls back to
 evaluator.video.decode.decode_sequential).
 """
 from __future__ import annotations
 
+from evaluator.errors import VideoError
 from evaluator.video.decode import decode_frames, decode_sequential
-from evaluator.video.errors import VideoError
 from evaluator.video.info import VideoInfo, probe
 from evaluator.video.remux import copy_video_only
 from evaluator.video.resize import ResizePolicy, resize_frames

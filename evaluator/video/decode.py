@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from evaluator.video.errors import VideoError
+from evaluator.errors import VideoError
 from evaluator.video.info import TIME_TOLERANCE, load_av
 
 # A time t shows the last frame whose presentation time is at or before t (a

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from evaluator.video.errors import VideoError
+from evaluator.errors import VideoError
 
 # Timestamps are reported rounded to milliseconds; range checks accept frames
 # up to half a millisecond outside the range so that a timestamp we printed

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from evaluator.video.errors import VideoError
+from evaluator.errors import VideoError
 from evaluator.video.info import load_av
 
 

@@ -9,7 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import paging, views
-from leaderboard.tabs import protocol
+from leaderboard.tabs import protocol_panel
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
 
@@ -45,7 +45,7 @@ class LeaderboardHandlers(BaseHandlers):
                                 sources=tuple(sources or ()), frames=tuple(frames or ()), judges=tuple(judges or ()),
                                 protocols=protocols)
         rows = views.filter_rows(self.leaderboard_rows(suite), filters)
-        return views.leaderboard_view(rows, protocol.columns_for(columns, protocols, self.board(suite)))
+        return views.leaderboard_view(rows, protocol_panel.columns_for(columns, protocols, self.board(suite)))
 
     def leaderboard_rows(self, suite: str) -> pd.DataFrame:
         """views.leaderboard_table of the suite, cached: filters only pick from it."""
@@ -63,7 +63,7 @@ class LeaderboardHandlers(BaseHandlers):
         board = self.board(suite)
         generation = board.attrs["generation"]
         filters = paging.view_filters(search, types, sizes, sources, frames, judges, protocols)
-        wanted = set(protocol.columns_for(columns, protocols, board))
+        wanted = set(protocol_panel.columns_for(columns, protocols, board))
         held = self._view(board, ("held", suite), lambda: views.suite_benchmarks(board))
         chosen = views.held_columns(tuple(c for c in views.OPTIONAL_COLUMNS if c in wanted), held)
         unfilled = self._view(board, ("unfilled", suite), lambda: views.unfilled_columns(board))
@@ -136,7 +136,7 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
                                      info="Empty: any", elem_id="filter-frames")
                 judges = gr.Dropdown(views.judge_choices(board), value=[], multiselect=True, label="Judge",
                                      info="Empty: any", elem_id="filter-judge")
-                protocols = protocol.protocol_filter()
+                protocols = protocol_panel.protocol_filter()
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
                                        label="Columns shown", elem_id="columns")
         note = gr.Markdown(h.suite_note(initial), elem_id="suite-note")
@@ -154,7 +154,7 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
                              min_width=80, container=False, elem_id="page-number")
             following = gr.Button("Next ▶", size="sm", scale=0, min_width=110, elem_id="page-next")
             info = gr.Markdown(text, elem_id="page-info")
-        protocol.card_panel(h, suite, generation, shown, initial)
+        protocol_panel.card_panel(h, suite, generation, shown, initial)
         gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
         # which rows the table shows (per visitor): a change of it starts again at page 1
         shown_for = gr.State(paging.view_key(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,

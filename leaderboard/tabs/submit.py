@@ -14,7 +14,7 @@ from typing import Any
 import gradio as gr
 
 from evaluator import reference
-from evaluator.protocol import declared_frames_differ
+from evaluator.protocol_card import declared_frames_differ
 from evaluator.errors import EvaluatorError
 from evaluator.suite import with_video_files
 from results import markup

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from results import number_format, protocol_card, ranking
+from results import number_format, protocol_status, ranking
 from results.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
 from leaderboard.views.columns import (
     BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
@@ -126,7 +126,7 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     out = ranking.ranked(out)
     out["model_text"] = _variant_names(out)
     out["runner_text"] = as_text(column_or_empty(out, "runner")).where(out["source_kind"] == "verified", "paper")
-    out["protocol_text"] = protocol_card.labels(out)
+    out["protocol_text"] = protocol_status.labels(out)
     out["label"] = _labels(out)
     return out
 

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from evaluator.judges import JUDGED
+from evaluator.benchmarks import JUDGED
 from results import disclosure, number_format
 from results.ranking import half_widths, interval_ranks
 from leaderboard.views.board import ci_text, source_text, suite_benchmarks

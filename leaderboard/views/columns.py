@@ -39,7 +39,7 @@ ALWAYS_SHOWN = (RANK, MODEL, AVERAGE, SOURCE, BAND)
 PARAMS, FRAMES, TYPE, THINKING = "Params (B)", "Frames", "Type", "Thinking"
 RUNNER, JUDGE, DATE = "Runner", "Judge", "Date"
 SUBMITTER, REVISION, PRECISION, PAPER, SUBMISSION = "Submitter", "Revision", "Precision", "Paper", "Submission id"
-PROTOCOL = "Protocol"  # the row's protocol status (results/protocol_card.py)
+PROTOCOL = "Protocol"  # the row's protocol status (results/protocol_status.py)
 
 
 def ci_label(benchmark: str) -> str:

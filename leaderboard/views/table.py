@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from results import number_format, protocol_card
+from evaluator.benchmarks import hook
+from results import number_format, protocol_status
 from leaderboard.views import run_columns
 from results.ranking import half_widths, mean_half_width
 from leaderboard.views.board import ci_text, source_text
@@ -34,7 +35,7 @@ class Filters:
     sources: tuple[str, ...] | None = None
     frames: tuple[str, ...] = ()
     judges: tuple[str, ...] = ()
-    protocols: str | None = None  # protocol_card.REFERENCE_ONLY: rows sharing the suite's reference (and papers')
+    protocols: str | None = None  # protocol_status.REFERENCE_ONLY: rows sharing the suite's reference (and papers')
 
 
 def search_mask(models: pd.Series, search: str) -> pd.Series:
@@ -62,7 +63,7 @@ def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:
         mask &= board["frames_label"].isin(filters.frames)
     if filters.judges:
         mask &= board["judge_text"].isin(filters.judges)
-    mask &= protocol_card.filter_mask(board, filters.protocols)
+    mask &= protocol_status.filter_mask(board, filters.protocols)
     return board[mask.to_numpy(bool)]
 
 
@@ -115,7 +116,7 @@ def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
 def rank_marks(board: pd.DataFrame) -> pd.Series:
     """What the Rank cell shows instead of a blank for a row that is not ranked because it
     is off the reference protocol ("≠") or its protocol is unknown ("?"); None elsewhere."""
-    marks = {protocol_card.DIFFERS: "≠", protocol_card.UNKNOWN: "?"}
+    marks = {protocol_status.DIFFERS: "≠", protocol_status.UNKNOWN: "?"}
     shown = pd.Series([marks.get(s) for s in board["protocol_status"]], index=board.index, dtype=object)
     return shown.where(shown.notna(), paper_ranks(board))
 
@@ -155,8 +156,9 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
 
 # Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px
 # window (long headers wrap); other columns get WIDE.
-WIDTHS = {RANK: 58, BAND: 56, MODEL: 156, SOURCE: 160, AVERAGE: 102, **{TITLES[b]: 102 for b in BENCHMARKS},
-          TITLES["causalstep"]: 112,  # its one-word header must not break
+# A benchmark's column: its folder's COLUMN_WIDTH (evaluator/benchmarks/hooks.py), else 102.
+WIDTHS = {RANK: 58, BAND: 56, MODEL: 156, SOURCE: 160, AVERAGE: 102,
+          **{TITLES[b]: hook(b, "COLUMN_WIDTH", 102) for b in BENCHMARKS},
           PARAMS: 80, FRAMES: 74, DATE: 100}
 LEVEL_WIDTHS = {RANK: WIDTHS[RANK], MODEL: 160, SOURCE: 150}  # the same Rank width: the site pins Model beside it
 WIDE = 130

@@ -48,10 +48,10 @@ it was answered correctly; records with other labels are never used). A wrong,
 missing or unparseable answer breaks the chain: after a descriptive question the
 next chain starts at the next segment's descriptive question; after a causal one
 at the SAME segment's descriptive question ("prose", default) or the next
-segment's ("algo"), per `ScoringOptions.causalstep_restart`. Points: a descriptive
+segment's ("algo"), per the `restart` option (ScoringOptions.by_benchmark). Points: a descriptive
 start is worth 1; the k-th causal answer of a chain is worth k+1 ("algo", default:
 Algorithm 1, a perfect video scores N(N+1)/2) or k ("prose": 1 + N(N-1)/2), per
-`ScoringOptions.causalstep_points`.
+the `points` option. Both are one reading of the paper, named in protocol.toml's [scoring].
 
 Other choices (spec ambiguities): the context is the single previous question and
 the chosen option's TEXT (Algorithm 1), not the whole chain; ICRA shows S_i only
@@ -65,9 +65,9 @@ accuracy of the answers given at chain position k (1 = a chain's descriptive sta
 """
 
 from evaluator.benchmarks.causalstep.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
-from evaluator.benchmarks.causalstep.calls import branch_table, build_calls
+from evaluator.benchmarks.causalstep.calls import CALL_MODE, branch_table, build_calls
 from evaluator.benchmarks.causalstep.demo import demo
-from evaluator.benchmarks.causalstep.display import DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
+from evaluator.benchmarks.causalstep.display import COLUMN_WIDTH, DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.causalstep.metrics import score
 from evaluator.benchmarks.causalstep.records import (
     AFTER_CAUSAL,
@@ -91,7 +91,7 @@ from evaluator.benchmarks.causalstep.records import (
 from evaluator.benchmarks.causalstep.release import RELEASE_LAYOUT, import_release
 
 __all__ = [
-    "RELEASE_LAYOUT",
+    "RELEASE_LAYOUT", "CALL_MODE", "COLUMN_WIDTH",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
     "AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PAPER_SIZE",

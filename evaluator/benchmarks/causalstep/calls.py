@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Iterable
 
-from evaluator import frames, prompts
+from evaluator import frame_plans, prompts
 from evaluator.answers import extract_choice
 from evaluator.benchmarks.causalstep.records import (
     AFTER_CAUSAL,
@@ -25,6 +25,10 @@ from evaluator.benchmarks.causalstep.records import (
 )
 from evaluator.records import Call, Context, FramePlan, Prediction, VideoMeta
 
+# How a runner answers these calls (evaluator/benchmarks/hooks.py): as a chain, each call
+# in context once per option the model itself chose before (branch_table, batched).
+CALL_MODE = "stepwise"
+
 
 def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> list[Call]:
     """Per segment, in order: desc, causal-isolated, causal-after-desc, causal-after-causal.
@@ -34,7 +38,7 @@ def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets
     calls = []
     for q in questions:
         meta = videos[q.video]
-        plans = [frames.plan(meta, budgets["causalstep_segment"], s.start, s.end, CURRENT) for s in q.segments]
+        plans = [frame_plans.plan(meta, budgets["causalstep_segment"], s.start, s.end, CURRENT) for s in q.segments]
         for s in q.segments:
             calls.append(_single_call(q, s, plans[s.index - 1], DESC))
             if s.causal is None:

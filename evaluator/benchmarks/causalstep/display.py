@@ -6,6 +6,7 @@ from evaluator.benchmarks.hooks import LevelColumn, View
 
 # its `overall` in words, for the suite's dataset card and eval.yaml
 HEADLINE = "the weighted score of its stepwise chains over that of perfect chains (ws_norm)"
+COLUMN_WIDTH = 112  # pixels of its leaderboard column: its one-word title must not break
 DISPLAY_METRICS = ("overall", "csr", "amcl", "mcl", "rf", "ws", "dua", "icra")
 METRIC_LABELS = {"csr": "CSR", "amcl": "AMCL", "mcl": "MCL", "rf": "RF", "ws": "WS", "dua": "DUA", "icra": "ICRA",
                  "ws_norm": "WS norm"}

@@ -14,6 +14,7 @@ from evaluator.benchmarks.causalstep.records import (
     CATEGORIES,
     DESC,
     ISOLATED,
+    NAME,
     Answer,
     Question,
     Segment,
@@ -47,7 +48,8 @@ def perfect_score(n: int, points: str) -> float:
 def score(questions: list[Question], answers: list[Answer], responses: Responses,
           ctx: ScoringContext) -> BenchmarkScore:
     gold = {a.id: a for a in answers}
-    restart, points = ctx.options.causalstep_restart, ctx.options.causalstep_points
+    chosen = ctx.options.of(NAME)  # its protocol.toml's readings: restart and points rules
+    restart, points = chosen.get("restart"), chosen.get("points")
     tally = Tally()
     runs = [replay(q, gold[q.id], responses, restart, points, tally) for q in questions]
 

@@ -4,7 +4,7 @@ this module).
 
 from __future__ import annotations
 
-from evaluator import frames, prompts
+from evaluator import frame_plans, prompts
 from evaluator.benchmarks.exact.records import LABELS, NAME, Question, call_id
 from evaluator.records import Call, VideoMeta
 
@@ -13,7 +13,7 @@ def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets
     calls = []
     for q in questions:
         meta = videos[q.video]
-        plan = frames.plan(meta, budgets[NAME])
+        plan = frame_plans.plan(meta, budgets[NAME])
         prompt = prompts.render(
             NAME, "mcq", duration=meta.duration, frame_count=len(plan.times),
             frame_times=prompts.frame_times_text(plan.times), activity=q.task_name or q.activity,

@@ -30,6 +30,9 @@ from evaluator.benchmarks.expvid.metrics import jaccard, score
 from evaluator.benchmarks.expvid.records import (
     ANSWER_FORMAT,
     DISCIPLINES,
+    JUDGE_LABELS_KEY,
+    JUDGE_TASK,
+    JUDGE_TITLE,
     LEVEL_TASKS,
     LEVELS,
     NAME,
@@ -47,7 +50,7 @@ __all__ = [
     "RELEASE_LAYOUT",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key", "partitions",
-    "ANSWER_FORMAT", "Answer", "DISCIPLINES", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
+    "ANSWER_FORMAT", "Answer", "DISCIPLINES", "JUDGE_LABELS_KEY", "JUDGE_TASK", "JUDGE_TITLE", "LEVELS", "LEVEL_TASKS", "NAME", "PAPER_SIZE", "Question",
     "TASKS", "TASK_LEVEL", "TITLE", "FILLERS", "build_calls", "call_id", "frame_budget_key", "demo", "import_release", "jaccard",
     "score", "task_of_file"
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator import frames, prompts
+from evaluator import frame_plans, prompts
 from evaluator.benchmarks.expvid.records import (
     ANSWER_FORMAT,
     NAME,
@@ -72,5 +72,5 @@ def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets
     """One call per item, frames uniform over the whole clip, segment or video."""
     budget = {level: budgets[f"expvid_level{level}"] for level in (1, 2, 3)}
     return [Call(call_id(q.id), NAME, q.id, q.task, prompt_for(q), ANSWER_FORMAT[q.task],
-                 [frames.plan(videos[q.video], budget[q.level])], _step_labels(q), q.options)
+                 [frame_plans.plan(videos[q.video], budget[q.level])], _step_labels(q), q.options)
             for q in questions]

@@ -8,7 +8,7 @@ import numpy as np
 
 from evaluator.benchmarks.expvid.answers import read_steps, read_verification
 from evaluator.benchmarks.expvid.blanks import extract_blanks
-from evaluator.benchmarks.expvid.records import TASKS, Answer, Question, call_id
+from evaluator.benchmarks.expvid.records import JUDGE_TASK, TASKS, Answer, Question, call_id
 from evaluator.judges.base import CORRECT, UNPARSEABLE, UNSCORED, JudgeRequest
 from evaluator.metrics import Tally, per_video_stats, ratio_pct, read_choice, read_number
 from evaluator.records import BenchmarkScore, Prediction, Responses, ScoringContext, pct, round_half_up
@@ -46,7 +46,7 @@ def _blank_requests(q: Question, a: Answer, pred: Prediction | None, tally: Tall
     if fillers is None:
         tally.unparseable += 1
         return []
-    requests = [JudgeRequest("blank", q.question, gold, filler.strip())
+    requests = [JudgeRequest(JUDGE_TASK, q.question, gold, filler.strip())
                 for gold, filler in zip(a.fillers, fillers) if filler and filler.strip()]
     tally.extra["missing_blanks"] += len(a.fillers) - len(requests)
     return requests

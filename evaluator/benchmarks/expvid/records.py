@@ -11,6 +11,10 @@ from evaluator.records import SCHEMA_VERSION
 NAME = "expvid"
 TITLE = "ExpVid"
 PAPER_SIZE = 7800  # the paper's size in demo() units: items; for synthetic suites
+# Its level-3 blanks are graded by a judge, one request per blank (evaluator/benchmarks/hooks.py).
+JUDGE_TASK = "blank"
+JUDGE_TITLE = "ExpVid level 3 (each blank)"
+JUDGE_LABELS_KEY = "expvid_blanks"
 
 # The paper's order (Table 2), which is also the order of the metric keys.
 LEVEL_TASKS = {

@@ -41,7 +41,7 @@ from evaluator.benchmarks.videommmu.buckets import (
     paired_bucket_paths,
     paired_extra,
 )
-from evaluator.benchmarks.videommmu.calls import build_calls, frame_budget_key
+from evaluator.benchmarks.videommmu.calls import SEPARATE_CALL_KINDS, build_calls, frame_budget_key
 from evaluator.benchmarks.videommmu.demo import PHRASES, demo
 from evaluator.benchmarks.videommmu.display import DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videommmu.metrics import score
@@ -65,7 +65,7 @@ from evaluator.benchmarks.videommmu.records import (
 from evaluator.benchmarks.videommmu.release import RELEASE_LAYOUT, import_release, repair_latex_escapes
 
 __all__ = [
-    "RELEASE_LAYOUT",
+    "RELEASE_LAYOUT", "SEPARATE_CALL_KINDS",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
     "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",

@@ -4,9 +4,13 @@
 
 from __future__ import annotations
 
-from evaluator import frames, prompts
+from evaluator import frame_plans, prompts
 from evaluator.benchmarks.videommmu.records import MCQ, NAME, Question, call_id, labels_for, question_only_call_id
 from evaluator.records import Call, VideoMeta
+
+# Calls of these kinds are answered in a pass of their own, after the lecture calls
+# (evaluator/benchmarks/hooks.py): the picture alone, the "before the lecture" answer.
+SEPARATE_CALL_KINDS = ("question-only",)
 
 
 def _template(q: Question) -> str:
@@ -16,7 +20,7 @@ def _template(q: Question) -> str:
 
 
 def _call(cid: str, q: Question, kind: str, template: str, meta: VideoMeta, count: int) -> Call:
-    plan = frames.plan(meta, count)
+    plan = frame_plans.plan(meta, count)
     labels = labels_for(q) if q.question_type == MCQ else None
     prompt = prompts.render(
         NAME, template, duration=meta.duration, frame_count=len(plan.times),

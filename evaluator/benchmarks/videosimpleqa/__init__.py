@@ -17,12 +17,14 @@ the per-hop F-scores of the paper's Tables 4 and 8.
 """
 
 from evaluator.benchmarks.videosimpleqa.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
-from evaluator.benchmarks.videosimpleqa.calls import build_calls, hidden_calls
+from evaluator.benchmarks.videosimpleqa.calls import HIDDEN_CALLS_STAGE, build_calls, hidden_calls
 from evaluator.benchmarks.videosimpleqa.demo import demo
 from evaluator.benchmarks.videosimpleqa.display import DISPLAY_METRICS, HEADLINE, METRIC_LABELS, VIEWS
 from evaluator.benchmarks.videosimpleqa.metrics import Grades, expected_calibration_error, score
 from evaluator.benchmarks.videosimpleqa.records import (
     CATEGORY_FILE,
+    JUDGE_SEES_FRAMES,
+    JUDGE_TASK,
     NAME,
     PAPER_CATEGORIES,
     PAPER_HOPS,
@@ -38,10 +40,10 @@ from evaluator.benchmarks.videosimpleqa.records import (
 from evaluator.benchmarks.videosimpleqa.release import RELEASE_LAYOUT, import_release
 
 __all__ = [
-    "RELEASE_LAYOUT",
+    "RELEASE_LAYOUT", "HIDDEN_CALLS_STAGE",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "METRIC_LABELS", "VIEWS",
     "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
-    "Answer", "CATEGORY_FILE", "Grades", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",
+    "Answer", "CATEGORY_FILE", "Grades", "JUDGE_SEES_FRAMES", "JUDGE_TASK", "NAME", "PAPER_CATEGORIES", "PAPER_HOPS", "PAPER_SIZE", "PRIMARY",
     "Question", "RELEASE_FILE", "TITLE", "build_calls", "call_id", "demo", "expected_calibration_error",
     "hidden_calls", "hop_call_id", "import_release", "score"
 ]

@@ -4,9 +4,13 @@ workers make (they would reveal the answers).
 
 from __future__ import annotations
 
-from evaluator import frames, prompts
+from evaluator import frame_plans, prompts
 from evaluator.benchmarks.videosimpleqa.records import NAME, Answer, Question, usable, call_id, hop_call_id
 from evaluator.records import Call, FramePlan, VideoMeta
+
+# A worker run answers the hidden sub-question calls beside the public ones, in one pass
+# named "videosimpleqa with sub-questions" (evaluator/benchmarks/hooks.py).
+HIDDEN_CALLS_STAGE = "with sub-questions"
 
 
 def _call(cid: str, item: str, kind: str, question: str, meta: VideoMeta, plan: FramePlan) -> Call:
@@ -17,7 +21,7 @@ def _call(cid: str, item: str, kind: str, question: str, meta: VideoMeta, plan: 
 
 def _plans(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> dict[str, FramePlan]:
     """One uniform frame plan per video, shared by every call about it."""
-    return {v: frames.plan(videos[v], budgets["videosimpleqa"]) for v in {q.video for q in questions}}
+    return {v: frame_plans.plan(videos[v], budgets["videosimpleqa"]) for v in {q.video for q in questions}}
 
 
 def build_calls(questions: list[Question], videos: dict[str, VideoMeta], budgets) -> list[Call]:

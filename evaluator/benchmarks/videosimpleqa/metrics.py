@@ -13,6 +13,7 @@ import numpy as np
 from evaluator.benchmarks.videosimpleqa.answers import grade_of, read_prediction
 from evaluator.benchmarks.videosimpleqa.records import (
     ECE_BINS,
+    JUDGE_TASK,
     PRIMARY,
     Answer,
     Question,
@@ -81,7 +82,7 @@ def _grade_all(questions: list[Question], gold: dict[str, Answer], responses: Re
             store[key] = NOT_ATTEMPTED  # nothing to grade: no judge call
         else:
             store[key] = None
-            requests.append(JudgeRequest("simpleqa", question, target, answer, seen(video)))
+            requests.append(JudgeRequest(JUDGE_TASK, question, target, answer, seen(video)))
             slots.append((store, key))
 
     for q in questions:

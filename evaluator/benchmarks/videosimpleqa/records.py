@@ -11,6 +11,10 @@ from evaluator.records import SCHEMA_VERSION, from_dict
 NAME = "videosimpleqa"
 TITLE = "Video SimpleQA"
 PAPER_SIZE = 1504  # the paper's size in demo() units: items; for synthetic suites
+# Every answer is graded by a judge, which is shown the video's frames when it can see them,
+# as the paper's grader is (evaluator/benchmarks/hooks.py).
+JUDGE_TASK = "simpleqa"
+JUDGE_SEES_FRAMES = True
 
 RELEASE_FILE = "VideoSimpleQA.json"
 CATEGORY_FILE = "category_mapping.json"

@@ -6,7 +6,7 @@ null), kind (the template family).  Deterministic (seeded): rerun to regenerate
 
     python tests/data/extraction_corpus/make_corpus.py
 
-and commit the .jsonl files; tests/test_extraction_corpus.py reads them.
+and commit the .jsonl files; tests/evaluator/test_extraction_corpus.py reads them.
 Templates and option texts are our own wording, in the style of each benchmark.
 """
 

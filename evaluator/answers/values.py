@@ -1,0 +1,168 @@
+"""An answer given as a value where every option is one: "500 microliters" or "0.5 mL"
+for the option "500 µL", "K = 1.8e-5" for "1.8 × 10^-5", "negative 860 dollars" for
+"-$860", "6/36" for "1/6", "4 balls" for "Four".
+
+Read only from a short reply (or a long one's closing sentence), and only when every value
+it gives is an option's and together they name exactly one: a reply whose values fit two
+options, or that gives a value no option has (worked steps), chooses none.
+A value with a unit matches an option in the same dimension after conversion (mL and µL,
+ohms and Ω); a unit this module does not know must be the same word ("pellets"); a bare
+number is compared with the option's number as written.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+# spelling -> (dimension, factor to the dimension's base unit); lower-case
+_UNITS: dict[str, tuple[str, float]] = {}
+for _dim, _table in {
+    "volume": {("l", "liter", "liters", "litre", "litres"): 1.0,
+               ("ml", "milliliter", "milliliters", "millilitre", "millilitres"): 1e-3,
+               ("µl", "μl", "ul", "microliter", "microliters", "microlitre", "microlitres"): 1e-6,
+               ("nl", "nanoliter", "nanoliters", "nanolitre", "nanolitres"): 1e-9},
+    "mass": {("kg", "kilogram", "kilograms"): 1e3, ("g", "gram", "grams"): 1.0,
+             ("mg", "milligram", "milligrams"): 1e-3, ("µg", "μg", "ug", "microgram", "micrograms"): 1e-6},
+    "length": {("km", "kilometer", "kilometers", "kilometre", "kilometres"): 1e3,
+               ("m", "meter", "meters", "metre", "metres"): 1.0, ("cm", "centimeter", "centimeters",
+               "centimetre", "centimetres"): 1e-2, ("mm", "millimeter", "millimeters", "millimetre", "millimetres"): 1e-3,
+               ("µm", "μm", "um", "micrometer", "micrometers", "micron", "microns"): 1e-6,
+               ("nm", "nanometer", "nanometers", "nanometre", "nanometres"): 1e-9},
+    "time": {("d", "day", "days"): 86400.0, ("h", "hr", "hrs", "hour", "hours"): 3600.0, ("min", "mins", "minute", "minutes"): 60.0,
+             ("s", "sec", "secs", "second", "seconds"): 1.0, ("ms", "millisecond", "milliseconds"): 1e-3},
+    "celsius": {("°c", "ºc", "℃", "degrees celsius", "degree celsius", "deg c", "degrees c", "celsius"): 1.0},
+    "resistance": {("ω", "Ω".lower(), "ohm", "ohms"): 1.0, ("kω", "kohm", "kohms", "kilohm", "kilohms"): 1e3},
+    "money": {("$", "usd", "dollar", "dollars"): 1.0},
+    "percent": {("%", "percent", "per cent"): 1.0},
+    "torque": {("kn·m", "kn m", "knm", "kn⋅m", "kn-m", "kilonewton-meters", "kilonewton meters"): 1e3,
+               ("n·m", "n m", "n⋅m", "newton-meters", "newton meters"): 1.0},
+    "force": {("kn", "kilonewton", "kilonewtons"): 1e3, ("n", "newton", "newtons"): 1.0},
+    "voltage": {("kv", "kilovolt", "kilovolts"): 1e3, ("v", "volt", "volts"): 1.0, ("mv", "millivolt", "millivolts"): 1e-3},
+    "pressure": {("gpa",): 1e9, ("mpa",): 1e6, ("kpa",): 1e3, ("pa", "pascal", "pascals"): 1.0},
+    "power": {("mw", "megawatt", "megawatts"): 1e6, ("kw", "kilowatt", "kilowatts"): 1e3, ("w", "watt", "watts"): 1.0},
+    "frequency": {("ghz",): 1e9, ("mhz",): 1e6, ("khz", "kilohertz"): 1e3, ("hz", "hertz"): 1.0},
+    "energy": {("kj", "kilojoule", "kilojoules"): 1e3, ("j", "joule", "joules"): 1.0},
+    "rcf": {("× g", "x g", "xg", "×g", "rcf"): 1.0},
+    "fahrenheit": {("°f", "ºf", "℉", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"): 1.0},
+}.items():
+    for _names, _factor in _table.items():
+        for _name in _names:
+            _UNITS[_name] = (_dim, _factor)
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_ENGLISH_NUMBERS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {w: 10 * i for i, w in enumerate(
+    "thirty forty fifty sixty seventy eighty ninety".split(), start=3)}
+# a number in words becomes digits before values are read: "nine joules", "minus eighty degrees"
+# ("one" is left alone: "one of them" names no value)
+_NUMBER_WORD_RE = re.compile(r"\b(?:(" + "|".join(sorted(set(_ENGLISH_NUMBERS) - {"one"}, key=len, reverse=True))
+                             + r")|half\s+an?)\b", re.I)
+_CLOCK_RE = re.compile(r"\b(\d{1,2}):([0-5]\d)\b(?!\s*(?:am|pm|h\b))")  # "05:00" on a timer: 300 s
+
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_VALUE_RE = re.compile(
+    rf"(?P<sign>(?<![\w.])[-−](?=[\d$.])|\b(?:negative|minus)\s+)?(?P<cur>\$\s?)?(?P<num>{_NUMBER})(?P<k>k(?=\s?[×x]\s?g))?"
+    r"(?:\s?/\s?(?P<den>\d+(?:\.\d+)?)(?!\.?\d))?"
+    r"(?:\s?(?:[eE](?P<e>[-−+]?\d{1,3})|\s?[×x*·]\s?10\s?\^?\s?\(?(?P<e2>[-−+]?\d{1,3})\)?))?"
+    rf"(?:\s?(?P<unit>{_UNIT_ALT})(?![^\W\d_])|\s(?P<word>[^\W\d_]{{3,20}}))?",
+    re.I,
+)
+_NOT_UNITS = frozenset("and or nor but the for from with per into than then was were are not".split())
+_LATEX_RE = re.compile(r"\\(?:boxed|fbox|text|mathrm|textrm|dfrac|tfrac|frac)\b|[{}]")
+
+
+@lru_cache(maxsize=4096)
+def _quantity(text: str, whole: bool):
+    """(value, dimension or unit word or None, factor) of the value `text` is (whole=True)
+    or of each value it gives (whole=False: a tuple of them)."""
+    found = []
+    for m in _VALUE_RE.finditer(text):
+        if m.group("den") and (m.group("e") or m.group("e2")):
+            continue
+        value = float(m.group("num").replace(",", ""))
+        if m.group("den"):
+            den = float(m.group("den"))
+            if den == 0:
+                continue
+            value /= den
+        exp = m.group("e") or m.group("e2")
+        if exp:
+            value *= 10.0 ** int(exp.replace("−", "-"))
+        if m.group("sign"):
+            value = -value
+        if m.group("k"):
+            value *= 1000  # "12k × g"
+        unit = m.group("unit")
+        if m.group("cur"):
+            dim, factor = "money", 1.0
+        elif unit:
+            dim, factor = _UNITS[unit.lower()]
+            if dim == "fahrenheit":  # "98.6 °F" is 37 °C
+                value, dim = (value - 32) * 5 / 9, "celsius"
+        elif m.group("word"):
+            word = m.group("word").lower()
+            dim = None if word in _NOT_UNITS else "word:" + word.rstrip("s")
+            factor = 1.0
+        else:
+            dim, factor = None, 1.0
+        found.append((value, dim, factor, m.span()))
+    if whole:
+        if len(found) != 1 or found[0][3] != (0, len(text)):
+            return None
+        return found[0][:3]
+    return tuple(q[:3] for q in found)
+
+
+def _clean(text: str) -> str:
+    """LaTeX and unicode spellings made plain: "\\boxed{\\$3{,}105}" is "$3,105"."""
+    t = text.replace("{,}", ",").replace("\\$", "\x01").replace("\\,", "").replace("\\%", "%")
+    t = _LATEX_RE.sub("", t).replace("$", "").replace("\x01", "$")
+    t = t.replace("−", "-").replace("\u2009", " ").replace("\u202f", " ").replace("\xa0", " ").strip()
+    t = _CLOCK_RE.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} s", t)
+    return _NUMBER_WORD_RE.sub(lambda m: str(_ENGLISH_NUMBERS[m[1].lower()]) if m[1] else "0.5", t)
+
+
+@lru_cache(maxsize=65536)  # one entry per question: the same options are read for every model
+def value_options(options: tuple, labels: tuple) -> tuple | None:
+    """((value, dimension, factor), label) per option when every option is a value
+    (distinct ones), else None."""
+    out = []
+    for opt, lab in zip(options, labels):
+        s = _clean(str(opt)).rstrip(".")
+        if s.lower() in _ENGLISH_NUMBERS:
+            q = (float(_ENGLISH_NUMBERS[s.lower()]), None, 1.0)
+        else:
+            q = _quantity(s, True)
+        if q is None:
+            return None
+        out.append((q, lab))
+    values = [q for q, _ in out]
+    return tuple(out) if len(set(values)) == len(values) else None
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """Whether the reply's value `a` is the option's value `b`."""
+    (va, da, fa), (vb, db, fb) = a, b
+    if da is None or db is None:  # "22.5" for "22.5 kN·m", "4 balls" for "Four"
+        return math.isclose(va, vb, rel_tol=1e-9, abs_tol=1e-12)
+    if da != db:  # units of other dimensions, or two different unknown words
+        return False
+    return math.isclose(va * fa, vb * fb, rel_tol=1e-6, abs_tol=1e-15)
+
+
+def value_choice(text: str, vopts: tuple):
+    """The one option the reply's values name, or None."""
+    scope = text if len(text) <= 200 else re.split(r"(?<=[.!?])\s+|\n", text.rstrip())[-1]
+    if len(scope) > 200:
+        return None
+    chosen = set()
+    for q in _quantity(_clean(scope), False):
+        named = {lab for v, lab in vopts if _same(q, v)}
+        if not named:
+            return None  # a value no option gives: worked steps, or another answer
+        if q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named:
+            return None  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
+        chosen |= named
+    return chosen.pop() if len(chosen) == 1 else None

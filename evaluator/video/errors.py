@@ -1,5 +1,0 @@
-"""The one error of evaluator.video."""
-
-
-class VideoError(Exception):
-    """A video file is missing, unreadable or holds no decodable video."""
