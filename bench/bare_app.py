@@ -12,7 +12,7 @@ picked. The other tabs hold a line of text each. Nothing else: no CSS, theme or 
 
 BARE_MIRROR=config.json (an app's /config, bench/site_speed.py writes the site's) fills the
 other tabs with copies of that app's: every component of its tabs but the first, same type,
-same layout and same first value (a Dataframe's rows, a Markdown's text), and every listener
+layout, visibility and first value (a Dataframe's rows, a Markdown's text), and every listener
 of those tabs (same triggers and api names, a function that changes nothing). The first tab
 stays the bare one: what this app adds is what any Gradio page with those tabs' components
 costs, whoever builds it (bench/site_speed.py prints it beside the site).

@@ -13,7 +13,7 @@ workers run elsewhere), so the server's CPU is the site's own.
                    that table. Goal: at most 1.2x the bare app, at each size.
                    Where the rest goes, printed under each size: a third app, "the copied app", is the
                    bare one with copies of the site's other tabs (BARE_MIRROR: every component of the
-                   site's tabs but the first, same type, layout and first value, and their listeners,
+                   site's tabs but the first, same type, layout, visibility and first value, and their listeners,
                    doing nothing); each load is traced (Chromium's trace: the thread time of the page's
                    renderer main thread until the first rows) and the server's CPU over the load read
                    from /proc. The share of the site's extra CPU over the bare app that the copied app
@@ -26,18 +26,22 @@ workers run elsewhere), so the server's CPU is the site's own.
                    hits all of them; with --results-small and --results-large results. Median of --loads.
                    On a shared 2-core machine the first-rows medians move by about 0.1x from run to run;
                    the CPU figures much less.
-                   Measured while looking for the rest (1,000 results, 7-21 loads a run, throwaway
-                   variants of the site's config, not part of this bench): the site with its other tabs'
-                   contents left out of the config came within 0.99-1.09x of the bare app (four runs)
-                   and its page's main-thread CPU fell by about 110 ms (a fifth); with those contents
-                   kept but every component in them hidden (visible=False: no script fetched until
-                   shown) the first rows came 8% sooner (21 loads; page CPU -9%, server CPU -19%); with
-                   them only behind hidden containers, no sooner; leaving out the first tab's authors'
-                   table or one of its Markdown blocks changed nothing beyond the noise.
-                   So the goal needs the other tabs built only when opened (gr.render): in Gradio 6
-                   listeners made in a render are not in the app's API, so /leaderboard, /submit_file,
-                   /my_submissions and the other endpoints those tabs carry would leave the API, and
-                   each tab would wait for the server the first time it opens.
+                   Measured while looking for the rest (1,000 results, 7-21 loads a run, throwaway variants
+                   of the site's config, not part of this bench): before the site held back the components
+                   of types its first page does not draw (tabs/common.py, defer_unseen_types: accordions,
+                   buttons, plots, files... of the other tabs start hidden and show on the first switch of
+                   tabs), it stood at 1.22-1.37x here; holding them back took 1.29x to 1.15x in a 21-load
+                   run beside the old code (server CPU -60 ms a load, page -50 ms), as much as hiding every
+                   component of the other tabs, while hiding only containers around them gained nothing (the
+                   page fetches the script of every visible component, whatever its parent); leaving out the
+                   first tab's authors' table or one of its Markdown blocks changed nothing beyond the
+                   noise. Now 1.13-1.20x (three runs), and most of what the site spends above the bare app
+                   (58-103% in those runs) the copied app spends too; with the other tabs' contents left out
+                   of the config altogether the site came within 0.99-1.09x of the bare app (four runs).
+                   Going there needs the other tabs built only when opened (gr.render), and in Gradio 6
+                   listeners made in a render are not in the app's API: /leaderboard, /submit_file,
+                   /my_submissions and the other endpoints of those tabs would leave it, and each tab would
+                   wait for the server the first time it opens.
 (b) server CPU     CPU time of the server process (user + system, /proc) per /leaderboard call with
                    the default filters, --cpu-calls calls in a row from one client, on homes of
                    --cpu-sizes results. Goal: the largest at most 2x the smallest.

@@ -29,8 +29,11 @@ are cached shaped, per (generation, suite, filters, columns, page), in a cache o
 The first tab's rows and the Leaderboard's first page are in the page's configuration
 (built at start, no event needed to show them); every other tab fills when it is opened,
 and refills on a new suite or table only while it is the open tab. Opening the page sends
-the timer's first tick and the two link readers (?suite=, ?model=), nothing else. Uploaded
-files are validated in a process of their own (leaderboard/checking.py).
+the timer's first tick and the two link readers (?suite=, ?model=), nothing else. Components of
+a type the first page does not draw (the other tabs' accordions, buttons, plots...) start hidden
+and show, in the browser, on the first switch of tabs (tabs/common.py, defer_unseen_types): the
+page would fetch every visible component's script before its first rows. Uploaded files are
+validated in a process of their own (leaderboard/checking.py).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from leaderboard.tabs.breakdowns import BreakdownHandlers
 from leaderboard.tabs.common import (  # noqa: F401 - also imported from here (app.py, tests)
     CSS, GENERIC_ERROR, REFRESH_SECONDS, TITLE, current_user, datatypes, failsafe, fitted, status, table,
 )
-from leaderboard.tabs.common import picker_choices
+from leaderboard.tabs.common import defer_unseen_types, picker_choices
 from leaderboard.tabs.leaderboard import LeaderboardHandlers
 from leaderboard.tabs.model_pages import ModelPageHandlers
 from leaderboard.tabs.models import ModelsHandlers
@@ -121,11 +124,11 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
             download_tab = downloads.build(h, suite, generation, signature, opened)
             about.build(h)
             citation.build()
-        for tab in tabs.children:  # which tab is open (fill_when_open), the picker, the queue's signature
-            if isinstance(tab, gr.Tab):
-                tab.select(functools.partial(h.tab_opened, tab.id), None,
-                           [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
-                           show_progress="hidden", api_visibility="private")
+        for tab in [t for t in tabs.children if isinstance(t, gr.Tab)]:  # the open tab, picker, queue's signature
+            tab.select(functools.partial(h.tab_opened, tab.id), None,
+                       [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
+                       show_progress="hidden", api_visibility="private")
+        defer_unseen_types(demo, tabs)  # what the first page does not draw waits for the first switch of tabs
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]
         gr.on([demo.load, timer.tick], h.tick, [opened], refresh, show_progress="hidden", api_name="tick")

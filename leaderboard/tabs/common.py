@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 import pandas as pd
+from gradio.layouts import Form
 
 from evaluator.errors import EvaluatorError
 from results import markup
@@ -263,3 +264,54 @@ def fill_when_open(tab: gr.Tab, tab_id: str, opened: gr.State, suite: gr.Radio, 
     def refill(shown: str | None, *args):
         return fn(*args) if shown == tab_id else skip(len(outputs))
     gr.on([suite.change, generation.change], refill, [opened, *inputs], outputs, api_visibility="private", **options)
+
+
+# Shows what defer_unseen_types hid, once, in the browser: on the page's first switch of tabs
+# (afterwards it returns nothing, and each component is its own listeners' again)
+REVEAL_ONCE = """() => {{
+  if (window.__deferredShown) return [];
+  window.__deferredShown = true;
+  return Array.from({{length: {count}}}, () => ({{__type__: "update", visible: true}}));
+}}"""
+
+
+def defer_unseen_types(root: gr.Blocks, tabs: gr.Tabs) -> list:
+    """Gradio's page fetches the script of every component type its configuration holds visible,
+    tabs not open included (it draws those only when opened): the first page would wait on the
+    scripts of the other tabs' accordions, buttons, plots, files... Each component of a type the
+    first page does not draw starts hidden instead, and all are shown, in the browser, when a tab
+    is first switched to (before that tab's own listeners answer). Only what starts visible is
+    hidden; what a listener shows or hides is its own. Returns the components hidden."""
+    drawn = _first_page(root)
+    eager = {block.get_block_name() for block in drawn}
+    deferred = [block for block in _descendants(root) if block not in drawn and block.get_block_name() not in eager
+                and getattr(block, "visible", None) is True
+                and not isinstance(block, gr.Tab | Form | gr.State | gr.Timer)]  # gradio's own forms stay
+    for block in deferred:
+        block.visible = False
+    if deferred:
+        tabs.select(None, None, deferred, js=REVEAL_ONCE.format(count=len(deferred)), show_progress="hidden",
+                    api_visibility="private")
+    return deferred
+
+
+def _descendants(block) -> list:
+    found = []
+    for child in getattr(block, "children", None) or []:
+        found += [child, *_descendants(child)]
+    return found
+
+
+def _first_page(block, drawn: set | None = None) -> set:
+    """The blocks a page opening draws: the visible ones, and in each gr.Tabs only its open tab."""
+    drawn = set() if drawn is None else drawn
+    if getattr(block, "visible", True) is False:
+        return drawn
+    drawn.add(block)
+    children = list(getattr(block, "children", None) or [])
+    if isinstance(block, gr.Tabs) and children:
+        opened = [c for c in children if block.selected is not None and getattr(c, "id", None) == block.selected]
+        children = opened or children[:1]
+    for child in children:
+        _first_page(child, drawn)
+    return drawn

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.request
 
 import pytest
 from site_server import (
@@ -278,3 +279,34 @@ def test_every_letter_comes_from_the_sites_font_and_no_font_server_is_asked(brow
     assert not mixed, f"letters drawn by a fallback font at: {mixed}"
     assert not asked, f"the page asked other hosts: {asked[:5]}"
     context.close()
+
+
+def test_the_first_page_holds_back_what_only_other_tabs_draw_until_a_tab_is_opened(page_at, site):
+    """Gradio's page fetches the script of every component type its configuration holds visible,
+    in tabs not open too: the components of a type the first page does not draw start hidden
+    (tabs/common.py, defer_unseen_types) and all show on the first switch of tabs."""
+    with urllib.request.urlopen(site.url + "config", timeout=60) as response:
+        config = json.loads(response.read())
+    kinds = {c["id"]: c["type"] for c in config["components"]}
+    visible = {c["id"] for c in config["components"] if c.get("props", {}).get("visible", True) is True}
+
+    def drawn(node, out):
+        if node["id"] in kinds and node["id"] not in visible:
+            return out
+        out.add(node["id"])
+        children = node.get("children", [])
+        for child in children[:1] if kinds.get(node["id"]) == "tabs" else children:
+            drawn(child, out)
+        return out
+    first = drawn(config["layout"], set())
+    first_kinds = {kinds[i] for i in first if i in kinds}
+    waiting = sorted({kinds[i] for i in visible - first if kinds[i] not in first_kinds | {"form", "state", "timer"}})
+    assert not waiting, f"visible in tabs not open, of types the first page does not draw: {waiting}"
+
+    page = page_at(DESK)
+    for name, shown in (("Leaderboard", "#page-next"), ("Queue", "#correct-settings"), ("Citation", "#citations")):
+        open_any_tab(page, name)
+        expect(page.locator(shown)).to_be_visible(timeout=WAIT_MS)
+    open_any_tab(page, "Leaderboard")
+    page.locator("#filters").get_by_text("Filters and columns").click()
+    expect(page.locator("#columns")).to_be_visible(timeout=WAIT_MS)
