@@ -21,6 +21,38 @@ class ImportReleaseError(EvaluatorError):
     """An official release does not have the layout its importer expects."""
 
 
+class UnknownJudgeError(EvaluatorError, ValueError):
+    """A judge name that is not in the judges' registry (evaluator/judges/)."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        names = ", ".join(repr(k) for k in known)
+        super().__init__(
+            f"unknown judge {name!r}. Known judges: {names}; "
+            "or 'llm:<hub-model-id-or-local-path>' for an LLM judge on that model "
+            "(for example 'llm:microsoft/Phi-3-mini-4k-instruct')."
+        )
+
+
+# The model runners' errors (evaluator/runners/), which the worker turns into a request's failure reason.
+UNAVAILABLE_MESSAGE = (
+    "This worker cannot evaluate model IDs: the model runners need torch and transformers (or vllm), "
+    "which are not installed here; submit a prediction file instead, or ask the maintainers."
+)
+
+
+class RunnerUnavailable(EvaluatorError):
+    """No backend on this worker can run the request (vllm asked for but not installed, no torch,
+    no GPU, ...): the worker fails it as "internal", with these words, because the missing piece is
+    ours, not the submission's."""
+
+
+class ModelNotFound(EvaluatorError):
+    """The model (local folder or hub id at that revision) does not exist or cannot be reached: the
+    request fails as "download"."""
+
+
 class VideoError(Exception):
     """A video file is missing, unreadable or holds no decodable video (evaluator/video/).
 

@@ -217,7 +217,22 @@ def protocol(name: str) -> BenchmarkProtocol:
         stamp = path.stat().st_mtime_ns
     except OSError:
         raise EvaluatorError(f"benchmark '{name}' has no reference protocol: {path} is missing") from None
-    return _read(str(path), stamp)
+    return _in_its_folder(_read(str(path), stamp), name, path)
+
+
+def _in_its_folder(found: BenchmarkProtocol, name: str, path: Path) -> BenchmarkProtocol:
+    """A folder copied from another whose protocol.toml still names its source would print and
+    card the source's protocol under the new benchmark's name."""
+    from evaluator import benchmarks
+
+    if found.benchmark != name:
+        raise EvaluatorError(f"{path}: benchmark is {found.benchmark!r}, but this file is in {name}'s folder; "
+                             f"set it to {name!r}")
+    title = getattr(benchmarks.BENCHMARKS.get(name), "TITLE", found.title)
+    if found.title != title:
+        raise EvaluatorError(f"{path}: title is {found.title!r}, but the benchmark's TITLE (records.py) is "
+                             f"{title!r}; make them the same")
+    return found
 
 
 @lru_cache(maxsize=64)

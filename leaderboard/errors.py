@@ -27,3 +27,14 @@ class DownloadRefused(LeaderboardError):
 
 class OutputsNotStored(DownloadRefused):
     """The signed-in submitter's own run, finished before the worker kept raw outputs."""
+
+
+class HubResultsError(LeaderboardError, ValueError):
+    """A result that cannot go on a model's Hub page (leaderboard/eval_results.py), or a Hub answer
+    that stopped it; the message says why and what to do."""
+
+
+class ReportedDataError(ValueError):
+    """A papers' table (a benchmark folder's reported.json) or the model identities file does not
+    have the expected shape; the message names the file and the field. Not a LeaderboardError: it
+    is a maintainer's slip, found when the site starts, never a visitor's."""

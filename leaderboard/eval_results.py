@@ -24,13 +24,14 @@ Our verified results name `site.dataset`: the public suite repo, `<owner>/<prefi
 eval.yaml (evaluator/suite_card.py) registers it as a Hub benchmark with one task per benchmark,
 by name (`expvid`, `causalstep`, `exact`, `videommmu`, `videosimpleqa`). A model's own results
 are read as results on our benchmarks when they name that dataset with one of those tasks, or
-one of the papers' own dataset repos on the Hub (PAPER_DATASETS). Results whose source is this
-site (SOURCE_NAME) are our verified ones, merged there from one of our pull requests, not the
-authors': they are left out.
+one of the papers' own dataset repos on the Hub (`paper.hub_dataset` in each benchmark's
+reported.json). Results whose source is this site (SOURCE_NAME) are our verified ones, merged
+there from one of our pull requests, not the authors': they are left out.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -43,21 +44,14 @@ import yaml
 
 from evaluator.benchmarks import JUDGED, ORDER
 from evaluator.suite_card import EVALUATION_FRAMEWORK
-from leaderboard.errors import LeaderboardError
+from leaderboard.errors import HubResultsError  # noqa: F401 - also imported from here (model_pages.py, cli)
+from leaderboard.reported import load_reported, paper_datasets
 
 FOLDER = ".eval_results"
 SOURCE_NAME = "Video Reasoning Leaderboard (verified)"  # how our files name their source
 SUITE_STORE = "suite"  # the store whose dataset repo our results name
-# The benchmarks' own dataset repos on the Hub (lower case), as their authors released them;
-# we know of none for CausalStep and Video SimpleQA: theirs count only when they name our suite.
-PAPER_DATASETS = {"opengvlab/expvid": "expvid", "alexhimself/exact": "exact", "lmms-lab/videommmu": "videommmu"}
 MAX_TEXT = 500  # characters kept of an author's notes or source name
 URL = re.compile(r"https?://[^\s]+")
-
-
-class HubResultsError(LeaderboardError, ValueError):
-    """A result that cannot go on a model's Hub page, or a Hub answer that stopped it; the
-    message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +167,14 @@ def benchmark_of(dataset: str, task: str | None, site: Site | None) -> str | Non
     """Which of our benchmarks a result is about (None: another benchmark)."""
     if site is not None and dataset.casefold() == site.dataset.casefold():
         return task if task in ORDER else None
-    return PAPER_DATASETS.get(dataset.casefold())
+    return _paper_datasets().get(dataset.casefold())
+
+
+@functools.cache
+def _paper_datasets() -> dict[str, str]:
+    """The papers' own Hub datasets (a benchmark whose authors released none, e.g. CausalStep and
+    Video SimpleQA, counts only results naming our suite)."""
+    return paper_datasets(load_reported())
 
 
 def _short(value: Any) -> str:

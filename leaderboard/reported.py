@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import benchmarks
+from leaderboard.errors import ReportedDataError  # noqa: F401 - also imported from here (models.py, tests)
 
 DATA_DIR = Path(__file__).resolve().parent / "reported_data"  # the model identities, across benchmarks
 REPORTED_FILE = "reported.json"  # a benchmark's paper table, in its own folder
@@ -35,15 +36,12 @@ FLAT_KEYS = ("id", "model", "kind", "row_kind", "source", "suite_id", "judge_id"
              "open", "params_b", "paper", "scores_json")
 
 
-class ReportedDataError(ValueError):
-    """A reported-results file does not have the expected shape."""
-
-
 @dataclass(frozen=True)
 class Paper:
     title: str
     arxiv: str | None = None
     version: str | None = None
+    hub_dataset: str | None = None  # the authors' own dataset repo on the Hub, if they released one
 
     def citation(self) -> str:
         if not self.arxiv:
@@ -149,7 +147,8 @@ def load_table(path: Path) -> ReportedTable:
     paper = raw["paper"]
     return ReportedTable(
         benchmark=raw["benchmark"],
-        paper=Paper(title=paper["title"], arxiv=paper.get("arxiv"), version=paper.get("version")),
+        paper=Paper(title=paper["title"], arxiv=paper.get("arxiv"), version=paper.get("version"),
+                    hub_dataset=_optional(paper.get("hub_dataset"), (str,), f"{where}: paper.hub_dataset")),
         table=raw["table"],
         judge=raw["judge"],
         notes=tuple(raw["notes"]),
@@ -185,7 +184,24 @@ def load_reported(data_dir: Path | None = None) -> list[ReportedTable]:
     seen = [t.benchmark for t in tables]
     if len(set(seen)) != len(seen):
         raise ReportedDataError(f"two files for one benchmark: {seen}")
+    paper_datasets(tables)
     return sorted(tables, key=lambda t: benchmarks.ORDER.index(t.benchmark))
+
+
+def paper_datasets(tables: list[ReportedTable]) -> dict[str, str]:
+    """The papers' own Hub dataset repos, lower case, each to its benchmark: a model page's result
+    naming one is a result on that benchmark. A folder copied from another still naming its
+    source's dataset would take that benchmark's results for its own: refused."""
+    found: dict[str, str] = {}
+    for table in tables:
+        dataset = (table.paper.hub_dataset or "").casefold()
+        if dataset in found:
+            raise ReportedDataError(
+                f"{table.benchmark}'s reported.json: paper.hub_dataset {table.paper.hub_dataset!r} is also "
+                f"{found[dataset]}'s; set it to the dataset its own paper released, or null")
+        if dataset:
+            found[dataset] = table.benchmark
+    return found
 
 
 def _row_ids(table: ReportedTable) -> list[str]:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 import gradio as gr
 
 from leaderboard import api, outputs_api, views
+from leaderboard.reported import load_reported
 from leaderboard.source import TableSource
 from leaderboard.tabs import about, benchmarks, breakdowns, citation, compare, downloads, models, plots, queue, submit
 from leaderboard.tabs import leaderboard as leaderboard_tab
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from submissions.validation import HubClient
 
 HEADER = f"""## 🎬 {TITLE}"""
-BLURB = ("Video-language models on **ExpVid**, **CausalStep**, **ExAct**, **Video-MMMU** and **Video SimpleQA**: "
+BLURB = ("Video-language models on " + views.in_words([f"**{views.TITLES[b]}**" for b in views.BENCHMARKS]) + ": "
          "**✓ verified** by our worker against answers the public never sees, beside the numbers the papers report "
          "(**📄 reported**).")
 
@@ -86,11 +87,22 @@ class Handlers(ModelsHandlers, LeaderboardHandlers, BenchmarkHandlers, Breakdown
     tabs/base.py's BaseHandlers). Views are cached per table generation and suite."""
 
 
+def follow_tabs(h: Handlers, tabs: gr.Tabs, shown: list) -> None:
+    """On each switch of tabs: which tab is open (fill_when_open), the suite picker shown or not,
+    and, for the tabs showing the queue, its signature now (its change fills their tables)."""
+    opened, suite_row, signature = shown
+    for tab in [t for t in tabs.children if isinstance(t, gr.Tab)]:
+        tab.select(functools.partial(h.tab_opened, tab.id), None,
+                   [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
+                   show_progress="hidden", api_visibility="private")
+
+
 def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Callable[[], None] | None = None, *,
              hub: HubClient | None = None) -> gr.Blocks:
     """The site. `wake` makes the embedded worker look at the queue now (app.py passes
     worker.loop.wake for the worker it started), called after each submission; `hub`
     replaces the Hub client (tests)."""
+    load_reported()  # a papers' table in a wrong shape stops the site here, its message naming the file
     h = Handlers(stores, settings, source, wake, hub=hub)
     h.checker.warm()
     options = h.suite_options()
@@ -124,10 +136,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
             download_tab = downloads.build(h, suite, generation, signature, opened)
             about.build(h)
             citation.build()
-        for tab in [t for t in tabs.children if isinstance(t, gr.Tab)]:  # the open tab, picker, queue's signature
-            tab.select(functools.partial(h.tab_opened, tab.id), None,
-                       [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
-                       show_progress="hidden", api_visibility="private")
+        follow_tabs(h, tabs, [opened, suite_row, signature])
         defer_unseen_types(demo, tabs)  # what the first page does not draw waits for the first switch of tabs
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]

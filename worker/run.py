@@ -13,7 +13,7 @@ from evaluator.errors import PredictionFileError, Problem, SuiteError
 from evaluator.predictions import as_responses, parse_predictions
 from evaluator.protocol_card import model_card
 from evaluator.runners import blind, get_runner
-from evaluator.runners.errors import ModelNotFound, RunnerUnavailable
+from evaluator.errors import ModelNotFound, RunnerUnavailable
 from evaluator.scoring import make_result, score_responses
 from evaluator.suite import AnswerKey, Suite, load_answers, load_suite
 from submissions.errors import NotFoundError, StoreError

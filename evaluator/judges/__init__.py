@@ -22,7 +22,7 @@ from evaluator.judges.base import (
     Judge, Judgement, JudgeRequest,
 )
 from evaluator.judges.cache import CachedJudge, JudgementCache
-from evaluator.judges.errors import UnknownJudgeError
+from evaluator.errors import UnknownJudgeError
 from evaluator.judges.judge_set import JudgeSet
 from evaluator.judges.llm import LLMJudge, fill_prompt, load_prompt, parse_label
 from evaluator.judges.normalized import NormalizedMatchJudge

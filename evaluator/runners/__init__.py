@@ -15,11 +15,10 @@ GPU) and produces the same records a prediction file holds:
     runners/backends.py    transformers and vllm behind one `generate(requests)` (load_backend);
                            transformers_backend.py, vllm_backend.py one file each, vllm_inputs.py
                            the vLLM prompt dicts, generation.py GenRequest, hub.py model lookup
-    runners/errors.py      RunnerUnavailable, ModelNotFound
     runners/costs.py       what a run cost: GPU-seconds, time to first token, tokens/s
     runners/blind.py       the "no video" pass (every frame black) and its scores
 
-RunnerUnavailable means no backend on this worker can run the request (vllm asked for
+RunnerUnavailable (evaluator/errors.py) means no backend on this worker can run the request (vllm asked for
 but not installed, ...): the worker fails it as "internal", with the runner's words,
 because the missing piece is ours, not the submission's.
 """
@@ -29,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Callable, Protocol, Sequence
 
 from evaluator.records import Call, Prediction
-from evaluator.runners.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
+from evaluator.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
 
 # progress_callback(done, total, stage): `done` of `total` calls answered, `stage`
 # says what is running ("expvid", "loading model"). It raises when the job must stop

@@ -12,7 +12,7 @@ a temperature), one file each:
   VllmBackend          runners/vllm_backend.py: vllm.LLM offline, one generate call per list
                        of requests, native video, prefix caching, tensor and data parallel.
 The contract (GenRequest, Backend) is runners/generation.py; finding a model and its
-processor (folder or Hub id, revision, cache) runners/hub.py; the errors runners/errors.py.
+processor (folder or Hub id, revision, cache) runners/hub.py; the errors evaluator/errors.py.
 This module chooses and builds a backend, and names the backends' public parts in one
 place. The same backends serve the LLM judges (text-only requests).
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from evaluator.runners.errors import ModelNotFound
+from evaluator.errors import ModelNotFound
 from evaluator.runners.generation import VIDEO_INPUTS, Backend, GenRequest
 from evaluator.runners.hub import check_model, load_processor, resolve_revision
 from evaluator.runners.transformers_backend import TransformersBackend

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from evaluator.runners.errors import ModelNotFound
+from evaluator.errors import ModelNotFound
 
 log = logging.getLogger(__name__)
 

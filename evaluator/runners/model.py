@@ -53,7 +53,7 @@ from typing import Any, Callable, Sequence
 
 from evaluator.records import Call, Prediction
 from evaluator.runners import costs, reference_run, schedule
-from evaluator.runners.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
+from evaluator.errors import UNAVAILABLE_MESSAGE, RunnerUnavailable
 from evaluator.runners.frame_store import call_times
 
 BLIND_STAGE = "no video"  # progress stages of the blind pass read "no video: expvid"
@@ -341,7 +341,7 @@ def runner_for(request, settings) -> ModelRunner:
 
     Options come from the worker's settings (settings.worker), set by its operator:
     never from the request, whose metadata the submitter controls.
-    Raises ModelNotFound (runners/errors.py) for a missing model or revision, and
+    Raises ModelNotFound (evaluator/errors.py) for a missing model or revision, and
     RunnerUnavailable when the backend asked for cannot run on this worker.
     """
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:

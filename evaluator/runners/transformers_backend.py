@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from evaluator.runners import costs, hub, vllm_inputs as vi  # costs: what each generate measured (last_stats)
-from evaluator.runners.errors import ModelNotFound
+from evaluator.errors import ModelNotFound
 from evaluator.runners.generation import SAMPLING_NOTE, VIDEO_INPUTS, GenRequest
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,8 @@ class BreakdownHandlers(BaseHandlers):
     def by_level(self, suite: str, rank_by: str | None = None) -> pd.DataFrame:
         board = self.board(suite)
         if not views.level_rank_choices(board):
-            return note_frame("This suite holds none of ExpVid, Video-MMMU and CausalStep, the benchmarks with levels.")
+            return note_frame(f"This suite holds none of {views.in_words([views.TITLES[b] for b in views.LEVELED])}, "
+                              "the benchmarks with levels.")
         return self._view(board, ("level", suite, rank_by), lambda: views.by_level_view(board, rank_by))
 
     @failsafe(outputs=2)
@@ -85,10 +86,8 @@ class BreakdownHandlers(BaseHandlers):
 
 def build_level(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("By level", id="by-level", elem_id="tab-by-level") as tab:
-        gr.Markdown("ExpVid's three levels (perception, procedure, reasoning), Video-MMMU's three tracks "
-                    "(perception, comprehension, adaptation) and CausalStep's descriptive (DUA) versus causal "
-                    "(ICRA) accuracy. Rows are ranked by the column you pick, shown first (levels carry no interval: "
-                    "only equal scores tie).")
+        gr.Markdown(f"Each benchmark's levels ({views.levels_in_words()}). Rows are ranked by the column you "
+                    "pick, shown first (levels carry no interval: only equal scores tie).")
         rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id="by-level-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")

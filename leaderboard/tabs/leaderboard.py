@@ -19,7 +19,7 @@ verified rows; a paper's row with no overall score, such as ExpVid's human row w
 By level). **baseline**: a
 built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
 videos (the Columns menu has the exact bounds). Rows are sorted by the average of the overall scores of the
-suite's benchmarks (all five, unless the line above the table says otherwise; shown only when a row has all of
+suite's benchmarks (all of them, unless the line above the table says otherwise; shown only when a row has all of
 them; its interval combines theirs), then by the mean of the overall scores a row has; a row with all of them
 ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a

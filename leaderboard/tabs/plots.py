@@ -12,8 +12,8 @@ from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fill_when_open
 
-NO_LEVELS = ("**Per-level profile**: no data yet. No chosen result has a per-level score (ExpVid, Video-MMMU "
-             "or CausalStep).")
+NO_LEVELS = ("**Per-level profile**: no data yet. No chosen result has a per-level score ("
+             + views.in_words([views.TITLES[b] for b in views.LEVELED], "or") + ").")
 NO_POINTS = ("**Score against size**: no data yet. No result in this view states its parameter count (a "
              "prediction file can give it when submitted).")
 

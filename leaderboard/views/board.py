@@ -11,7 +11,7 @@ from results import number_format, protocol_status, ranking
 from results.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
 from leaderboard.views.columns import (
     BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
-    VERIFIED, column_or_empty, flags, as_numbers, as_text,
+    VERIFIED, column_or_empty, flags, as_numbers, as_text, in_words,
 )
 
 
@@ -152,14 +152,13 @@ def suite_benchmarks(board: pd.DataFrame) -> list[str]:
 
 
 def average_note(board: pd.DataFrame) -> str:
-    """What Average means on this board when its suite does not hold all five benchmarks
+    """What Average means on this board when its suite does not hold every benchmark
     ("" when it does, or when nothing is scored)."""
     held = suite_benchmarks(board)
     if not held or len(held) == len(BENCHMARKS):
         return ""
-    names = [TITLES[b] for b in held]
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return (f"This suite holds {len(held)} of the five benchmarks ({listed}): **Average** is the mean of "
+    listed = in_words([TITLES[b] for b in held])
+    return (f"This suite holds {len(held)} of the {len(BENCHMARKS)} benchmarks ({listed}): **Average** is the mean of "
             f"{'its overall score' if len(held) == 1 else f'these {len(held)} overall scores'}, and rows are "
             f"ranked by it.")
 

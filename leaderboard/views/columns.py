@@ -122,6 +122,19 @@ def display_tables(modules: dict) -> DisplayTables:
 _TABLES = display_tables({name: _MODULES[name] for name in BENCHMARKS})
 METRICS, METRIC_LABELS, LEVELS = _TABLES.metrics, _TABLES.labels, _TABLES.levels
 BREAKDOWNS, DOMAIN_VIEWS, HOP_VIEWS = _TABLES.breakdowns, _TABLES.domain_views, _TABLES.hop_views
+LEVELED = tuple(dict.fromkeys(column.split(".")[0] for column, _ in LEVELS))  # benchmarks with levels
+
+
+def in_words(items: list[str], last: str = "and") -> str:
+    """"A, B and C" (the site's sentences name the registry's benchmarks, never a fixed list)."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
+def levels_in_words() -> str:
+    """Each benchmark's "By level" columns: "ExpVid: L1, L2, L3; ...; CausalStep: Descriptive (DUA),
+    Causal (ICRA)"."""
+    return "; ".join(f"{TITLES[name]}: " + ", ".join(label.removeprefix(TITLES[name]).strip() for column, label
+                                                     in LEVELS if column.split(".")[0] == name) for name in LEVELED)
 
 _TRUE = {"true", "yes", "y", "1", "open", "on"}
 _FALSE = {"false", "no", "n", "0", "closed", "off", "proprietary"}

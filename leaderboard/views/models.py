@@ -31,8 +31,8 @@ from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, 
 VERIFIED_MARK, REPORTED_MARK, AUTHOR_MARK = "✓", "📄", "✍"
 BASELINE_RANK = "—"  # a human or random row: a reference point, never ranked
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
-NO_AVERAGE = ("no Average of papers' numbers (five protocols); a row has one where all five scores are verified "
-              "on one suite.")
+NO_AVERAGE = ("no Average of papers' numbers (each paper its own protocol); a row has one where all "
+              f"{len(BENCHMARKS)} scores are verified on one suite.")
 
 
 @dataclass

@@ -145,9 +145,9 @@ def copied_benchmark(tmp_path, monkeypatch, name: str = "mybench"):
         if source.name == "records.py":
             text = text.replace('NAME = "exact"', f'NAME = "{name}"').replace('TITLE = "ExAct"', 'TITLE = "My bench"')
         source.write_text(text)
-    protocol = folder / "protocol.toml"  # step 4: its own frame-budget key (keys are unique across benchmarks)
+    protocol = folder / "protocol.toml"  # step 4: its own frame-budget key (unique across benchmarks), name, title
     protocol.write_text(protocol.read_text().replace("[frames.exact]", f"[frames.{name}]")
-                        .replace('benchmark = "exact"', f'benchmark = "{name}"'))
+                        .replace('benchmark = "exact"', f'benchmark = "{name}"').replace('"ExAct"', '"My bench"'))
     package = f"evaluator.benchmarks.{name}"
     assert package not in sys.modules
     spec = importlib.util.spec_from_file_location(package, folder / "__init__.py",

@@ -34,7 +34,8 @@ SCORED_TIMEOUT = 240.0  # submit -> FINISHED by the embedded worker (a bound on 
 CORE_ENDPOINTS = {"/leaderboard", "/check_file", "/submit_file", "/my_submissions", "/queue_tables"}
 MAX_CALLS_PER_ENDPOINT = 16
 ROOT = Path(__file__).resolve().parents[2]
-STATIC_TEXTS = [ROOT / "docs" / "protocol.md", ROOT / "docs" / "faq.md", ROOT / "leaderboard" / "citations.bib"]
+STATIC_TEXTS = [ROOT / "docs" / "protocol.md", ROOT / "docs" / "faq.md",
+                *sorted(ROOT.glob("evaluator/benchmarks/*/citation.bib"))]
 
 
 # -- what must never come out -------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def test_submissions_go_to_the_suite_on_the_page(home, handlers, official, demo,
 def test_every_view_opens_on_a_benchmark_the_suite_holds(handlers, official):
     board = handlers.board(official)
     assert views.suite_benchmarks(board) == list(THREE)
-    assert "holds 3 of the five benchmarks (ExAct, Video-MMMU and Video SimpleQA)" in handlers.suite_note(official)
+    assert "holds 3 of the 5 benchmarks (ExAct, Video-MMMU and Video SimpleQA)" in handlers.suite_note(official)
     tables = dict(zip(views.BENCHMARKS, handlers.benchmarks(official)))
     assert "This suite holds no ExpVid questions" in tables["expvid"].iloc[0, 0]
     baselines = {"Baseline: random", "Baseline: first-option"}
