@@ -5,7 +5,8 @@ this package holds what several call: reasoning stripping and boxed answers
 (`common`), option-label matching (`labels`; `options`, an option's text;
 `markers`, where a choice is stated;
 `mentions`, labels named in passing; `checklists`; `json_replies`; `rewrite`, a
-label's other spellings; `framing`, how a reply frames its answer; `choice`: `extract_choice`) and numbers (`numbers`: `extract_number`).
+label's other spellings; `framing`, how a reply frames its answer; `choice`: `extract_choice`;
+`final_box`, its fast path for a reply that closes on its one box) and numbers (`numbers`: `extract_number`).
 
 Video-language models answer in many shapes: a bare letter, "The answer is
 (B)", markdown, LaTeX ``\\boxed{}``, long chains of thought that mention every

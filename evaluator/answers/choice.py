@@ -18,6 +18,7 @@ from evaluator.answers.options import (
     norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase, statements_named,
 )
 from evaluator.answers.checklists import choice_from_checklist
+from evaluator.answers.final_box import final_box_choice
 from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import SHORT_RE, choice_before_note, choice_from_markers, is_word_start
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
@@ -174,9 +175,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         return None
     t, low, rewritten = canonical_text(t, low, labels_t, lab)
     qa = qa_answer(t)
-    if qa is not None:  # "Q: ...\nA: B": the answer line
-        t, low = qa, aligned_lower(qa)
+    t, low = (qa, aligned_lower(qa)) if qa is not None else (t, low)  # "Q: ...\nA: B": the answer line
     opts = norm_options(options_t, labels_t) if options_t else None
+    if (r := final_box_choice(t, low, lab, opts)) is not MISS:
+        return r  # "... so the answer is \\boxed{B}.": what the rules below give, read at once
     # "0.5 mL" where the options are volumes (not where they are step numbers)
     vopts = value_options(options_t, labels_t) if options_t and not steps else None
     r = _choice_from_rules(t, low, lab, opts)

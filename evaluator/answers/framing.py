@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import MISS
+from evaluator.answers.common import MISS, holds_any
 from evaluator.answers.labels import LEAD_RE, nth_number
 from evaluator.answers.options import option_contained, option_exact, option_paraphrase
 
@@ -139,7 +139,9 @@ _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?:final\s+)?answer\s*[:：]\s*)?\
                              re.M | re.I)
 _STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)"
                              r"|(?i:step)\s+(\d{1,2})\b[^\n]{0,60}?\\boxed\{\s*([A-Z])\s*\}")
-_STEP_NUMBER_RE = re.compile(r"[sſ]tep\s+\d")  # a cheap look before _STEP_LETTER_RE's search
+# a cheap look before _STEP_LETTER_RE's search: "step 3" (or "ſtep 3"); written to open with the
+# literal "tep" (the letter before it checked behind), which the engine finds far faster than [sſ]
+_STEP_NUMBER_RE = re.compile(r"tep(?<=[sſ]tep)\s+\d")
 _CLOSING_LABEL_RE = re.compile(r"[.!;,]\s*\**\(?(?:[A-Z]|\d{1,2})\)?\**\s*[.!]?\s*$")  # "... B is right. B."
 # "Either step 2 or step 4 was skipped", "Either B or D; ...": two candidates, in a short reply
 _EITHER_TWO_RE = re.compile(r"\b(?i:either)\s+(?:(?i:step|option)\s+)?\(?([A-Z]|\d{1,2})\)?\s+(?i:or)\s+"
@@ -161,7 +163,7 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
     two answers ("Answer: 2\nAnswer: 4"), or nothing but a question ("Is it C?")."""
     if labels_only(t, lab) or (len(t) <= 16 and _RANGE_ONLY_RE.fullmatch(t)):
         return True
-    if any(h in low for h in _UNSURE_HINTS) and _UNSURE_RE.search(low):
+    if holds_any(low, _UNSURE_HINTS) and _UNSURE_RE.search(low):
         return True
     if "tep" in t and ("(" in t or "boxed" in t) and _STEP_NUMBER_RE.search(low) and any(
             lab.get(s1 or s2) is not None and lab.get((l1 or l2).upper()) not in (None, lab.get(s1 or s2))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.answers.common import FULLWIDTH, MISS, aligned_lower
+from evaluator.answers.common import FULLWIDTH, MISS, aligned_lower, holds_any
 
 _ORDINAL_NUMS = {w: i + 1 for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
@@ -154,7 +154,7 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
     if not t.isascii() and "A" in lab and "B" in lab:
         t2 = _CYRILLIC_LABEL_RE.sub(lambda m: m.group(0)[:-1] + m.group(0)[-1].translate(_CYRILLIC_TO_LATIN), t)
         changed, t = changed or t2 != t, t2
-    if not t.isascii() or (any(w in low for w in _SPELLED_HINTS) and _spelled_word_in(low[-200:])):
+    if not t.isascii() or (holds_any(low, _SPELLED_HINTS) and _spelled_word_in(low[-200:])):
         t2 = _spelled(t, low if not changed else aligned_lower(t), labels, lab)
         changed, t = changed or t2 != t, t2
     if not t.isascii() or "tep " in t:

@@ -131,9 +131,11 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # tuned on: what stays wrong is a Roman numeral in a name ("Mobitz I"), a formula
                 # that only begins like another option's, a value against the letter given
                 "extraction_corpus_fresh6": (4, 0.04),
-                # the eleventh, 729 by a tenth tester, written after all the rules above and never
-                # tuned on: its first figures are the bound, and today's honest figure
-                "extraction_corpus_fresh7": (10, 0.054)}
+                # the eleventh, 729 by a tenth tester, measured once (10 wrong, 5.3% unscored)
+                "extraction_corpus_fresh7": (10, 0.054),
+                # the twelfth, 760 by an eleventh tester, measured once (7 wrong, 5.3% unscored; the
+                # naive reader 98 wrong)
+                "extraction_corpus_fresh8": (7, 0.054)}
 
 
 @pytest.mark.parametrize("folder", sorted(TUNED_BOUNDS))
