@@ -23,7 +23,7 @@ from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import SHORT_RE, choice_before_note, choice_from_markers, is_word_start
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import NUMBER_WORDS, canonical_text, placed_ordinal
-from evaluator.answers.values import value_choice, value_options
+from evaluator.answers.values import concluded_value, value_choice, value_readings
 
 
 # a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
@@ -168,7 +168,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         return None
     labels_t = tuple(labels)
     options_t = tuple(options) if options else None
-    steps = option_numbers(options_t, labels_t) if options_t else None
+    steps = option_numbers(options_t, labels_t, text) if options_t else None
     lab = {**steps, **label_map(labels_t)} if steps else label_map(labels_t)  # "\\boxed{3}": the option of step 3
     t, low = prep(text)
     if not t:
@@ -179,8 +179,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     opts = norm_options(options_t, labels_t) if options_t else None
     if (r := final_box_choice(t, low, lab, opts)) is not MISS:
         return r  # "... so the answer is \\boxed{B}.": what the rules below give, read at once
-    # "0.5 mL" where the options are volumes (not where they are step numbers)
-    vopts = value_options(options_t, labels_t) if options_t and not steps else None
+    vopts, amounts = value_readings(options_t, labels_t, steps)
     r = _choice_from_rules(t, low, lab, opts)
     if r is not MISS:
         return _unless_values_differ(t, r, vopts, opts, lab)
@@ -188,7 +187,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
         r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
         if r is not MISS:
             return r
-    r = _choice_from_shape(t, low, lab, opts, rewritten, vopts)
+    r = _choice_from_shape(t, low, lab, opts, rewritten, vopts, amounts)
     r = None if r is not None and text_against_label(t, r, opts, lab) else r
     return _unless_values_differ(t, r, vopts, opts, lab)
 
@@ -312,10 +311,12 @@ def _rejected(t: str, low: str, label) -> bool:
                for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b", t))
 
 
-def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts) -> str | None:
+def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts, amounts: tuple) -> str | None:
     """The shape-based fallbacks: a leading label, a last line or closing sentence that
     is a label (unless the response enumerates the options), the one label mentioned,
-    the one option text in a short response, the one option its values give."""
+    the one option text in a short response, the one option its values give (where every
+    option is a value, `vopts`; else, where some options are amounts, `amounts`, the amount
+    it closes on)."""
     r = _opening(t, low, lab, opts)
     if r is not MISS:
         return r
@@ -361,8 +362,16 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
     if r is not MISS:
         return r
 
-    r = _option_in_words(t, low, opts, last_line) if opts else None
-    return value_choice(t, vopts) if r is None and vopts else r
+    if vopts and (r := concluded_value(t, amounts)) is not None:
+        return r  # "... 50 kg bag contains 10,000 g": the amount it closes on, not one of its working
+    # "set to 10 or 20 µL": where the options are values, two values offered name neither
+    r = _option_in_words(t, low, opts, last_line) if opts and not (vopts and _VALUE_OR_VALUE_RE.search(t)) else None
+    if r is not None:
+        return r
+    return value_choice(t, vopts) if vopts else concluded_value(t, amounts) if amounts else None
+
+
+_VALUE_OR_VALUE_RE = re.compile(r"\d\s+or\s+\d")
 
 
 def _option_in_words(t: str, low: str, opts, last_line: str):

@@ -105,7 +105,8 @@ def strip_reasoning(text: str) -> str:
 def reasoning_cut_off(text) -> bool:
     """True if ``text`` is only an unclosed reasoning trace: an opening tag, no
     closing tag, and nothing before it, i.e. the model ran out of tokens
-    before giving a final answer.
+    before giving a final answer (unless the trace's last sentence gives it:
+    "Therefore, the final answer is G.", the closing tag left out).
 
     Such a response has no final answer: a guess half-way through a trace
     ("I think the answer might be C") is not one, so extractors read nothing
@@ -116,7 +117,11 @@ def reasoning_cut_off(text) -> bool:
     if strip_reasoning(text):
         return False
     low = aligned_lower(text)
-    return _last_close(low) < 0 and _first_open(low) >= 0
+    return _last_close(low) < 0 and _first_open(low) >= 0 and _CLOSING_ANSWER_RE.search(text) is None
+
+
+# an unclosed trace that ends on its final answer: only that sentence is read
+_CLOSING_ANSWER_RE = re.compile(r"(?i:final\s+answer)\s*(?:is|[:：])\s*\**\(?\s*(?:[A-Za-z]|\d{1,2})\s*\)?\**\s*[.!]?\s*$")
 
 
 def read_cut_off_reasoning(text):
@@ -133,11 +138,16 @@ _NO_LAST_WORDS = frozenset(
     "the an and or but which that to of in on at with for from by as is are was were be been means mean "
     "consider because so then if than this these those we it its their our also however into whether while "
     "when where about between both either nor very more most some each every any "
-    "gives give yields yield get gets becomes become equals".split())
+    "gives give yields yield get gets becomes become equals option options".split())
 _VERDICT_LAST_WORDS = frozenset("yes no correct incorrect true false wrong right".split())  # a checklist's line
 
 
 _WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$")
+_PENDING_RE = re.compile(r"\blet me (?:verify|check|double-check|re-?examine|confirm)\b|\bbefore deciding\b", re.I)
+# a quotation left open at the end, a time missing its last digit, a one-letter fragment after a
+# word or a label ("on its d", "Choice G s"; not "is b"), a dash with nothing after it
+_CUT_INSIDE_RE = re.compile(r"""(?:\s["“][^"”\n]{1,25}|\b\d{1,2}:\d|(?<!\bis)(?<!\bbe)(?<!answer)(?<!option)(?<!choice)"""
+                            r"""(?:\s[a-z]{2,}|\s[A-Z])\s(?![ai]\b)[b-hj-z]|\s[-–—]\s*)$""")
 
 
 def cut_off_mid_sentence(t: str) -> bool:
@@ -148,6 +158,11 @@ def cut_off_mid_sentence(t: str) -> bool:
         return True  # "A non-competitive antagonist, by contrast,": stopped mid-clause
     if len(t) >= 100 and _WALK_CUT_RE.search(t[-40:]):
         return True  # "... Step 3 (...) — visible. Step 4": cut off walking through the steps
+    pending = t and t[-1] not in ".!?)]}*\"'”。！？" and _PENDING_RE.search(t, max(0, len(t) - 200))
+    if pending and "\n" not in t[pending.end():]:
+        return True  # "Initial impression: probably C. Let me verify ... In the first": stopped before deciding
+    if len(t) >= 60 and _CUT_INSIDE_RE.search(t[-60:]):
+        return True  # 'Option C says "37', "... around 0:4", "... shows 37.0 on its d": cut inside a word
     if not t or not t[-1].islower():
         return False
     tail = t[-80:]
@@ -155,6 +170,8 @@ def cut_off_mid_sentence(t: str) -> bool:
     words = tail[cut + 1:].split()
     if len(words) >= 2 and words[-2][:1].isdigit():
         return False  # "... is D: 100 s": a value and its unit end it
+    if len(words) == 2 and len(t) >= 100 and words[-1] in _NO_LAST_WORDS:
+        return True  # "... - maybe. What about": a long reply stopped two words into a sentence
     return len(words) >= 3 and (words[-1] in _NO_LAST_WORDS or (
         len(t) >= 150 and len(words) >= 4 and words[-1] not in _VERDICT_LAST_WORDS))
 
@@ -179,7 +196,9 @@ def prep(text) -> tuple[str, str]:
     if not t:
         if reasoning_cut_off(text):
             return "", ""  # no final answer: the trace is not read (see reasoning_cut_off)
-        t = _ALL_TAGS_RE.sub(" ", text).strip()
+        # "... Therefore, the final answer is G." with its tag left open: that sentence is read
+        closing = _CLOSING_ANSWER_RE.search(text) if _last_close(aligned_lower(text)) < 0 else None
+        t = closing.group() if closing else _ALL_TAGS_RE.sub(" ", text).strip()
         if not t:
             return "", ""
     low = aligned_lower(t)

@@ -135,7 +135,7 @@ _UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure
 _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard to say which", "t decide",
                  "d need to", "m torn")
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
-_ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?:final\s+)?answer\s*[:：]\s*)?\**\(?([A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
+_ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
 _STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)"
                              r"|(?i:step)\s+(\d{1,2})\b[^\n]{0,60}?\\boxed\{\s*([A-Z])\s*\}")
@@ -176,12 +176,21 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
             two = None  # "A or D? The clock shows 3:15, so D.": settled after
     if two and len({lab.get(two.group(1).upper()), lab.get(two.group(2).upper())} - {None}) == 2:
         return True
-    if "\n" in t and len({lab.get(x.upper()) for x in _ANSWER_LINE_RE.findall(t)} - {None}) > 1:
+    if "\n" in t and _two_answer_lines(t, lab):
         return True
     two = _TWO_OPENING_RE.match(t)
     if two and len({lab.get(two.group(1)), lab.get(two.group(2))} - {None}) == 2:
         return True  # "A and B, since the sample is first in ...": two answers
     return t.rstrip().endswith(("?", "？")) and "\n" not in t.strip() and len(t) < 160 and t.count("?") <= 1
+
+
+def _two_answer_lines(t: str, lab: dict) -> bool:
+    """Lines that are answers naming two labels ("Answer: 2\nAnswer: 4"), unless the last is
+    the one "Final answer:" line, which settles them ("Answer: F ... reasons ... Final answer: H")."""
+    lines = [(m["label"], bool(m["final"])) for m in _ANSWER_LINE_RE.finditer(t) if lab.get(m["label"].upper())]
+    if len({lab[x.upper()] for x, _ in lines}) <= 1:
+        return False
+    return not (lines[-1][1] and sum(final for _, final in lines) == 1)
 
 
 def ending_label(t: str, low: str, lab: dict):

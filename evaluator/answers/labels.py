@@ -59,6 +59,12 @@ def is_article(t: str, end: int, tok: str) -> bool:
     return m.group(1) not in (_A_LABEL_NEXT if tok == "A" else _I_LABEL_NEXT)
 
 
+# a letter then its reason or a filler ("answer is d because ...", "it's number 4 tbh"): not running
+# text (a number then "because" may be a step of the reasoning: "I'll say 1 because ... so 5")
+_FILLER = re.compile(r"[ \t]+(?:tbh|imo|imho|honestly)\b", re.I)
+_EXPLAINED = re.compile(r"[ \t]+(?:because|since|given|tbh|imo|imho|honestly)\b", re.I)
+# "A Qubit fluorometer is used", "A 20-10-10 fertilizer is": the article before a name or an amount
+ARTICLE_BEFORE_RE = re.compile(r" (?:[A-Z][\w-]+|\d[\d.,-]*) [a-z]")
 # Characters that end a label token cleanly ("B.", "B)", "**B**", "B:").
 _DELIMS = frozenset(".,:;!?*)]}\n\r\"'`_$\\<”’，。；：！？、）】」』")
 # "A or B", "(A) and (C)", "B/C", "B, D": two different labels given.
@@ -96,7 +102,8 @@ def label_at(t: str, pos: int, lab: dict, strict: bool):
     if (c0 in "'’" and c1.isalpha()) or (c0 == "_" and c1.isalnum()):
         return MISS, False  # an elided word ("D'après", "L'option", "I'm") or a subscript ("d_i")
     wrapped = m.group("o") is not None or m.group("c") is not None
-    delim = (not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
+    delim = ((not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
+             or (_FILLER if ltok.isdigit() else _EXPLAINED).match(t, end))
     article = False
     if ltok.isdigit():
         # "3.5 seconds" or "1,000" is a number, not option 3 / 1.
@@ -109,8 +116,8 @@ def label_at(t: str, pos: int, lab: dict, strict: bool):
             return MISS, False
     elif not wrapped and ltok == "I" and c0 and c0 in "'’":
         return MISS, False  # "I'm", "I'd", "I've": the pronoun
-    elif not wrapped and ltok == "A" and re.match(r" [A-Z][\w-]+ [a-z]", t[end:end + 40]):
-        return MISS, False  # "A Qubit fluorometer is used": the article before a name
+    elif not wrapped and ltok == "A" and ARTICLE_BEFORE_RE.match(t, end):
+        return MISS, False  # the article before a name or an amount
     elif not wrapped and ltok in "AI" and is_article(t, end, ltok):
         if ltok == "I":
             return MISS, False  # pronoun: "Answer: I think ..."

@@ -23,7 +23,7 @@ _CONNECT = (
 )
 # ["']? : a JSON key, {"answer": "B"}.
 M_ANSWER = re.compile(r"(?:answers?|anwser|ans\b)(?:\s+(?:choice|option|letter))?[\"']?\s*" + _CONNECT, re.I)
-M_FINAL = re.compile(r"final\s+answer\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
+M_FINAL = re.compile(r"final\s+answer\s*(?:\([^()\n]{1,30}\))?\s*(?:\*\*|__|#|\))*\s*(?:is\b|[:：=])?", re.I)
 _OPT_CONNECT = r"\s*(?:\*\*)?\s*(?:(?:here|number)\s+)?(?:(?:is|would\s+be)\b|[:：])"
 _VERB_TAIL = r"\b\s*(?:\*\*)?\s*:?"
 # Keywords sharing a prefix ("cho" for choice/choose/chose) are one entry in
@@ -40,20 +40,21 @@ _M_THEREFORE = re.compile(r"(?:therefore|thus|hence|so)\b\s*,?\s*(?:it\s+(?:must
 _M_STATEMENT = re.compile(r"statement" + _OPT_CONNECT, re.I)
 _M_GUESS = re.compile(r"guess\s*" + _CONNECT, re.I)
 # Hedged answers: "I'm fairly sure it's 5.", "I'd say C."  Strict: "it's 3 seconds" is not one.
-_M_ITS = re.compile(r"(?:it['’]s|it\s+is|say|probably)\b\s*,?\s*(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
+_M_ITS = re.compile(r"(?:it['’]s|it\s+is|it\s+(?:has\s+to|must|should)\s+be|say|probably)\b\s*,?\s*"
+                    r"(?:(?:probably|likely|definitely|clearly)\s+)?", re.I)
 # A self-correction: "B... wait, actually C."  Strict: "actually, B is wrong" is not one.
 # "I think Option 3."  Strict: "I think B is wrong" is not one.
 _M_THINK = re.compile(r"(?:think|believe)\b\s*(?:that\s+)?(?:it['’]s\s+|it\s+(?:is|would\s+be)\s+)?", re.I)
 # "The coach's feedback corresponds to statement number 3."
 _M_CORRESPOND = re.compile(
     r"(?:correspond(?:s|ing)?\s+(?:to|with)|match(?:es)?|commit(?:ting)?\s+to)\s+"
-    r"(?=(?:the\s+)?(?i:option|statement|choice|step)\b|\(?(?:[A-Z]|[0-9]{1,2})\)?\s*[.!]?\s*$)", re.I
+    r"(?=(?:the\s+)?(?i:option|statement|choice|step|feedback)\b|\(?(?:[A-Z]|[0-9]{1,2})\)?\s*[.!]?\s*$)", re.I
 )
 # A verdict word BEFORE the label: "The most accurate feedback is Option 3",
 # "The best fit is C", "Best match → 3".  At most four lower-case words
 # (the noun) between the verdict and "is", so "the best ... for B is" is not one.
 _M_VERDICT_PRE = re.compile(
-    r"(?i:best|accurate|correct|right|appropriate|plausible|suitable|likely)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
+    r"(?i:best|closest|accurate|correct|right|appropriate|plausible|suitable|likely)(?:\s+[a-z'’]+){0,4}?\s*(?:\*\*)?\s*"
     r"(?:\b(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
 )
 # "C it is.": the label, then "it is" closing the sentence.
@@ -79,18 +80,20 @@ _M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
 # (정답은), Spanish, French, Portuguese, Italian, German, Russian.
 _M_INTL = re.compile(
-    r"""(?:(?:答案|答え|正解|정답)\s*[】\]]?\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)?\s*(?:选项|選項)?
+    r"""(?:(?:答案|答え|正解|정답|回答)\s*[】\]]?\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)?\s*(?:选项|選項)?
         |(?:对应|對應|即|也就是)\s*(?:的)?\s*(?:选项|選項)\s*[:：]?
         |(?:选择|選擇|选|選)(?![项項])\s*[了:：]?\s*(?:选项|選項)?
         |(?:respuesta|r[ée]ponse|antwort|resposta|risposta|ответ)
-           (?:\s+(?:correcta|correcte|correta|corretta|richtige|final|finale|правильный))?
+           (?:\s+(?:correcta|correcte|correta|corretta|giusta|richtige|final|finale|правильный))?
            \s*(?:\b(?:es|est|ist|lautet|é|è)\b|[:：]|[—–-](?=\s))
            \s*(?:(?:la|le|die|a)\s+|l['’]\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
         |opci[óo]n\s+(?:correcta\s+)?(?:es\s+(?:la\s+)?)?
+        |ответ\s+(?=[A-ZА-Я0-9(](?:\W|$))|corret[ao]\s+é\s+|doğru\s+cevap\s*[:：]?\s*
+        |jawaban(?:nya)?\s+(?:yang\s+benar\s+)?adalah\s+
         |(?:应该|應該|应当|應當)\s*(?:是|选|選)\s*(?:选项|選項)?
         |c['’]est\s+(?:(?:la|le)\s+|l['’]\s*)?(?:option\s+)?
         |(?:反馈|反饋)\s*(?:应该|應該)?\s*(?:是|为|為)\s*(?:选项|選項)?
-        |(?:elijo|escojo|choisis|w[äa]hle)\s+(?:(?:donc|alors|also|deshalb|daher|entonces|pues)\s+)?
+        |(?:elijo|escojo|choisis|w[äa]hle|sondern|sino)\s+(?:(?:donc|alors|also|deshalb|daher|entonces|pues)\s+)?
            (?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
         |(?:认为|認為|觉得|覺得)\s*(?:应该)?\s*(?:是|选|選)\s*(?:选项|選項)?
         |(?:최종\s*)?답\s*(?:은|는)?\s*[:：]
@@ -103,12 +106,12 @@ _M_INTL = re.compile(
 # each hit is then confirmed with an anchored regex at its position.  The
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
-    r"(?<![a-z])(?:answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
+    r"(?<![a-z])(?:elijo|escojo|choisis|w[äa]hle|sondern|sino\b|answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
     r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig|settle|remain"
-    r"|statement|guess|actually|it['’]s|it\s+is|say|probably|think|believe|correspond|match|commit"
-    r"|correct|right|best|accurate|appropriate|plausible|suitable|最|正确|正確"
-    r"|答案|答え|正解|정답|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|对应|對應|也就是|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n"
-    r"|elijo|escojo|choisis|w[äa]hle)"
+    r"|statement|guess|actually|it['’]s|it\s+is|it\s+(?:has\s+to|must|should)\s+be|say|probably|think|believe|correspond|match|commit"
+    r"|correct|right|best|closest|accurate|appropriate|plausible|suitable|最|正确|正確"
+    r"|答案|答え|正解|정답|回答|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|对应|對應|也就是|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n|corret[ao]|doğru|jawaban"
+    r")"
 )
 # keyword -> (confirming regex, strict label parsing) for markers that come
 # BEFORE the label.  "answer" also covers "Final Answer" (see _scan_markers).
@@ -151,7 +154,7 @@ _PRE_MARKERS = {
 }
 # Markers that, when no label follows, may still be a verdict after one ("G is the most
 # likely answer", "E is the answer, although ...").
-_ALSO_VERDICTS = frozenset(("likely", "answer", "feedback"))
+_ALSO_VERDICTS = frozenset(("likely", "answer", "feedback", "remain"))
 # A marker verb under a negation chooses nothing: "I would not choose B."
 _NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe", "match", "lean"))
 
@@ -159,7 +162,7 @@ _NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe"
 for _kw in ("答案", "答え", "正解", "정답", "选", "選", "应该", "應該", "应当", "應當", "反馈", "反饋", "认为", "認為", "觉得", "覺得", "对应", "對應", "也就是", "답",
             "c'est", "c’est", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
-            "wähle", "wahle", "最", "正确", "正確"):
+            "wähle", "wahle", "sondern", "sino", "correta", "correto", "doğru", "jawaban", "回答", "最", "正确", "正確"):
     _PRE_MARKERS[_kw] = (_M_INTL, False)
 
 
@@ -176,7 +179,7 @@ _POST_AFTER_RE = re.compile(
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
     r"""(?<![\w'’])(?P<w>(?i:option|choice|statement|number|step)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
-        (?:\s+(?P<is>(?i:is|was|seems|appears|would\s+be|provides|gives|offers|fits|matches|works|ist))\s+(?i:to\s+be\s+)?(?i:the\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
+        (?:,?\s+(?P<is>(?i:is|was|seems|appears|would\s+be|must\s+be|has\s+to\s+be|provides|gives|offers|fits|matches|works|ist))\s+(?i:to\s+be\s+)?(?i:the\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
     re.X,
@@ -267,20 +270,31 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
     return r
 
 
-_VERDICT_WORDS = frozenset(("best", "accurate", "correct", "right", "appropriate", "plausible", "suitable", "likely",
+_VERDICT_WORDS = frozenset(("best", "closest", "accurate", "correct", "right", "appropriate", "plausible", "suitable", "likely",
                             "better", "fits"))
 # Verdicts that need no "is" after the label: "(B) best matches", "Only 3 holds.", "Daher ist 5 richtig."
-_BARE_VERDICTS = frozenset(("best", "holds", "richtig"))
+_BARE_VERDICTS = frozenset(("best", "holds", "richtig", "remain"))
+
+
+_DOUBTED_RE = re.compile(r"(?:n['’]t|\bnot)\s+(?:think|believe|sure|convinced)\s+(?:that\s+)?(?:option\s+)?\(?$")
+
+
+def _verdict_undone(kw: str, low: str, start: int) -> bool:
+    """The words before a verdict's label (at `start`) undo it: "I don't think G is right" (doubted,
+    not given); "H remains unclear" (only "Only H remains." closes an elimination)."""
+    return (_DOUBTED_RE.search(low, max(0, start - 30), start) is not None
+            or (kw == "remain" and not low.endswith(("only ", "only option "), 0, start)))
 
 
 def _label_before_it_is(t: str, p: int, lab: dict):
-    """"C it is." -> C: a label opening the sentence that "it is" (at ``p``) closes."""
+    """"C it is." (or "so C it is.") -> C: a label opening the sentence that "it is" (at ``p``) closes."""
     for back in range(2, 8):  # "C it is", "(C) it is", "10 it is"
         q = p - back
         if q < 0:
             break
         m = _LABEL_IT_IS_RE.match(t, q)
-        if m and m.end(1) <= p and sentence_start(t, q) and (q == 0 or not t[q - 1].isalnum()):
+        opens = sentence_start(t, q) or t.endswith(("so ", "So ", "then "), 0, q)  # "..., so 5 it is."
+        if m and m.end(1) <= p and opens and (q == 0 or not t[q - 1].isalnum()):
             lb = lab.get(m.group(1).upper())
             if lb is not None and not m.group(1).islower():
                 return lb
@@ -343,7 +357,7 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
             continue  # "the correct distractor", "the right hand"
         ltok = pm.group("l")
         label = lab.get(ltok.upper())
-        if label is None:
+        if label is None or _verdict_undone(kw, low, pm.start()):
             continue
         if re.search(r"\b(?:or|and)\s+(?:option\s+)?\(?$", t[max(0, pm.start() - 12):pm.start()], re.I):
             return None  # "Option 2 or 5 is accurate": two candidates

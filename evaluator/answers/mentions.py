@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from evaluator.answers.common import MISS
-from evaluator.answers.labels import NEG_AFTER_RE, QUESTIONED_RE, is_article
+from evaluator.answers.labels import ARTICLE_BEFORE_RE, NEG_AFTER_RE, QUESTIONED_RE, is_article
 from evaluator.answers.markers import sentence_start
 
 ENUM_LINE_RE = re.compile(
@@ -117,8 +117,8 @@ def strong_mention(t: str, low: str, lab: dict):
         if st >= 2 and t[st - 1] == " " and t[st - 2].isdigit():
             continue  # a unit after an amount: "1.5 A", "10 V"
         tok = m.group()
-        if tok == "A" and re.match(r" [A-Z][\w-]+ [a-z]", t[m.end():m.end() + 40]):
-            continue  # the article before a name: "A Qubit fluorometer is used"
+        if tok == "A" and ARTICLE_BEFORE_RE.match(t, m.end()):
+            continue  # the article before a name or an amount: "A Qubit fluorometer is used"
         lb = lab.get(tok)
         if lb is None:
             continue

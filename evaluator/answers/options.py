@@ -142,10 +142,13 @@ _STEP_OPTION_RE = re.compile(r"\s*(?:(?i:step)\s*)?(\d{1,3})\s*(?:$|[:.)\-–—
 
 
 @lru_cache(maxsize=65536)
-def option_numbers(options: tuple, labels: tuple) -> dict:
+def option_numbers(options: tuple, labels: tuple, text: str = "") -> dict:
     """Step number -> label, when the labels are letters and every option is or opens
     with its own step number: then "\\boxed{3}" and "Answer: Step 3" name the option
-    of step 3. Empty otherwise (a number is then a label or nothing)."""
+    of step 3. Empty otherwise (a number is then a label or nothing). Where the options are
+    bare step numbers and the reply `text` never says "step", a number that is also another
+    option's place names none: "The answer is 2." for "Step 2", "Step 4", "Step 6" (A, or the
+    second?)."""
     if not options or any(str(lab).strip().isdigit() for lab in labels):
         return {}
     out = {}
@@ -154,7 +157,12 @@ def option_numbers(options: tuple, labels: tuple) -> dict:
         if m is None or m.group(1) in out:
             return {}
         out[str(int(m.group(1)))] = lab
-    return out
+    if "step" in str(text).lower() or not all(_BARE_STEP_RE.fullmatch(str(o)) for o in options):
+        return out
+    return {n: lb for n, lb in out.items() if not (1 <= int(n) <= len(labels) and labels[int(n) - 1] != lb)}
+
+
+_BARE_STEP_RE = re.compile(r"\s*(?i:step)\s*\d{1,2}\s*")
 
 
 # -- paraphrase: an option told in other words ----------------------------------------------

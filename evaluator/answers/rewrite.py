@@ -69,7 +69,13 @@ _NUMBERED = ((re.compile(r"選択肢|オプション"), "选项"),  # Japanese "
              (re.compile(r"第\s*(\d{1,2})\s*(?:条|條|个|個|项|項|号|號)"), r"option \1"),
              (re.compile(r"ステップ\s*(\d{1,2})"), r"step \1"), (re.compile(r"(\d{1,2})\s*단계"), r"step \1"),
              (re.compile(r"\b(?i:step)\s+(one|two|three|four|five|six|seven|eight|nine|ten)\b", re.I),
-              lambda m: f"step {NUMBER_WORDS[m[1].lower()]}"))
+              lambda m: f"step {NUMBER_WORDS[m[1].lower()]}"),
+             # verdicts in Hindi ("विकल्प D सही है"), Korean ("D가 가장 적절합니다"), Arabic ("الخيار
+             # الصحيح هو 4") and Vietnamese ("Đáp án: 5", "Chọn 5"), said as in English
+             (re.compile(r"(?<![A-Za-z0-9])([A-Z]|\d{1,2})\s*सही\s*है\s*।?"), r"\1 is correct."),
+             (re.compile(r"(?<![A-Za-z0-9])([A-Z]|\d{1,2})\s*(?:번\s*)?(?:가|이)\s*(?:가장\s*)?(?:적절|정답|맞)"), r"\1 is correct"),
+             (re.compile(r"(?:الخيار|الإجابة)\s*(?:الصحيح[ةه]?\s*)?(?:هو|هي)\s*"), "the answer is "),
+             (re.compile(r"(?i:đáp\s*án(?:\s*đúng)?|chọn)\s*(?:là\s*)?[:：]?\s*(?=[A-Z0-9(])"), "Answer: "))
 
 
 # Numbers spelled in other languages where they name an option: "La opción cuatro", "Option
@@ -86,12 +92,12 @@ _SPELLED_ALT = "|".join(sorted(_SPELLED_NUMBERS, key=len, reverse=True))
 _KO_ORDINALS = {w: i + 1 for i, w in enumerate("첫 두 세 네 다섯 여섯 일곱 여덟 아홉 열".split())}
 # (the lookahead lets the engine skip to a first letter that can start a match)
 _SPELLED_RE = re.compile(
-    r"(?=[ovв옵arо0-9一二三四五六七八九十첫두세네다여일열])"
-    rf"(?:\b(?:option|opción|opcion|opção|opzione|variante|вариант|옵션)\s*(?:(?P<d>\d{{1,2}})|(?P<w>{_SPELLED_ALT}))\b"
+    r"(?=[ovв옵arо0-9一二三四五六七八九十첫두세네다여일열nf])"
+    rf"(?:\b(?:option|number|feedback|opción|opcion|opção|opzione|variante|вариант|옵션)\s*(?:(?P<d>\d{{1,2}})|(?P<w>{_SPELLED_ALT}))\b"
     r"|\b(?:answer\s+is|antwort\s+ist|réponse\s+est|respuesta\s+es|respuesta\s*:|resposta\s+é|resposta\s*:|"
     rf"risposta\s+è|ответ\s*:)\s+(?P<a>{_SPELLED_ALT})(?=\s*(?:[.!,;]|$))"
     r"|(?P<j>\d{1,2}|[一二三四五六七八九十])\s*(?:番|번(?!\s*째))|(?P<k>첫|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*번째(?:\s*옵션)?)")
-_SPELLED_HINTS = ("option ", "answer is ", "antwort", "respuesta", "risposta", "resposta")
+_SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "respuesta", "risposta", "resposta")
 # A Cyrillic capital that looks like a Latin label, given as the answer: "Ответ: В", "С (барокко)"
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
                                 r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
@@ -114,6 +120,8 @@ def _spelled(t: str, low: str, labels: tuple, lab: dict) -> str:
     out, prev = [], 0
     for m in _SPELLED_RE.finditer(low, max(0, len(low) - 200)):
         word = m.group("w") or m.group("a")
+        if m.group("d") and low.startswith(("number", "feedback"), m.start()):
+            continue  # "Feedback 1 and 4": a digit after these is read as written
         if m.group("d"):
             named = m.group("d")
         elif m.group("a") and word in _ARTICLE_NUMBERS:

@@ -8,6 +8,10 @@ options, or that gives a value no option has (worked steps), chooses none.
 A value with a unit matches an option in the same dimension after conversion (mL and µL,
 ohms and Ω); a unit this module does not know must be the same word ("pellets"); a bare
 number is compared with the option's number as written.
+
+Where some options are amounts, `concluded_value` reads the amount a longer reply closes on
+("... = 0.4 kW" for "400 W", "So the result is 5400 s." for "90 min"), read and converted as
+the offline judge reads amounts (evaluator/judges/quantities.py).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+
+from evaluator.judges.quantities import compare, fold, quantities
 
 # spelling -> (dimension, factor to the dimension's base unit); lower-case
 _UNITS: dict[str, tuple[str, float]] = {}
@@ -116,12 +122,10 @@ def _quantity(text: str, whole: bool):
 
 
 def _clean(text: str) -> str:
-    """LaTeX and unicode spellings made plain: "\\boxed{\\$3{,}105}" is "$3,105"."""
-    t = text.replace("{,}", ",").replace("\\$", "\x01").replace("\\,", "").replace("\\%", "%")
-    t = _LATEX_RE.sub("", t).replace("$", "").replace("\x01", "$")
-    t = t.replace("−", "-").replace("\u2009", " ").replace("\u202f", " ").replace("\xa0", " ").strip()
-    t = _CLOCK_RE.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} s", t)
-    return _NUMBER_WORD_RE.sub(lambda m: str(_ENGLISH_NUMBERS[m[1].lower()]) if m[1] else "0.5", t)
+    """LaTeX and unicode spellings made plain, number words in digits: "\\boxed{\\$3{,}105}" is
+    "$3,105"."""
+    return _NUMBER_WORD_RE.sub(lambda m: str(_ENGLISH_NUMBERS[m[1].lower()]) if m[1] else "0.5",
+                              _plain(text))
 
 
 @lru_cache(maxsize=65536)  # one entry per question: the same options are read for every model
@@ -137,9 +141,18 @@ def value_options(options: tuple, labels: tuple) -> tuple | None:
             q = _quantity(s, True)
         if q is None:
             return None
-        out.append((q, lab))
-    values = [q for q, _ in out]
+        out.append((q, lab, str(opt)))
+    values = [q for q, _, _ in out]
     return tuple(out) if len(set(values)) == len(values) else None
+
+
+def value_readings(options: tuple | None, labels: tuple, steps: dict | None) -> tuple:
+    """What a reply's values are read against, where the options are not step numbers: every
+    option a value ("0.5 mL" for "500 µL": `value_options`), and each (option, label) for the
+    amount a reply closes on (`concluded_value`)."""
+    if not options or steps:
+        return None, ()
+    return value_options(options, labels), tuple(zip(options, labels))
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -159,10 +172,80 @@ def value_choice(text: str, vopts: tuple):
         return None
     chosen = set()
     for q in _quantity(_clean(scope), False):
-        named = {lab for v, lab in vopts if _same(q, v)}
+        named = {lab for v, lab, _ in vopts if _same(q, v)}
         if not named:
-            return None  # a value no option gives: worked steps, or another answer
+            return concluded_value(text, tuple((o, lab) for _, lab, o in vopts))  # a value no option gives: worked steps, or another answer
         if q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named:
-            return None  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
+            return concluded_value(text, tuple((o, lab) for _, lab, o in vopts))  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
         chosen |= named
-    return chosen.pop() if len(chosen) == 1 else None
+    return chosen.pop() if len(chosen) == 1 else concluded_value(text, tuple((o, lab) for _, lab, o in vopts))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_DOUBT = re.compile(r"\b(?:not|no|never|rather|instead|wrong|incorrect|except|or|maybe|perhaps|possibly|between)\b|n't",
+                    re.I)
+_CONCLUSION = re.compile(r"=|≈|→|:|\b(?:is|are|equals?|gives?|total|results?|comes? to|makes?|contains?|holds?|needs?|"
+                         r"requires?|yields?|leaves?)\b", re.I)
+
+
+def concluded_value(text: str, options: tuple):
+    """The option a reply's closing amount is, where its working gives other amounts, in any
+    unit: "P = 0.2 × 1000 W/m² × 2 m² = 0.4 kW" for "400 W", "So the result is 5400 s." for
+    "90 min", "... gives a total of 5000 mΩ" for "5 Ω". Read from the last sentence: the amount
+    right after its last "=", "is", "total"... (a number alone too, there, for a percentage:
+    "η = 0.4" for "40%"); else every amount with a unit in it, which must all be one option's.
+    Amounts are read and converted as the offline judge reads them (evaluator/judges/
+    quantities.py). A last sentence that doubts or negates ("not 20 mL", "10 or 20 µL") names none."""
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+    last = _plain(sentences[-1]) if sentences else ""
+    if len(last) > 300 or _DOUBT.search(last):
+        return None
+    cue = list(_CONCLUSION.finditer(last))
+    if cue:
+        after = quantities(last[cue[-1].end():])
+        named = {_option_of(after[0], options)} - {None} if after else set()
+        if len(named) == 1:
+            return named.pop()
+    named = {_option_of(q, options) for q in quantities(last) if q.unit is not None} - {None}
+    return named.pop() if len(named) == 1 else None  # two options' amounts ("10 µL ... and 5 µL"): none
+
+
+def _option_of(amount, options: tuple):
+    """The one option that is `amount`: in its own unit exactly ("4.8 Ω" is not "5 Ω"), in
+    another to the option's last digit ("35.6 km/h" is "9.9 m/s"); a number alone only
+    for a percentage."""
+    named = []
+    for option, label in options:
+        own = _one_amount(option)
+        if own is None or (amount.unit is None and own.unit.dims != ()):
+            continue
+        if amount.unit is not None and own.unit.text == amount.unit.text:
+            same = math.isclose(own.value, amount.value, rel_tol=1e-9)
+        else:
+            same = compare(own, amount) == "match"
+        if same:
+            named.append(label)
+    return named[0] if len(named) == 1 else None
+
+
+@lru_cache(maxsize=65536)
+def _one_amount(option: str):
+    """The option's amount, when the option is one amount with its unit and nothing else
+    ("9.9 m/s", not "Step 3" or "2.0, elastic")."""
+    text = _plain(option)
+    found = quantities(text)
+    if len(found) != 1 or found[0].unit is None or found[0].unknown_unit or re.search(r"[-−]\s*\$", text):
+        return None
+    return found[0] if _letters(text) == _letters(found[0].unit.text) else None
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[\W\d_]", "", fold(text)).lower()
+
+
+def _plain(text: str) -> str:
+    """LaTeX and unicode spellings made plain, number words left to the amounts' reader."""
+    t = text.replace("{,}", ",").replace("\\$", "\x01").replace("\\,", "").replace("\\%", "%")
+    t = _LATEX_RE.sub("", t).replace("$", "").replace("\x01", "$")
+    t = t.replace("−", "-").replace("\u2009", " ").replace("\u202f", " ").replace("\xa0", " ").strip()
+    return _CLOCK_RE.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} s", t)

@@ -313,11 +313,11 @@ def _value(m: re.Match) -> tuple[float, float]:
     step = 10.0 ** -len(frac)
     if m["den"] and float(m["den"]):  # "3/0" is no fraction: read as its numerator
         value, step = value / float(m["den"]), step / float(m["den"]) / 10
-    if m["pow"]:  # "10^-3": ten to that power, exactly
-        value, step = 10.0 ** int(m["pow"]), 10.0 ** int(m["pow"]) / 10
+    if m["pow"]:  # "10^-3": ten to that power, exactly (a huge power is inf, not an OverflowError)
+        value, step = float(f"1e{int(m['pow'])}"), float(f"1e{int(m['pow']) - 1}")
     power = m["exp"] or m["e"]
     if power:
-        value, step = value * 10.0 ** int(power), step * 10.0 ** int(power)
+        value, step = value * float(f"1e{int(power)}"), step * float(f"1e{int(power)}")
     if m["scale"]:
         value, step = value * _SCALES[m["scale"]], step * _SCALES[m["scale"]]
     return (-value if m["sign"] == "-" else value), step

@@ -1397,3 +1397,40 @@ VALUE_AND_LANGUAGE_CASES = [
 @pytest.mark.parametrize("response,labels,options,expected", VALUE_AND_LANGUAGE_CASES)
 def test_choice_values_and_other_languages(response, labels, options, expected):
     assert extract_choice(response, labels, options) == expected
+
+
+# Shapes read since the eleventh to fourteenth corpora (tests/data/extraction_corpus_fresh7-10):
+# (response, labels, options, expected)
+LATER_SHAPES = [
+    ("Answer: F\n\nReasoning: it matches H better.\n\nFinal answer: H", LETTERS5 + ["F", "G", "H"], None, "H"),
+    ("answer is d because this is a distractor for the others", LETTERS4, None, "D"),
+    ("i'd say it's number 4 tbh", DIGITS5, None, "4"),
+    ("Only 2 survives, so 2 it is.", DIGITS5, None, "2"),
+    ("Option C doesn't fit.\nI don't think D is right; it conflicts.\nOnly B remains.", LETTERS5, None, "B"),
+    ("F? No — looking again at the footage, it has to be D.", LETTERS5 + ["F"], None, "D"),
+    ("Nicht A, sondern C.", LETTERS4, None, "C"),
+    ("Ce n'est pas E. Je choisis C.", LETTERS5, None, "C"),
+    ("Berdasarkan video, opsi D salah. Jawaban yang benar adalah B.", LETTERS5, None, "B"),
+    ("वीडियो के अनुसार विकल्प D सही है।", LETTERS5, None, "D"),
+    ("<think>\nA could work. But no.\nTherefore, the final answer is C.", LETTERS5, None, "C"),
+    # a long reply cut off before deciding reads as none
+    ("Let me go through the options. Option A says \"4 °C\" — not used here. Option C says \"37", LETTERS4,
+     ["4 °C", "25 °C", "37 °C", "65 °C"], None),
+    ("Initial impression: probably C. Let me verify by re-examining the procedure shown. In the first", LETTERS4,
+     None, None),
+    # the amount a reply closes on, in any unit; in the option's own unit only exactly
+    ("P = 0.20 × 1000 W/m² × 2 m² = 0.4 kW", LETTERS4, ["200 W", "400 W", "2000 W", "100 W"], "B"),
+    ("In the video the timer is set to 90:00 at 100 V. So the result is 5400 s.", LETTERS4,
+     ["15 min", "30 min", "45 min", "90 min"], "D"),
+    ("R_ab ≈ 4.8 Ω", LETTERS5, ["2 Ω", "3 Ω", "4 Ω", "5 Ω", "6 Ω"], None),
+    ("The pipette is set to 10 or 20 µL; the display is too small to read.", LETTERS4,
+     ["25 µL", "10 µL", "5 µL", "20 µL"], None),
+    # bare step numbers: "2" is step 2 (A) or the second option (B)
+    ("The answer is 2.", LETTERS4, ["Step 2", "Step 4", "Step 6", "Step 1"], None),
+    ("The answer is Step 2.", LETTERS4, ["Step 2", "Step 4", "Step 6", "Step 1"], "A"),
+]
+
+
+@pytest.mark.parametrize("response,labels,options,expected", LATER_SHAPES)
+def test_later_shapes(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected
