@@ -221,9 +221,10 @@ def protocol(name: str) -> BenchmarkProtocol:
 
 
 def _in_its_folder(found: BenchmarkProtocol, name: str, path: Path) -> BenchmarkProtocol:
-    """A folder copied from another whose protocol.toml still names its source would print and
-    card the source's protocol under the new benchmark's name."""
-    from evaluator import benchmarks
+    """`found`, or an EvaluatorError where it names another benchmark or title than its folder's:
+    a folder copied from another whose protocol.toml still names its source would print and card
+    the source's protocol under the new benchmark's name."""
+    from evaluator import benchmarks  # the registry imports the folders, which read this module
 
     if found.benchmark != name:
         raise EvaluatorError(f"{path}: benchmark is {found.benchmark!r}, but this file is in {name}'s folder; "

@@ -144,10 +144,11 @@ _VERDICT_LAST_WORDS = frozenset("yes no correct incorrect true false wrong right
 
 _WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$")
 _PENDING_RE = re.compile(r"\blet me (?:verify|check|double-check|re-?examine|confirm)\b|\bbefore deciding\b", re.I)
-# a quotation left open at the end, a time missing its last digit, a one-letter fragment after a
-# word or a label ("on its d", "Choice G s"; not "is b"), a dash with nothing after it
-_CUT_INSIDE_RE = re.compile(r"""(?:\s["“][^"”\n]{1,25}|\b\d{1,2}:\d|(?<!\bis)(?<!\bbe)(?<!answer)(?<!option)(?<!choice)"""
-                            r"""(?:\s[a-z]{2,}|\s[A-Z])\s(?![ai]\b)[b-hj-z]|\s[-–—]\s*)$""")
+# a quotation left open at the end, a time missing its last digit ("around 0:4"), a one-letter
+# fragment after a label or a word no answer follows ("Choice G s", "on its d"; not "so d" or "is
+# b"), a dash with nothing after it
+_CUT_INSIDE_RE = re.compile(r"""(?:\s["“][^"”\n]{1,25}|\b(?:around|at|about|from|until)\s+\d{1,2}:\d"""
+                            r"""|(?:\b[A-Z]|\b(?:its|the|his|her|their|of|on|in|with))\s(?![ai]\b)[b-hj-z]|\s[-–—]\s*)$""")
 
 
 def cut_off_mid_sentence(t: str) -> bool:

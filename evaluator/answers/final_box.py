@@ -33,7 +33,7 @@ def final_box_choice(t: str, low: str, lab: dict, opts):
     MISS where the fast path does not apply (see the module docstring)."""
     if len(t) <= 40 or t[-1] not in "}.":
         return MISS
-    p = t.rfind("\\boxed{", len(t) - 13)  # "\boxed{12}." is 12 characters long
+    p = t.rfind("\\boxed{", len(t) - 13)  # "\boxed{12}." is 11 characters long
     if p < 0:
         return MISS
     m = _FINAL_BOX_RE.fullmatch(t, p)

@@ -141,7 +141,6 @@ def norm_options(options: tuple, labels: tuple) -> tuple:
 _STEP_OPTION_RE = re.compile(r"\s*(?:(?i:step)\s*)?(\d{1,3})\s*(?:$|[:.)\-–—]\s)")
 
 
-@lru_cache(maxsize=65536)
 def option_numbers(options: tuple, labels: tuple, text: str = "") -> dict:
     """Step number -> label, when the labels are letters and every option is or opens
     with its own step number: then "\\boxed{3}" and "Answer: Step 3" name the option
@@ -149,6 +148,14 @@ def option_numbers(options: tuple, labels: tuple, text: str = "") -> dict:
     bare step numbers and the reply `text` never says "step", a number that is also another
     option's place names none: "The answer is 2." for "Step 2", "Step 4", "Step 6" (A, or the
     second?)."""
+    out = _step_numbers(options, labels)
+    if not out or _SAYS_STEP_RE.search(str(text)) or not all(_BARE_STEP_RE.fullmatch(str(o)) for o in options):
+        return out
+    return {n: lb for n, lb in out.items() if not (1 <= int(n) <= len(labels) and labels[int(n) - 1] != lb)}
+
+
+@lru_cache(maxsize=65536)
+def _step_numbers(options: tuple, labels: tuple) -> dict:
     if not options or any(str(lab).strip().isdigit() for lab in labels):
         return {}
     out = {}
@@ -157,12 +164,11 @@ def option_numbers(options: tuple, labels: tuple, text: str = "") -> dict:
         if m is None or m.group(1) in out:
             return {}
         out[str(int(m.group(1)))] = lab
-    if "step" in str(text).lower() or not all(_BARE_STEP_RE.fullmatch(str(o)) for o in options):
-        return out
-    return {n: lb for n, lb in out.items() if not (1 <= int(n) <= len(labels) and labels[int(n) - 1] != lb)}
+    return out
 
 
 _BARE_STEP_RE = re.compile(r"\s*(?i:step)\s*\d{1,2}\s*")
+_SAYS_STEP_RE = re.compile(r"(?i:step)\s*\d")  # "Step 2", not "step by step"
 
 
 # -- paraphrase: an option told in other words ----------------------------------------------

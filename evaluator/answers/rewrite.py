@@ -73,7 +73,8 @@ _NUMBERED = ((re.compile(r"選択肢|オプション"), "选项"),  # Japanese "
              # verdicts in Hindi ("विकल्प D सही है"), Korean ("D가 가장 적절합니다"), Arabic ("الخيار
              # الصحيح هو 4") and Vietnamese ("Đáp án: 5", "Chọn 5"), said as in English
              (re.compile(r"(?<![A-Za-z0-9])([A-Z]|\d{1,2})\s*सही\s*है\s*।?"), r"\1 is correct."),
-             (re.compile(r"(?<![A-Za-z0-9])([A-Z]|\d{1,2})\s*(?:번\s*)?(?:가|이)\s*(?:가장\s*)?(?:적절|정답|맞)"), r"\1 is correct"),
+             (re.compile(r"(?<![A-Za-z0-9])([A-Z]|\d{1,2})\s*(?:번\s*)?(?:가|이)\s*(?:가장\s*)?(?:적절|정답|맞)"
+                         r"(?![^.\n]{0,6}(?:지\s*않|아니|아닙))"), r"\1 is correct"),  # not "D가 정답이 아닙니다"
              (re.compile(r"(?:الخيار|الإجابة)\s*(?:الصحيح[ةه]?\s*)?(?:هو|هي)\s*"), "the answer is "),
              (re.compile(r"(?i:đáp\s*án(?:\s*đúng)?|chọn)\s*(?:là\s*)?[:：]?\s*(?=[A-Z0-9(])"), "Answer: "))
 
@@ -97,6 +98,7 @@ _SPELLED_RE = re.compile(
     r"|\b(?:answer\s+is|antwort\s+ist|réponse\s+est|respuesta\s+es|respuesta\s*:|resposta\s+é|resposta\s*:|"
     rf"risposta\s+è|ответ\s*:)\s+(?P<a>{_SPELLED_ALT})(?=\s*(?:[.!,;]|$))"
     r"|(?P<j>\d{1,2}|[一二三四五六七八九十])\s*(?:番|번(?!\s*째))|(?P<k>첫|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*번째(?:\s*옵션)?)")
+_NAMED_END_RE = re.compile(r"\s*(?:[.!,;:)]|$|is\b|was\b)")  # "Number four is the right one."
 _SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "respuesta", "risposta", "resposta")
 # A Cyrillic capital that looks like a Latin label, given as the answer: "Ответ: В", "С (барокко)"
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
@@ -122,6 +124,8 @@ def _spelled(t: str, low: str, labels: tuple, lab: dict) -> str:
         word = m.group("w") or m.group("a")
         if m.group("d") and low.startswith(("number", "feedback"), m.start()):
             continue  # "Feedback 1 and 4": a digit after these is read as written
+        if low.startswith("number", m.start()) and not _NAMED_END_RE.match(low, m.end()):
+            continue  # "the number one concern": a number word, not an option named
         if m.group("d"):
             named = m.group("d")
         elif m.group("a") and word in _ARTICLE_NUMBERS:

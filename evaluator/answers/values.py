@@ -20,7 +20,7 @@ import math
 import re
 from functools import lru_cache
 
-from evaluator.judges.quantities import compare, fold, quantities
+from evaluator.judges.quantities import compare, fold, quantities, with_digits
 
 # spelling -> (dimension, factor to the dimension's base unit); lower-case
 _UNITS: dict[str, tuple[str, float]] = {}
@@ -174,11 +174,11 @@ def value_choice(text: str, vopts: tuple):
     for q in _quantity(_clean(scope), False):
         named = {lab for v, lab, _ in vopts if _same(q, v)}
         if not named:
-            return concluded_value(text, tuple((o, lab) for _, lab, o in vopts))  # a value no option gives: worked steps, or another answer
+            return None  # a value no option gives: worked steps, or another answer
         if q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named:
-            return concluded_value(text, tuple((o, lab) for _, lab, o in vopts))  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
+            return None  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
         chosen |= named
-    return chosen.pop() if len(chosen) == 1 else concluded_value(text, tuple((o, lab) for _, lab, o in vopts))
+    return chosen.pop() if len(chosen) == 1 else None
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -193,27 +193,44 @@ def concluded_value(text: str, options: tuple):
     unit: "P = 0.2 × 1000 W/m² × 2 m² = 0.4 kW" for "400 W", "So the result is 5400 s." for
     "90 min", "... gives a total of 5000 mΩ" for "5 Ω". Read from the last sentence: the amount
     right after its last "=", "is", "total"... (a number alone too, there, for a percentage:
-    "η = 0.4" for "40%"); else every amount with a unit in it, which must all be one option's.
-    Amounts are read and converted as the offline judge reads them (evaluator/judges/
-    quantities.py). A last sentence that doubts or negates ("not 20 mL", "10 or 20 µL") names none."""
+    "η = 0.4" for "40%"); else, where no label is named there, its amounts with a unit, when
+    every one is the same option's ("The centrifuge is set to 12 × 10³ g."). Amounts are read and
+    converted as the offline judge reads them (evaluator/judges/quantities.py). A last sentence
+    that doubts or negates ("not 20 mL", "10 or 20 µL") names none."""
     sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
     last = _plain(sentences[-1]) if sentences else ""
     if len(last) > 300 or _DOUBT.search(last):
         return None
     cue = list(_CONCLUSION.finditer(last))
-    if cue:
-        after = quantities(last[cue[-1].end():])
-        named = {_option_of(after[0], options)} - {None} if after else set()
-        if len(named) == 1:
-            return named.pop()
-    named = {_option_of(q, options) for q in quantities(last) if q.unit is not None} - {None}
-    return named.pop() if len(named) == 1 else None  # two options' amounts ("10 µL ... and 5 µL"): none
+    rest = with_digits(last[cue[-1].end():]) if cue else ""
+    after = _AMOUNT_NEXT.match(rest)
+    if after:  # "... = 0.4 kW", "... is roughly 35.6 km/h at the bottom", "... is two fifths"
+        found = quantities(rest[after.end():])
+        named = _option_of(found[0], options) if found else None
+        return None if named is not None and _also_a_place(found[0], named, options) else named
+    if _LABEL_NAMED.search(last):
+        return None  # "B: 20 s is too long.": a verdict on an option, not an amount given
+    named = [_option_of(q, options) for q in quantities(last) if q.unit is not None]
+    return named[0] if named and None not in named and len(set(named)) == 1 else None
+
+
+# what may stand between the cue and the amount: "is roughly 35.6 km/h", "a total of 5000 mΩ"
+_AMOUNT_NEXT = re.compile(r"\s*(?:(?:about|around|roughly|approximately|nearly|only|just|exactly|a|total|of)\s+)*"
+                          r"(?=[-−+]?[$]?[\d.])", re.I)
+_LABEL_NAMED = re.compile(r"(?<![\w'’°])(?<!\d\s)(?:[A-J]|\(\d{1,2}\))(?:[.:)]|\s+(?:is|was)\b)")
+
+
+def _also_a_place(amount, named, options: tuple) -> bool:
+    """A whole number alone that is also another option's place: "is \\boxed{3}" where "3%" is
+    option B (the value, or the third option?)."""
+    n = amount.value
+    return amount.unit is None and n == int(n) and 1 <= n <= len(options) and options[int(n) - 1][1] != named
 
 
 def _option_of(amount, options: tuple):
     """The one option that is `amount`: in its own unit exactly ("4.8 Ω" is not "5 Ω"), in
-    another to the option's last digit ("35.6 km/h" is "9.9 m/s"); a number alone only
-    for a percentage."""
+    another to the option's last digit and within 1% ("35.6 km/h" is "9.9 m/s"; "4800 mΩ" is
+    not "5 Ω"); a number alone only for a percentage."""
     named = []
     for option, label in options:
         own = _one_amount(option)
@@ -221,8 +238,9 @@ def _option_of(amount, options: tuple):
             continue
         if amount.unit is not None and own.unit.text == amount.unit.text:
             same = math.isclose(own.value, amount.value, rel_tol=1e-9)
-        else:
-            same = compare(own, amount) == "match"
+        else:  # to the option's last digit, and within 1% ("600 W" is not "1 kW")
+            same = compare(own, amount) == "match" and (amount.unit is None or own.unit.dims != amount.unit.dims
+                                                         or math.isclose(own.si(), amount.si(), rel_tol=0.01))
         if same:
             named.append(label)
     return named[0] if len(named) == 1 else None

@@ -281,7 +281,9 @@ def defer_unseen_types(root: gr.Blocks, tabs: gr.Tabs) -> list:
     scripts of the other tabs' accordions, buttons, plots, files... Each component of a type the
     first page does not draw starts hidden instead, and all are shown, in the browser, when a tab
     is first switched to (before that tab's own listeners answer). Only what starts visible is
-    hidden; what a listener shows or hides is its own. Returns the components hidden."""
+    hidden; what a listener shows or hides afterwards is its own (one that hid such a component
+    before the first switch of tabs would see it shown again: none does). Returns the components
+    hidden."""
     drawn = _first_page(root)
     eager = {block.get_block_name() for block in drawn}
     deferred = [block for block in _descendants(root) if block not in drawn and block.get_block_name() not in eager

@@ -127,7 +127,9 @@ LEVELED = tuple(dict.fromkeys(column.split(".")[0] for column, _ in LEVELS))  # 
 
 def in_words(items: list[str], last: str = "and") -> str:
     """"A, B and C" (the site's sentences name the registry's benchmarks, never a fixed list)."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}"
 
 
 def levels_in_words() -> str:

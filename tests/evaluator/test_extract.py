@@ -1428,6 +1428,18 @@ LATER_SHAPES = [
     # bare step numbers: "2" is step 2 (A) or the second option (B)
     ("The answer is 2.", LETTERS4, ["Step 2", "Step 4", "Step 6", "Step 1"], None),
     ("The answer is Step 2.", LETTERS4, ["Step 2", "Step 4", "Step 6", "Step 1"], "A"),
+    ("Let's think step by step. The answer is 2.", LETTERS4, ["Step 2", "Step 4", "Step 6", "Step 1"], None),
+    # what these rules must not read (a second read of them found each)
+    ("P = 2 × 300 W = 600 W.", LETTERS4, ["0.5 kW", "1 kW", "2 kW", "4 kW"], None),
+    ("4800 mΩ", LETTERS4, ["2 Ω", "3 Ω", "4 Ω", "5 Ω"], None),
+    ("The sum is 10 s plus 20 s, giving 30 s total, which exceeds the 20 s limit.", LETTERS4,
+     ["10 s", "20 s", "35 s", "40 s"], None),
+    ("The answer is \\boxed{3}.", LETTERS4, ["10%", "3%", "25%", "50%"], None),
+    ("D가 정답이 아닙니다.", LETTERS4, None, None),
+    ("This is the number one concern in this step.", DIGITS5, None, None),
+    ("A given sample is heated to 90 degrees.", LETTERS4, None, None),
+    ("My final pick is c", LETTERS4, None, "C"),
+    ("I think d", LETTERS4, None, "D"),
 ]
 
 
