@@ -221,8 +221,8 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         return None  # "A. B. C. D.", "I'm not sure which", two answers, "Is it C?"
     if "\\boxed" in t or "\\fbox" in t:
         r = _choice_from_boxes(t, lab, opts)
-        if r is not MISS:
-            return r
+        if r is not MISS:  # "v = 14 m/s, so \\boxed{B}" where 14 m/s is another option: none
+            return None if r is not None and computed_other(t, r, opts) else r
 
     if "{" in t and ":" in t:
         r = choice_from_json(t, lab, opts)

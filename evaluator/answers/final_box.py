@@ -10,7 +10,8 @@ a number of one or two digits that is a label), the rules come down to:
 - `gives_none` (doubt, two answers, a step and a letter that disagree) is run as the rules run it;
 - the box is the last and only one, so nothing is set aside and no second box sits beside it;
   its content is L itself, which names no refusal ("N/A") and is read as label L;
-- the label's gloss (`gloss_against_label`) is checked as the rules check it.
+- the label's gloss (`gloss_against_label`) and a computed value naming another option
+  (`computed_other`) are checked as the rules check them.
 
 Anything else (two boxes, a box with more in it, text after it, a letter that is not a label)
 returns MISS and the full reader runs. tests/evaluator/test_reader_fast_path.py checks over
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 
 from evaluator.answers.common import MISS
-from evaluator.answers.framing import gives_none, gloss_against_label
+from evaluator.answers.framing import computed_other, gives_none, gloss_against_label
 
 # the reply's last characters: "\boxed{B}" or "\boxed{12}", then at most a full stop
 _FINAL_BOX_RE = re.compile(r"\\boxed\{([A-Za-z]|[0-9]{1,2})\}\.?")
@@ -44,7 +45,7 @@ def final_box_choice(t: str, low: str, lab: dict, opts):
         return MISS  # not a label: the rules try the box's text another way
     if gives_none(t, low, lab):
         return None
-    return None if opts and gloss_against_label(t, r, opts, lab) else r
+    return None if opts and (gloss_against_label(t, r, opts, lab) or computed_other(t, r, opts)) else r
 
 
 __all__ = ["final_box_choice"]

@@ -115,11 +115,13 @@ class Partition:
 @dataclass(frozen=True)
 class LevelColumn:
     """One column of the site's "By level" view: a scalar metric and its header.
-    `order` places it among all benchmarks' level columns (ties: registry order)."""
+    `order` places it among all benchmarks' level columns (ties: registry order);
+    `meaning`, what the level is, in the tab's opening line ("perception")."""
 
     metric: str
     label: str
     order: int = 100
+    meaning: str = ""
 
 
 @dataclass(frozen=True)

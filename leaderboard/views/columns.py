@@ -71,6 +71,7 @@ class DisplayTables:
     metrics: dict[str, tuple[str, ...]]  # each tab's scalar metrics, in the order shown
     labels: dict[str, str]  # a metric key's header
     levels: tuple[tuple[str, str], ...]  # the "By level" view: (column, label)
+    level_meanings: dict[str, str]  # a level column -> what the level is ("" where its label says it)
     breakdowns: dict[str, Breakdown]  # the "By domain" and "By hop" views: one JSON column each
     domain_views: tuple[str, ...]
     hop_views: tuple[str, ...]
@@ -112,6 +113,7 @@ def display_tables(modules: dict) -> DisplayTables:
         metrics={name: tuple(getattr(m, "DISPLAY_METRICS", ("overall",))) for name, m in modules.items()},
         labels=labels,
         levels=tuple((f"{name}.{c.metric}", c.label) for name, c in _ordered(modules, "LEVEL_COLUMNS")),
+        level_meanings={f"{name}.{c.metric}": c.meaning for name, c in _ordered(modules, "LEVEL_COLUMNS")},
         breakdowns={view.key: Breakdown(view.title, f"{name}.{view.metric}", view.headline, view.group_label)
                     for tab in _VIEW_TABS for name, view in views if view.tab == tab},
         domain_views=tuple(view.key for _, view in views if view.tab == "domain"),
@@ -120,7 +122,7 @@ def display_tables(modules: dict) -> DisplayTables:
 
 
 _TABLES = display_tables({name: _MODULES[name] for name in BENCHMARKS})
-METRICS, METRIC_LABELS, LEVELS = _TABLES.metrics, _TABLES.labels, _TABLES.levels
+METRICS, METRIC_LABELS, LEVELS, LEVEL_MEANINGS = _TABLES.metrics, _TABLES.labels, _TABLES.levels, _TABLES.level_meanings
 BREAKDOWNS, DOMAIN_VIEWS, HOP_VIEWS = _TABLES.breakdowns, _TABLES.domain_views, _TABLES.hop_views
 LEVELED = tuple(dict.fromkeys(column.split(".")[0] for column, _ in LEVELS))  # benchmarks with levels
 
@@ -133,10 +135,14 @@ def in_words(items: list[str], last: str = "and") -> str:
 
 
 def levels_in_words() -> str:
-    """Each benchmark's "By level" columns: "ExpVid: L1, L2, L3; ...; CausalStep: Descriptive (DUA),
-    Causal (ICRA)"."""
-    return "; ".join(f"{TITLES[name]}: " + ", ".join(label.removeprefix(TITLES[name]).strip() for column, label
-                                                     in LEVELS if column.split(".")[0] == name) for name in LEVELED)
+    """Each benchmark's "By level" columns: "ExpVid: L1 (perception), L2 (procedure), ...;
+    CausalStep: Descriptive (DUA), Causal (ICRA)"."""
+    def shown(column: str, label: str, name: str) -> str:
+        short = label.removeprefix(TITLES[name]).strip()
+        return f"{short} ({LEVEL_MEANINGS[column]})" if LEVEL_MEANINGS.get(column) else short
+
+    return "; ".join(f"{TITLES[name]}: " + ", ".join(shown(column, label, name) for column, label in LEVELS
+                                                     if column.split(".")[0] == name) for name in LEVELED)
 
 _TRUE = {"true", "yes", "y", "1", "open", "on"}
 _FALSE = {"false", "no", "n", "0", "closed", "off", "proprietary"}

@@ -1438,6 +1438,7 @@ LATER_SHAPES = [
     ("D가 정답이 아닙니다.", LETTERS4, None, None),
     ("This is the number one concern in this step.", DIGITS5, None, None),
     ("A given sample is heated to 90 degrees.", LETTERS4, None, None),
+    ("v = 2 + 3·4 = 14 m/s, so the answer is \\boxed{C}.", LETTERS4, ["2 m/s", "4 m/s", "12 m/s", "14 m/s"], None),
     ("My final pick is c", LETTERS4, None, "C"),
     ("I think d", LETTERS4, None, "D"),
 ]
