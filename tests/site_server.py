@@ -44,6 +44,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 ARTIFACTS = ROOT / "test-artifacts"
 VIEWPORT = {"width": 1400, "height": 1000}
+DESK = {"width": 1280, "height": 800}  # a laptop's window, and a phone's, for the layout checks
+PHONE = {"width": 390, "height": 844}
 WAIT_MS = 30_000  # the most one UI update may take before a test gives up (a bound, not a speed test)
 
 T = TypeVar("T")

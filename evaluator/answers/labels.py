@@ -61,8 +61,9 @@ def is_article(t: str, end: int, tok: str) -> bool:
 
 # a letter then its reason or a filler ("answer is d because ...", "it's number 4 tbh"): not running
 # text (a number then "because" may be a step of the reasoning: "I'll say 1 because ... so 5")
-_FILLER = re.compile(r"[ \t]+(?:tbh|imo|imho|honestly)\b", re.I)
-_EXPLAINED = re.compile(r"[ \t]+(?:because|since|tbh|imo|imho|honestly)\b", re.I)
+_FILLERS = "tbh|imo|imho|honestly"
+_FILLER = re.compile(rf"[ \t]+(?:{_FILLERS})\b", re.I)
+_EXPLAINED = re.compile(rf"[ \t]+(?:because|since|{_FILLERS})\b", re.I)
 # "A Qubit fluorometer is used", "A 20-10-10 fertilizer is": the article before a name or an amount
 ARTICLE_BEFORE_RE = re.compile(r" (?:[A-Z][\w-]+|\d[\d.,-]*) [a-z]")
 # Characters that end a label token cleanly ("B.", "B)", "**B**", "B:").

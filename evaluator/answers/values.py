@@ -141,8 +141,8 @@ def value_options(options: tuple, labels: tuple) -> tuple | None:
             q = _quantity(s, True)
         if q is None:
             return None
-        out.append((q, lab, str(opt)))
-    values = [q for q, _, _ in out]
+        out.append((q, lab))
+    values = [q for q, _ in out]
     return tuple(out) if len(set(values)) == len(values) else None
 
 
@@ -172,7 +172,7 @@ def value_choice(text: str, vopts: tuple):
         return None
     chosen = set()
     for q in _quantity(_clean(scope), False):
-        named = {lab for v, lab, _ in vopts if _same(q, v)}
+        named = {lab for v, lab in vopts if _same(q, v)}
         if not named:
             return None  # a value no option gives: worked steps, or another answer
         if q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named:

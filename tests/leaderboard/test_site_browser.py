@@ -19,6 +19,8 @@ import re
 
 import pytest
 from site_server import (
+    DESK,
+    PHONE,
     SiteServer,
     VIEWPORT,
     WAIT_MS,
@@ -201,7 +203,7 @@ def open_site_tab(page: Page, name: str) -> None:
 
 
 def test_the_about_tab_lists_its_pages_and_each_opens_its_text(browser, site, screenshots):
-    for name, viewport in (("1280", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
+    for name, viewport in (("1280", DESK), ("phone", PHONE)):
         context = browser.new_context(viewport=viewport)
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)

@@ -15,6 +15,8 @@ import urllib.request
 
 import pytest
 from site_server import (
+    DESK,
+    PHONE,
     WAIT_MS,
     SiteServer,
     show_suite,
@@ -26,8 +28,6 @@ from leaderboard.reported import load_reported
 
 from playwright.sync_api import expect
 
-DESK = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 MAX_HEADER_LINES = 3.05
 SCORE = re.compile(r"^\d+\.\d\d")
 

@@ -12,6 +12,8 @@ import re
 
 import pytest
 from site_server import (
+    DESK,
+    PHONE,
     WAIT_MS,
     SiteServer,
     clean_artifacts,
@@ -25,8 +27,6 @@ from leaderboard import models, views
 
 from playwright.sync_api import expect
 
-DESK = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 TABS = ["Models", "Leaderboard", "Benchmarks", "By level", "By domain", "By hop", "Plots", "Compare", "Submit",
         "Queue", "Downloads", "About", "Citation"]
 
