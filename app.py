@@ -14,6 +14,8 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
+import evaluator  # noqa: F401  first: it sets OpenBLAS's idle wait before anything loads numpy
+
 if TYPE_CHECKING:
     import gradio as gr
 

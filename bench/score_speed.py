@@ -22,8 +22,9 @@ looks at signals, nearly always the same part), and the other threads' CPU time 
   scorer          the benchmarks' score() less the above: lookups, tallies, breakdowns
   intervals       evaluator/bootstrap.py (the resampled 95% intervals)
   other           score_responses' own bookkeeping, the harness
-  BLAS and other threads   OpenBLAS spins its idle threads for a while after a threaded
-                  product (ExpVid's interval: its statistics are not whole numbers)
+  BLAS and other threads   OpenBLAS would spin its idle threads for about 0.1 s after a
+                  threaded product (ExpVid's interval: its statistics are not whole
+                  numbers); evaluator/__init__.py sets their wait to the shortest
 and a floor: parsing the file plus a minimal pure-Python pass that touches each response
 once (one regex search of its text, one dict per response), the work no Python scorer
 can avoid, as a ratio to parse.

@@ -44,7 +44,8 @@ def resampled_sums(counts: np.ndarray, stats: np.ndarray, draws: int) -> np.ndar
     order. What this saves is not the product but what follows it: a BLAS product large
     enough to be threaded leaves OpenBLAS's idle threads spinning for about 0.1 s after
     it, CPU time the scoring pays (a tenth to a sixth of it on two cores, bench/score_speed.py). Any other
-    statistics go to BLAS in float64 as before: their sums depend on the order of adding."""
+    statistics go to BLAS in float64 as before: their sums depend on the order of adding (and
+    their product's idle threads sleep at once: evaluator/__init__.py sets their wait)."""
     stats = np.asarray(stats)
     if stats.dtype.kind in "fiu" and stats.size:
         top = float(np.abs(stats).max()) * draws

@@ -58,3 +58,33 @@ def test_kept_weights_cannot_be_changed_by_a_caller():
     with pytest.raises(ValueError):
         counts[0, 0] = 1
     assert counts.sum(axis=1).tolist() == [50] * 20  # each resample draws every video slot once
+
+
+WATCH_NUMPY = """
+import importlib.abc, os, sys
+seen = []
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "numpy" and not seen:
+            seen.append(os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+sys.meta_path.insert(0, Watch())
+import {entry}
+import numpy
+print(seen[0])
+"""
+
+
+@pytest.mark.parametrize("entry", ["app", "evaluator.worker", "worker.__main__", "evaluator.__main__", "cli.evaluator"])
+def test_entry_points_set_openblas_wait_before_numpy_loads(entry):
+    """OpenBLAS reads its idle threads' wait once, as numpy loads it: each way a scoring
+    process starts sets it first (else its threads spin ~0.1 s of CPU after each interval)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    out = subprocess.run([sys.executable, "-c", WATCH_NUMPY.format(entry=entry)], env=env, text=True,
+                         capture_output=True, cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == "4", f"{entry} loads numpy before evaluator/__init__.py sets the wait"
