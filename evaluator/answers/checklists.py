@@ -12,7 +12,7 @@ from evaluator.answers.common import MISS
 _VERDICT = r"(?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])"
 _LABEL = r"[ \t*_#>|\-]*(?:(?i:option|choice|statement|step)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?"
 # One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
-_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]")
+_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]|(?<=[✓✔✅☑✗✘❌✖])[ \t]*[|\s]")  # "A ✓ | B ✗", "1 ✗  2 ✓  3 ✗"
 _CHECK_RE = re.compile(_LABEL + r"[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?" + _VERDICT)
 # A whole line: the verdict first ("❌ B: the phone was wet"), or after the option's
 # text ("E. the barbell needed more plates → yes", "2: ✓ (thumb tuck)" is the form above).
@@ -20,7 +20,7 @@ _MARK_FIRST_RE = re.compile(r"[ \t*_#>|\-]*(?P<v>[✓✔✅☑✗✘❌×✖])[ 
                             + r"(?:[.:)]|[ \t]|$)")
 _MARK_LAST_RE = re.compile(_LABEL + r"[.:)][ \t].*?[ \t]*(?:→|->|=>|—|–|:|[ \t]-)[ \t*]*" + _VERDICT + r"[ \t*.!]*$")
 # "Step 2 (Assemble the sandwich) ✓": a mark closing the line; "[x] B. tube": a ticked box
-_MARK_END_RE = re.compile(_LABEL + r"[ \t.:)].*?[ \t](?P<v>[✓✔✅☑✗✘❌×✖])\ufe0f?[ \t]*$")
+_MARK_END_RE = re.compile(_LABEL + r"[ \t.:)][^✓✔✅☑✗✘❌×✖]*?[ \t](?P<v>[✓✔✅☑✗✘❌×✖])\ufe0f?[ \t]*$")
 _BOX_RE = re.compile(r"[ \t*\-]*\[(?P<v>[xX✓✔ ])\][ \t]*" + _LABEL[len(r"[ \t*_#>|\-]*"):] + r"[.:)\s]")
 # "| D | Because ... | correct |": a table row, the verdict in its last cell
 _ROW_RE = re.compile(r"[ \t]*\|[ \t]*(?P<l>[A-Za-z]|[0-9]{1,2})[ \t]*\|.*\|[ \t]*" + _VERDICT + r"[ \t*]*\|[ \t]*$")

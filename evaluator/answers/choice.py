@@ -11,19 +11,19 @@ from typing import Sequence
 from evaluator.answers.common import MISS, boxed_spans, clean_boxed, aligned_lower, prep, cut_off_mid_sentence
 from evaluator.answers.framing import (
     answer_first, computed_other, ending_label, first_line_label, gives_none, gloss_against_label, label_before_asides,
-    letter_for_text, other_options_text, qa_answer, stated_before_cut, text_against_label,
+    letter_for_text, other_options_text, qa_answer, repeated_label, stated_before_cut, text_against_label,
 )
-from evaluator.answers.labels import NO_ANSWER_RE, decide_span, label_at, label_map, negated_label
+from evaluator.answers.labels import NO_ANSWER_RE, SHORT_RE, decide_span, label_at, label_map, negated_label
 from evaluator.answers.options import (
     norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase, statements_named,
 )
 from evaluator.answers.checklists import choice_from_checklist
 from evaluator.answers.final_box import final_box_choice
 from evaluator.answers.json_replies import choice_from_json
-from evaluator.answers.markers import SHORT_RE, choice_before_note, choice_from_markers, is_word_start
+from evaluator.answers.markers import choice_before_note, choice_from_markers, is_word_start
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import NUMBER_WORDS, canonical_text, placed_ordinal
-from evaluator.answers.values import concluded_value, value_choice, value_readings
+from evaluator.answers.values import concluded_value, dated_choice, value_choice, value_readings
 
 
 # a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
@@ -93,7 +93,10 @@ _FLUFF = " \t\r\n,:;.!—–-…。！"
 
 def _last_sentence(t: str) -> str:
     parts = [p for p in _SENTENCE_END_RE.split(t.strip()) if p.strip(_FLUFF)]
-    return parts[-1].strip(_FLUFF + "*_") if parts else ""
+    if not parts:
+        return ""
+    head = parts[-1].lstrip()
+    return ("-" if head[:1] in "-−" and head[1:2].isdigit() else "") + parts[-1].strip(_FLUFF + "*_")  # "-3": a number
 
 
 def _bare_label(s: str, lab: dict):
@@ -183,7 +186,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     r = _choice_from_rules(t, low, lab, opts)
     if r is not MISS:
         return _unless_values_differ(t, r, vopts, opts, lab)
-    if options_t and ("tatement" in t or "true" in low or "correct" in low):
+    if options_t and ("tatement" in t or "true" in low or "correct" in low or "only" in low):
         r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
         if r is not MISS:
             return r
@@ -210,12 +213,10 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
     then the refusals ("None of the above", "both") and a checklist. A label, None
     (decided: no answer) or MISS (none of them applies)."""
     # A very short response: bare label ("B", "(B).", "**B**", "Option 3").
-    if len(t) <= 40:
-        m = SHORT_RE.fullmatch(t)
-        if m:
-            lb = lab.get(m.group("l").upper())
-            if lb is not None:
-                return lb
+    m = SHORT_RE.fullmatch(t) if len(t) <= 40 else None
+    lb = lab.get(m.group("l").upper()) if m else repeated_label(t, lab)  # "5 5 5 5 5": said over and over
+    if lb is not None:
+        return lb
 
     if gives_none(t, low, lab):
         return None  # "A. B. C. D.", "I'm not sure which", two answers, "Is it C?"
@@ -224,7 +225,7 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         if r is not MISS:  # "v = 14 m/s, so \\boxed{B}" where 14 m/s is another option: none
             return None if r is not None and computed_other(t, r, opts) else r
 
-    if "{" in t and ":" in t:
+    if ("{" in t and ":" in t) or t.endswith((")", "`")):
         r = choice_from_json(t, lab, opts)
         if r is not MISS:
             return r
@@ -368,7 +369,9 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
     r = _option_in_words(t, low, opts, last_line) if opts and not (vopts and _VALUE_OR_VALUE_RE.search(t)) else None
     if r is not None:
         return r
-    return value_choice(t, vopts) if vopts else concluded_value(t, amounts) if amounts else None
+    if vopts:
+        return value_choice(t, vopts)
+    return (concluded_value(t, amounts) or dated_choice(t, amounts)) if amounts else None
 
 
 _VALUE_OR_VALUE_RE = re.compile(r"\d\s+or\s+\d")

@@ -142,7 +142,8 @@ _NO_LAST_WORDS = frozenset(
 _VERDICT_LAST_WORDS = frozenset("yes no correct incorrect true false wrong right".split())  # a checklist's line
 
 
-_WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$")
+_WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$|\b(?i:now|next|then),?\s+(?i:option|choice|statement|"
+                          r"feedback)\s+\(?(?:[A-Z]|\d{1,2})\)?(?:\s+[a-z]{1,12})?$")
 _PENDING_RE = re.compile(r"\blet me (?:verify|check|double-check|re-?examine|confirm)\b|\bbefore deciding\b", re.I)
 # a quotation left open at the end, a time missing its last digit ("around 0:4"), a one-letter
 # fragment after a label or a word no answer follows ("Choice G s", "on its d"; not "so d" or "is
@@ -158,7 +159,7 @@ def cut_off_mid_sentence(t: str) -> bool:
     if t and t[-1] in ",;，；" and len(t) >= 60:
         return True  # "A non-competitive antagonist, by contrast,": stopped mid-clause
     if len(t) >= 100 and _WALK_CUT_RE.search(t[-40:]):
-        return True  # "... Step 3 (...) — visible. Step 4": cut off walking through the steps
+        return True  # "... Step 3 (...) — visible. Step 4", "... Now, option F": cut off walking through them
     pending = t and t[-1] not in ".!?)]}*\"'”。！？" and _PENDING_RE.search(t, max(0, len(t) - 200))
     if pending and "\n" not in t[pending.end():]:
         return True  # "Initial impression: probably C. Let me verify ... In the first": stopped before deciding

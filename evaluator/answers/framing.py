@@ -68,6 +68,15 @@ def labels_only(t: str, lab: dict) -> bool:
             and all(len(x) <= 2 and x.upper() in lab for x in tokens))
 
 
+def repeated_label(t: str, lab: dict):
+    """The one label a reply says over and over and says nothing else ("5 5 5 5 5", "B. B. B."),
+    else None."""
+    if len(t) > 400:
+        return None
+    tokens = [x.upper() for x in _LABEL_RUN_SPLIT_RE.split(t) if x]
+    return lab.get(tokens[0]) if len(tokens) >= 2 and len(set(tokens)) == 1 else None
+
+
 def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -> bool:
     """True if the label read at `pos` is followed by an option text, in brackets or after
     a period, comma, colon or dash to the end of its line, that is another option's, not
@@ -137,6 +146,7 @@ _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
+_REVISION_RE = re.compile(r"(?i:re-?check|re-?examin|reconsider|verify|double-check|on second thought|wait\b|actually|hmm)")
 _STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)"
                              r"|(?i:step)\s+(\d{1,2})\b[^\n]{0,60}?\\boxed\{\s*([A-Z])\s*\}")
 # a cheap look before _STEP_LETTER_RE's search: "step 3" (or "ſtep 3"); written to open with the
@@ -153,7 +163,7 @@ _OR_OPENING_RE = re.compile(r"\W*(?:(?i:hmm+|well|so|ok(?:ay)?|um+|maybe|probabl
 _NOT_A_LABEL_RE = re.compile(r"\s*\(?([A-Za-z])\)?\s*[.:)]\s+([^\n]+)")
 # the prompt's range echoed, and nothing else: "(1-5)", "A-D"
 _RANGE_ONLY_RE = re.compile(r"\W*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|to)\s*(?:[A-Za-z]|\d{1,2})\W*")
-_TWO_OPENING_RE = re.compile(r"[\s*(]{0,3}([A-Z]|\d{1,2})[)*]{0,2}\s+(?:and|&)\s+[*(]{0,2}([A-Z]|\d{1,2})[)*]{0,2}\s*[,:;—–-]")
+_TWO_OPENING_RE = re.compile(r"[\s*(]{0,3}([A-Z]|\d{1,2})[)*]{0,2}\s+(?:and|&)\s+[*(]{0,2}([A-Z]|\d{1,2})[)*]{0,2}\s*(?:[,:;—–-]|\.?\s*$)")
 _RESULT_RE = re.compile(r"=\s*\**([^=\n*]{1,30}?)\**\s*(?:[.,;]\s|[.,;]?$|\n)", re.M)
 
 
@@ -186,11 +196,14 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
 
 def _two_answer_lines(t: str, lab: dict) -> bool:
     """Lines that are answers naming two labels ("Answer: 2\nAnswer: 4"), unless the last is
-    the one "Final answer:" line, which settles them ("Answer: F ... reasons ... Final answer: H")."""
-    lines = [(m["label"], bool(m["final"])) for m in _ANSWER_LINE_RE.finditer(t) if lab.get(m["label"].upper())]
-    if len({lab[x.upper()] for x, _ in lines}) <= 1:
+    the one "Final answer:" line, which settles them ("Answer: F ... reasons ... Final answer: H"),
+    or comes after a second look ("Final answer: G\n\nRe-checking: ...\n\nFinal answer: A")."""
+    found = [m for m in _ANSWER_LINE_RE.finditer(t) if lab.get(m["label"].upper())]
+    if len({lab[m["label"].upper()] for m in found}) <= 1:
         return False
-    return not (lines[-1][1] and sum(final for _, final in lines) == 1)
+    if found[-1]["final"] and sum(bool(m["final"]) for m in found) == 1:
+        return False
+    return _REVISION_RE.search(t, found[-2].end(), found[-1].start()) is None
 
 
 def ending_label(t: str, low: str, lab: dict):
@@ -298,5 +311,5 @@ def label_before_asides(t: str, lab: dict):
 
 
 __all__ = ["answer_first", "computed_other", "ending_label", "first_line_label", "gives_none", "gloss_against_label",
-           "label_before_asides", "labels_only", "letter_for_text", "other_options_text", "text_against_label", "qa_answer",
+           "label_before_asides", "labels_only", "repeated_label", "letter_for_text", "other_options_text", "text_against_label", "qa_answer",
            "stated_before_cut"]

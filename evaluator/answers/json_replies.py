@@ -1,5 +1,7 @@
-"""JSON replies: the label an answer object gives ({"option": "2"}, {"letter": "d"}), or the
-option whose text its only value is ({"current": "1.5 A"}), for `choice`.
+"""JSON replies and tool calls: the label an answer object gives ({"option": "2"}, {"letter":
+"d"}, a tool call's {"name": "select_option", "arguments": {"option": "2"}}, or written as a call,
+'submit_answer(choice="1")'), or the option whose text its only value is ({"current": "1.5 A"}),
+for `choice`.
 """
 
 from __future__ import annotations
@@ -7,7 +9,7 @@ from __future__ import annotations
 import re
 
 from evaluator.answers.common import MISS, parse_obj
-from evaluator.answers.markers import SHORT_RE
+from evaluator.answers.labels import SHORT_RE
 from evaluator.answers.options import option_exact
 
 # Keys of a JSON answer object that hold the choice ("selected_option",
@@ -17,6 +19,11 @@ _JSON_KEY_WORDS = frozenset("answer final option choice letter selected selectio
                             "correct best my your the feedback".split())
 _JSON_KEY_CORE = frozenset("answer final option choice letter selected selection select chosen label pick".split())
 _JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
+# where a tool call keeps its arguments (OpenAI's "arguments" may be a JSON string)
+_CALL_ARGUMENTS = ("arguments", "parameters", "args", "input")
+# a tool call written as code: 'submit_answer(choice="1")', "select_option('C')"
+_CALL_RE = re.compile(r"\s*`*\w*(?i:answer|select|choose|choice|submit|option|pick)\w*\(\s*(?:(?i:answer|choice|option|label|letter|"
+                      r"selection|selected|pick)\s*=\s*)?([\"']?)([A-Za-z]|\d{1,2})\1\s*\)`*\s*;?\s*")
 
 
 def _json_answer_key(key: str) -> bool:
@@ -29,6 +36,8 @@ def choice_from_json(t: str, lab: dict, opts=None):
     text the reply's only value is ({"current": "1.5 A"}), or MISS.
 
     Several answer keys naming different labels -> None."""
+    if (m := _CALL_RE.fullmatch(t)) is not None:
+        return lab.get(m.group(2).upper(), MISS)
     i = t.find("{")
     j = t.rfind("}")
     if i < 0 or j <= i or t[i + 1:i + 40].lstrip()[:1] not in ("\"", "'"):
@@ -36,6 +45,7 @@ def choice_from_json(t: str, lab: dict, opts=None):
     d = parse_obj(t[i:j + 1])
     if not isinstance(d, dict):
         return MISS
+    d = _call_arguments(d)
     tiers: tuple[set, set] = (set(), set())
     for k, v in d.items():
         key = str(k).lower()
@@ -57,6 +67,17 @@ def choice_from_json(t: str, lab: dict, opts=None):
     if opts and len(values) == 1:
         return option_exact(values[0], opts)  # {"current": "1.5 A"}: the option's own text
     return MISS
+
+
+def _call_arguments(d: dict) -> dict:
+    """A tool call's arguments ({"name": "select_option", "arguments": {"option": "2"}}), else `d`."""
+    for key in _CALL_ARGUMENTS:
+        args = d.get(key)
+        if isinstance(args, str) and args.lstrip().startswith("{"):
+            args = parse_obj(args)
+        if isinstance(args, dict):
+            return args
+    return d
 
 
 __all__ = ["choice_from_json"]

@@ -39,6 +39,13 @@ LEAD_RE = re.compile(
     """,
     re.X,
 )
+# A reply that is a label and nothing else: "B", "(B).", "**B**", "Option 3", "✅ 2", "«1»"
+SHORT_RE = re.compile(
+    r"""[\s*_#`'"“”(\[«‹✅✔☑]{0,10}
+        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number|step|feedback)\s*[:：]?\s*|选项|選項)?
+        [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]»›]{0,10}""",
+    re.X,
+)
 # Words after which a capital "A"/"I" is an option label rather than the
 # article/pronoun: "A or B", "A is wrong", "I and J" vs "A man", "I think".
 _A_LABEL_NEXT = frozenset(
@@ -103,12 +110,12 @@ def label_at(t: str, pos: int, lab: dict, strict: bool):
     if (c0 in "'’" and c1.isalpha()) or (c0 == "_" and c1.isalnum()):
         return MISS, False  # an elided word ("D'après", "L'option", "I'm") or a subscript ("d_i")
     wrapped = m.group("o") is not None or m.group("c") is not None
-    delim = ((not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
+    delim = ((not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*→"))
              or (_FILLER if ltok.isdigit() else _EXPLAINED).match(t, end))
     article = False
     if ltok.isdigit():
-        # "3.5 seconds" or "1,000" is a number, not option 3 / 1.
-        if (c0 == "." or c0 == ",") and c1.isdigit():
+        # "3.5 seconds" or "1,000" is a number, not option 3 / 1; nor is "-3"
+        if ((c0 == "." or c0 == ",") and c1.isdigit()) or t[m.start("l") - 1:m.start("l")] in ("-", "−"):
             return MISS, False
     elif ltok.islower():
         # Lowercase only when it cannot be running text: "answer is b." yes,
@@ -184,6 +191,8 @@ def decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
     """Choice stated at ``pos`` (after a marker, or a box's content)."""
     if NO_ANSWER_RE.match(t, pos):
         return None  # "Answer: N/A": the response says it has no answer
+    if _CHECKBOX_RE.match(t, pos):
+        return MISS  # "Selected:\n- [ ] A. ...\n- [x] C. ...": the list's heading; its ticked box says
     line = None
     if opts:
         line = _first_line(t, pos)
@@ -208,11 +217,13 @@ def decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
     return MISS
 
 
+_CHECKBOX_RE = re.compile(r"\s*[-*•]?\s*\[[ xX✓✔]\]")
 # "B is wrong", "(G) are not allowed", "C and B are wrong": a label (or a list) rejected
 NEG_AFTER_RE = re.compile(
     r"(?:\s*(?:,|and|or|&)\s*(?:option\s+)?\(?[a-z0-9]{1,2}\)?(?![\w'’]))*"
     r"\**\)?\**\s+(?:is|was|are|seems|appears)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
     r"|irrelevant|impossible|implausible|excluded|tempting\b[^.;\n]{0,12}\bbut)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
+    r"|\**\)?\**\s*[❌✗✘✖]"  # "A ❌ contradicts the video"
     r"|\**\)?\**\s+is\s+[^.;!?\n]{0,40}?\b(?:and|so|which)\s+(?:can['’]t|cannot|could\s+not|couldn['’]t)\s+be\s+(?:right|correct)"
 )

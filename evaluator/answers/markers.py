@@ -64,12 +64,16 @@ _M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
 # "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by M_FINAL).
 _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
 # "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
+_M_POINTS = re.compile(r"points?\s+to\s+(?:option\s+)?", re.I)  # "That points to C."
+_DENIED_BEFORE_RE = re.compile(r"(?:\b(?:nothing|no|not|never|neither|nor)\b|n't)[^.!?\n]*$")  # "Nothing in it points to D"
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
 # "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
 _M_SETTLE = re.compile(r"(?:settle\s+on|remaining\s*[:：]|remains\s*(?:is\b|[:：]))\s*(?:option\s+)?", re.I)
 # "Reply: 5", "Response: B", "Conclusion: 3", "By elimination: A", "Missing step: 2",
-# "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
-_M_REPLY = re.compile(r"(?:reply|response|conclusion|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
+# "ASSISTANT: 4", "GPT: 2" (a chat template's role left in), "Prediction: A" after a probability
+# per option, "Majority vote: B" after several samples: a label after the word and a colon.
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant|gpt|output"
+                      r"|prediction|predicted(?:\s+(?:answer|option|label))?|majority(?:\s+vote)?|vote)\s*(?:\*\*)?"
                       r"\s*(?:[:：=]|is\b|(?<=elimination),)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
 _M_FEEDBACK = re.compile(
@@ -78,7 +82,8 @@ _M_FEEDBACK = re.compile(
 _M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # Answer markers in other languages, each anchored at its keyword: Chinese
 # (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
-# (정답은), Spanish, French, Portuguese, Italian, German, Russian.
+# (정답은), Spanish, French, Portuguese, Italian, German, Russian; "Answer:" in seventeen more
+# languages ("Cevap: F", "Đáp án: F", "Antwoord: F", "उत्तर: F", ...).
 _M_INTL = re.compile(
     r"""(?:(?:答案|答え|正解|정답|回答)\s*[】\]]?\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)?\s*(?:选项|選項)?
         |(?:对应|對應|即|也就是)\s*(?:的)?\s*(?:选项|選項)\s*[:：]?
@@ -90,6 +95,8 @@ _M_INTL = re.compile(
         |opci[óo]n\s+(?:correcta\s+)?(?:es\s+(?:la\s+)?)?
         |ответ\s+(?=[A-ZА-Я0-9(](?:\W|$))|corret[ao]\s+é\s+|doğru\s+cevap\s*[:：]?\s*
         |jawaban(?:nya)?\s+(?:yang\s+benar\s+)?adalah\s+
+        |(?:cevap|yanıt|đáp\s+án|उत्तर|الإجابة|الجواب|jawaban|antwoord|odpowiedź|svar|vastaus|răspuns|απάντηση|תשובה|คำตอบ
+           |jibu|відповідь|odpověď|válasz)\s*[:：]\s*
         |(?:应该|應該|应当|應當)\s*(?:是|选|選)\s*(?:选项|選項)?
         |c['’]est\s+(?:(?:la|le)\s+|l['’]\s*)?(?:option\s+)?
         |(?:反馈|反饋)\s*(?:应该|應該)?\s*(?:是|为|為)\s*(?:选项|選項)?
@@ -108,9 +115,11 @@ _M_INTL = re.compile(
 _KW_RE = re.compile(
     r"(?<![a-z])(?:elijo|escojo|choisis|w[äa]hle|sondern|sino\b|answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
     r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig|settle|remain"
+    r"|gpt|output|prediction|predicted|majority|vote|points?\s+to"
     r"|statement|guess|actually|it['’]s|it\s+is|it\s+(?:has\s+to|must|should)\s+be|say|probably|think|believe|correspond|match|commit"
     r"|correct|right|best|closest|accurate|appropriate|plausible|suitable|最|正确|正確"
     r"|答案|答え|正解|정답|回答|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|对应|對應|也就是|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n|corret[ao]|doğru|jawaban"
+    r"|cevap|yanıt|đáp|उत्तर|الإجابة|الجواب|antwoord|odpowiedź|svar|vastaus|răspuns|απάντηση|תשובה|คำตอบ|jibu|відповідь|odpověď|válasz"
     r")"
 )
 # keyword -> (confirming regex, strict label parsing) for markers that come
@@ -146,7 +155,8 @@ _PRE_MARKERS = {
     "conclusion": (_M_REPLY, False),
     "elimination": (_M_REPLY, False),
     "missing": (_M_REPLY, False),
-    "assistant": (_M_REPLY, False),
+    **{kw: (_M_REPLY, False) for kw in ("assistant", "gpt", "output", "prediction", "predicted", "majority", "vote")},
+    "points to": (_M_POINTS, True),
     "feedback": (_M_FEEDBACK, False),
     "likely": (_M_LIKELY, True),
     "settle": (_M_SETTLE, False),
@@ -162,7 +172,9 @@ _NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe"
 for _kw in ("答案", "答え", "正解", "정답", "选", "選", "应该", "應該", "应当", "應當", "反馈", "反饋", "认为", "認為", "觉得", "覺得", "对应", "對應", "也就是", "답",
             "c'est", "c’est", "respuesta", "réponse", "reponse", "antwort",
             "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
-            "wähle", "wahle", "sondern", "sino", "correta", "correto", "doğru", "jawaban", "回答", "最", "正确", "正確"):
+            "wähle", "wahle", "sondern", "sino", "correta", "correto", "doğru", "jawaban", "回答", "最", "正确", "正確",
+            "cevap", "yanıt", "đáp", "उत्तर", "الإجابة", "الجواب", "antwoord", "odpowiedź", "svar", "vastaus", "răspuns",
+            "απάντηση", "תשובה", "คำตอบ", "jibu", "відповідь", "odpověď", "válasz"):
     _PRE_MARKERS[_kw] = (_M_INTL, False)
 
 
@@ -217,7 +229,7 @@ _CLOSING_RE = re.compile(
     r"|\b(?i:that['’]s|that\s+is)\s+(?i:option\s+|number\s+|feedback\s+|statement\s+|step\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!,;]|$))"
     r"|\b(?i:which\s+(?:fits|matches))\s+(?i:option\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!]|$))"
     r"|(?:手順|ステップ|步骤|步驟)\s*(?:は|是|为|為)\s*(\d{1,2})(?=\s*(?:です|。|$))"
-    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は)?\s*(?:正解|正しい|正确|正確|정답|最准确|最準確|最も正確|最合适|最も適切)"
+    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は|是)?\s*(?:正解|正しい|正确|正確|정답|最准确|最準確|最も正確|最合适|最も適切)"
     r"|\(?([A-Za-z]|[0-9]{1,2})\)?\s+(?:est\s+la\s+plus\s+(?:précise|juste|exacte|appropriée)|ist\s+am\s+(?:genauesten|besten|"
     r"zutreffendsten)|es\s+la\s+(?:más\s+(?:precisa|correcta|adecuada)|correcta))\b")
 
@@ -302,25 +314,29 @@ def _label_before_it_is(t: str, p: int, lab: dict):
 
 
 def _no_marker_here(kw: str, low: str, p: int) -> bool:
-    """The words before the keyword at `p` undo it: "I would not choose B", "Checking each
-    option:" (a list's heading), "Least likely: G" (ranked last), "Previous correct answer:"
+    """The words before the keyword at `p` undo it: "I would not choose B", "Nothing points to
+    D", "Checking each option:", "option by option:" (a list's heading), "Least likely: G" (ranked last), "Previous correct answer:"
     (the earlier step's answer, echoed)."""
     return ((kw in _NEGATABLE and low.endswith(("n't ", "not ", "never "), 0, p))
             or low.endswith(("previous ", "previous correct ", "previous step's ", "earlier "), 0, p)
-            or (kw == "opt" and low.endswith(("each ", "every "), 0, p))
-            or (kw == "likely" and low.endswith(("least ", "less "), 0, p)))
+            or (kw == "opt" and low.endswith(("each ", "every ", "by "), 0, p))
+            or (kw == "likely" and low.endswith(("least ", "less "), 0, p))
+            or (kw == "points to" and _DENIED_BEFORE_RE.search(low, max(0, p - 40), p) is not None))
+
+
+def _kw_name(kw: str) -> str:
+    """The name of a keyword found: "going with" is "go", "ans" and "anwser" ("ans = 5",
+    "Anwser :5") are "answer", "it's" is "it is", "point to" is "points to"."""
+    for prefix, name in (("go", "go"), ("ans", "answer"), ("anw", "answer"), ("it", "it is"), ("point", "points to")):
+        if kw.startswith(prefix):
+            return name
+    return kw
 
 
 def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
     for m in reversed(list(_KW_RE.finditer(low, start, end))):
         p = m.start()
-        kw = m.group()
-        if kw.startswith("go"):
-            kw = "go"
-        elif kw in ("ans", "anwser"):
-            kw = "answer"  # "ans = 5", "Anwser :5"
-        elif kw.startswith("it"):
-            kw = "it is"
+        kw = _kw_name(m.group())
         pre = _PRE_MARKERS.get(kw)
         if pre is not None:
             rx, strict = pre
@@ -372,12 +388,6 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
     return MISS
 
 
-SHORT_RE = re.compile(
-    r"""[\s*_#`'"“”(\[]{0,10}
-        (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number|step|feedback)\s*[:：]?\s*|选项|選項)?
-        [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]]{0,10}""",
-    re.X,
-)
 def sentence_start(t: str, pos: int) -> bool:
     """True if only spacing/markup separates ``pos`` from a sentence start."""
     i = pos - 1

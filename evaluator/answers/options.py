@@ -102,7 +102,8 @@ _SEQUENCE_RE = re.compile(r"\s*\d+(?:\s*[,;→>\-–]+\s*\d+)+\s*")
 
 
 def _is_formula(s: str) -> bool:
-    return (_FORMULA_CHARS_RE.search(s) is not None and len(_WORD3_RE.findall(s)) <= 2
+    words = _WORD3_RE.findall(s)  # two long words are prose with a value ("Incubating overnight at 4 °C")
+    return (_FORMULA_CHARS_RE.search(s) is not None and len(words) <= 2 and sum(len(w) >= 8 for w in words) < 2
             and _SEQUENCE_RE.fullmatch(s) is None)
 
 
@@ -178,13 +179,13 @@ _STOP = frozenset("a an the to of and or in on at for with so it its is are was 
                   "should would could can will do does did has have had just very also because which who what when "
                   "into onto over up down off out more less too".split())
 _NEGATION_WORDS = frozenset("not no never nor without".split())
-_WORDS_RE = re.compile(r"[a-z]+(?:['’]t)?")
+_WORDS_RE = re.compile(r"[a-z]+(?:['’]t)?|\d+")  # numbers too: "ethanol at 70 percent" for "70% ethanol"
 
 
 def _stem(word: str) -> str:
-    """A rough stem, enough to meet "curls"/"curled"/"curling" and "rotate"/"rotated"."""
+    """A rough stem, enough to meet "curls"/"curled"/"curling", "rotate"/"rotated" and "mix"/"mixing"."""
     for suffix in ("ing", "ed", "es", "s", "ly", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix in ("ing", "ed") else 4):
             return word[:-len(suffix)]
     return word
 
@@ -225,7 +226,12 @@ def option_paraphrase(line: str, opts, least: int = 2) -> object:
     if not ranked or (len(ranked) > 2 or (len(ranked) == 2 and (len(ranked[0][1]) < 3 or len(ranked[1][1]) > 1))):
         return MISS
     owner, stems = ranked[0]
-    return owner if len(stems) >= least and (least == 2 or len(ranked) == 1) else MISS
+    if len(stems) < least or (least != 2 and len(ranked) != 1):
+        return MISS
+    own = {x for ns, lab, spaced in opts if lab == owner for x in _WORDS_RE.findall(spaced or ns)}
+    # an option with a number, told with another: "Incubating overnight at 13 °C" is not "... at 4 °C"
+    numbered = any(x.isdigit() for x in own)
+    return MISS if numbered and any(x.isdigit() and x not in own for x in words) else owner
 
 
 # Video-MMMU's multiple-statement options: "Statement 1,2,4"
@@ -238,24 +244,43 @@ _SAID_SET_RE = re.compile(rf"(?i:true|correct)\s+(?i:statements?)\s*(?:(?i:are)\
 _NUMBER_RE = re.compile(r"\d{1,2}")
 
 
+# Roman-numbered statements: options "I only", "I and III only", "I, II and III"; a reply closing
+# on "only I and III", "Only statement I is true.", "Statements II and III are correct"
+_ROMAN = {"I": "1", "II": "2", "III": "3", "IV": "4", "V": "5"}
+_ROMAN_LIST = r"(?:IV|V|I{1,3})(?:\s*(?:,\s*(?:and\s+)?|&|and)\s*(?:IV|V|I{1,3}))*"
+_ROMAN_SET_RE = re.compile(rf"\s*(?:(?i:statements?)\s+)?({_ROMAN_LIST})(?:\s+(?i:only))?\s*")
+_SAID_ROMAN_RE = re.compile(rf"\b(?i:only)\s+(?:(?i:statements?)\s+)?({_ROMAN_LIST})\b"
+                            rf"|(?:\b(?i:statements?)\s+)?\b({_ROMAN_LIST})\s+(?i:are|is)\s+(?:(?i:both|all)\s+)?"
+                            rf"(?i:true|correct)\b")
+_CLOSING_SENTENCE_RE = re.compile(r"[^.!?\n]*[.!?\s]*$")
+_ROMAN_RE = re.compile(r"IV|V|I{1,3}")
+
+
 @lru_cache(maxsize=65536)
 def _statement_sets(options: tuple, labels: tuple) -> dict:
     """{set of statement numbers: label} where every option is a set of statements
-    ("Statement 1,2,4"); empty otherwise."""
+    ("Statement 1,2,4", "I and III only"); empty otherwise."""
     out = {}
     for lab, opt in zip(labels, options):
         m = _STATEMENT_SET_RE.fullmatch(str(opt or ""))
-        if m is None:
+        if m is not None:
+            out[frozenset(_NUMBER_RE.findall(m.group(1)))] = lab
+        elif (m := _ROMAN_SET_RE.fullmatch(str(opt or ""))) is not None:
+            out[frozenset(_ROMAN[x] for x in _ROMAN_RE.findall(m.group(1)))] = lab
+        else:
             return {}
-        out[frozenset(_NUMBER_RE.findall(m.group(1)))] = lab
     return out
 
 
 def statements_named(t: str, options: tuple, labels: tuple):
     """The option whose statements the reply's last list of statements names ("The correct
-    statements are 1, 2 and 4."), or MISS."""
+    statements are 1, 2 and 4.", "It is only I and III."), or MISS."""
     sets = _statement_sets(options, labels)
     found = list(_SAID_SET_RE.finditer(t)) if sets else []
+    closing = _CLOSING_SENTENCE_RE.search(t, max(0, len(t) - 300)) if sets else None
+    roman = _SAID_ROMAN_RE.search(closing.group()) if closing and "not" not in closing.group() else None
+    if roman:
+        return sets.get(frozenset(_ROMAN[x] for x in _ROMAN_RE.findall(roman.group(1) or roman.group(2))), MISS)
     if not found:
         return MISS
     last = found[-1]

@@ -104,6 +104,9 @@ _SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "r
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
                                 r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
 _FENCE_RE = re.compile(r"```[\w+-]{0,20}")
+# HTML markup around an answer ("<p>The answer is <b>1</b>.</p>"): a block tag ends a line
+_HTML_BLOCK_RE = re.compile(r"</?(?i:p|div|br|li|ul|ol|h[1-6]|table|tr|td|th|pre)\b[^<>\n]{0,80}>")
+_HTML_INLINE_RE = re.compile(r"</?(?i:b|strong|i|em|u|span|code|mark|font|sup|sub|small|big)\b[^<>\n]{0,80}>")
 _QUOTED_LABEL_RE = re.compile(r"「\s*([A-Za-z]|\d{1,2})\s*」")  # 正しいのは「1」です
 # 🅰 🅱 (negative squared), 🄰 (squared), 🅐 (negative circled): the letter
 _EMOJI_LETTERS = {c: chr(ord("A") + (c - base)) for base in (0x1F170, 0x1F130, 0x1F150) for c in range(base, base + 26)}
@@ -148,6 +151,9 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
     changed = False
     if "```" in t:  # a code block around the answer ("```text\n4\n```"): its fences go
         t, changed = _FENCE_RE.sub("", t).strip(), True
+    if "</" in t or "<br" in t:
+        t2 = _HTML_INLINE_RE.sub("", _HTML_BLOCK_RE.sub("\n", t)).strip()
+        changed, t = changed or t2 != t, t2
     if not t.isascii():
         # Full-width letters and digits are the ASCII label; the mapping is 1:1.
         t, low = t.translate(FULLWIDTH), low.translate(FULLWIDTH)

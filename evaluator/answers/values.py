@@ -20,6 +20,7 @@ import math
 import re
 from functools import lru_cache
 
+from evaluator.judges.dates import parse_date
 from evaluator.judges.quantities import compare, fold, quantities, with_digits
 
 # spelling -> (dimension, factor to the dimension's base unit); lower-case
@@ -61,9 +62,11 @@ _ENGLISH_NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: 10 * i for i, w in enumerate(
     "thirty forty fifty sixty seventy eighty ninety".split(), start=3)}
-# a number in words becomes digits before values are read: "nine joules", "minus eighty degrees"
-# ("one" is left alone: "one of them" names no value)
-_NUMBER_WORD_RE = re.compile(r"\b(?:(" + "|".join(sorted(set(_ENGLISH_NUMBERS) - {"one"}, key=len, reverse=True))
+# a number in words becomes digits before values are read: "nine joules", "minus eighty degrees",
+# "seventy-two" ("one" alone is left alone: "one of them" names no value)
+_NUMBER_WORD_RE = re.compile(r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-\s]"
+                             r"(?P<ones>one|two|three|four|five|six|seven|eight|nine)|("
+                             + "|".join(sorted(set(_ENGLISH_NUMBERS) - {"one"}, key=len, reverse=True))
                              + r")|half\s+an?)\b", re.I)
 _CLOCK_RE = re.compile(r"\b(\d{1,2}):([0-5]\d)\b(?!\s*(?:am|pm|h\b))")  # "05:00" on a timer: 300 s
 
@@ -124,8 +127,13 @@ def _quantity(text: str, whole: bool):
 def _clean(text: str) -> str:
     """LaTeX and unicode spellings made plain, number words in digits: "\\boxed{\\$3{,}105}" is
     "$3,105"."""
-    return _NUMBER_WORD_RE.sub(lambda m: str(_ENGLISH_NUMBERS[m[1].lower()]) if m[1] else "0.5",
-                              _plain(text))
+    return _NUMBER_WORD_RE.sub(_number_in_digits, _plain(text))
+
+
+def _number_in_digits(m: re.Match) -> str:
+    if m["tens"]:
+        return str(_ENGLISH_NUMBERS[m["tens"].lower()] + _ENGLISH_NUMBERS[m["ones"].lower()])
+    return str(_ENGLISH_NUMBERS[m[3].lower()]) if m[3] else "0.5"
 
 
 @lru_cache(maxsize=65536)  # one entry per question: the same options are read for every model
@@ -146,12 +154,18 @@ def value_options(options: tuple, labels: tuple) -> tuple | None:
     return tuple(out) if len(set(values)) == len(values) else None
 
 
+def _plain_numbers(options: tuple) -> bool:
+    """Whether the options are whole numbers other than 1, 2, 3, ... in order (steps' numbers)."""
+    texts = [str(o).strip() for o in options]
+    return all(x.isdigit() for x in texts) and texts != [str(i) for i in range(1, len(texts) + 1)]
+
+
 def value_readings(options: tuple | None, labels: tuple, steps: dict | None) -> tuple:
     """What a reply's values are read against, where the options are not step numbers: every
     option a value ("0.5 mL" for "500 µL": `value_options`), and each (option, label) for the
     amount a reply closes on (`concluded_value`)."""
-    if not options or steps:
-        return None, ()
+    if not options or (steps and not _plain_numbers(options)):
+        return None, ()  # "Step 3", or "1" to "4": steps' numbers; "9", "15", "72": numbers ("seventy-two")
     return value_options(options, labels), tuple(zip(options, labels))
 
 
@@ -267,3 +281,30 @@ def _plain(text: str) -> str:
     t = _LATEX_RE.sub("", t).replace("$", "").replace("\x01", "$")
     t = t.replace("−", "-").replace("\u2009", " ").replace("\u202f", " ").replace("\xa0", " ").strip()
     return _CLOCK_RE.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} s", t)
+
+
+_YEAR_RE = re.compile(r"\b\d{3,4}\b")
+
+
+@lru_cache(maxsize=65536)
+def _option_dates(amounts: tuple) -> dict:
+    """{(year, month, day): label} where every option is one whole date, else empty."""
+    out = {}
+    for opt, lab in amounts:
+        date = parse_date(str(opt))
+        if date is None or 0 in date or date in out or len(_YEAR_RE.findall(str(opt))) != 1:
+            return {}
+        out[date] = lab
+    return out
+
+
+def dated_choice(text: str, amounts: tuple):
+    """The option whose date a reply's last sentence gives in another form ("So the value is 19
+    February 1961." for "February 19, 1961"), where every option is a date; None when that
+    sentence gives no date, several, or doubts ("not 1961")."""
+    dates = _option_dates(amounts)
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()] if dates else ()
+    last = sentences[-1] if sentences else ""
+    if not last or len(last) > 200 or _DOUBT.search(last) or len(_YEAR_RE.findall(last)) != 1:
+        return None
+    return dates.get(parse_date(last))

@@ -1447,3 +1447,64 @@ LATER_SHAPES = [
 @pytest.mark.parametrize("response,labels,options,expected", LATER_SHAPES)
 def test_later_shapes(response, labels, options, expected):
     assert extract_choice(response, labels, options) == expected
+
+
+# Shapes read since the fifteenth and sixteenth corpora (tests/data/extraction_corpus_fresh11-12)
+LETTERS8 = LETTERS5 + ["F", "G", "H"]
+ROMAN = ["I only", "I and II only", "I and III only", "II and III only", "I, II and III"]
+FRESHER_SHAPES = [
+    # a checklist's heading is no answer marker; its ticked box or cross marks say
+    ("Selected:\n- [ ] A. 37 °C\n- [ ] B. 42 °C\n- [x] C. 65 °C\n- [ ] D. 95 °C", LETTERS4,
+     ["37 °C", "42 °C", "65 °C", "95 °C"], "C"),
+    ("Let's go option by option:\n\n- A ❌ contradicts the video\n- **B** ✅ the panel shows it\n- C ❌ ruled out\n\n→ **B**",
+     LETTERS4, None, "B"),
+    ("A ✓ | B ✗ | C ✗ | D ✗", LETTERS4, None, "A"),
+    ("1 ✗  2 ✓  3 ✗  4 ✗  5 ✗", DIGITS5, None, "2"),
+    ("**A** and **D**", LETTERS4, None, None),
+    # cut off walking through the options
+    ("First, let me identify what is being asked.\n\nE is a distractor. A — May 14, 1851 — is not supported by "
+     "the slide.\n\nNow, option F", LETTERS8, None, None),
+    ("Feedback 2 doesn't fit: the turn starts on count 4.\n\nFeedback 3 doesn't fit either: the arms are fine.\n\n"
+     "Now, option 4 say", DIGITS5, None, None),
+    # "Answer:" in other languages, tool calls, HTML, a label said over and over
+    ("Seçenekleri inceleyelim. E uymuyor, H de desteklenmiyor.\n\nCevap: F", LETTERS8, None, "F"),
+    ("E is wrong.\nĐáp án: F", LETTERS8, None, "F"),
+    ('{"name": "select_option", "arguments": {"option": "2"}}', DIGITS5, None, "2"),
+    ('{"name": "select_option", "arguments": "{\\"option\\": \\"4\\"}"}', DIGITS5, None, "4"),
+    ('submit_answer(choice="1")', DIGITS5, None, "1"),
+    ("<p>The answer is <b>1</b>.</p>", DIGITS5, None, "1"),
+    ("5 5 5 5 5 5 5 5", DIGITS5, None, "5"),
+    ('1 → "The steps are too large"', DIGITS5, None, "1"),
+    ("✅ 2", DIGITS5, None, "2"),
+    ("«1»", DIGITS5, None, "1"),
+    ("从视频中可以看到，选项A是正确的，其他选项与视频不符。", LETTERS4, None, "A"),
+    # the last of several lines: a vote, a prediction, a second look
+    ("Sample 1: 2\nSample 2: 2\nSample 3: 4\nSample 4: 2\nMajority vote: 2", DIGITS5, None, "2"),
+    ("A: 0.63\nB: 0.03\nC: 0.04\nD: 0.30\nPrediction: A", LETTERS4, None, "A"),
+    ("Final answer: G\n\nRe-checking: the oil smokes first.\n\nFinal answer: A", LETTERS8, None, "A"),
+    ("Answer: 2\nAnswer: 4", DIGITS5, None, None),
+    ("G — the chef waits? No, nothing shows it.\nThat points to C.\n</think>\n", LETTERS8, None, "C"),
+    ("It is E. Nothing points to D (the bike is being washed).", LETTERS5, None, "E"),
+    # values: number words, dates, roman-numbered statements, a number against an option's
+    ("seventy-two", LETTERS5 + ["F"], ["9", "15", "24", "27", "42", "72"], "F"),
+    ("All four steps appear to have been performed.", LETTERS4, ["1", "2", "3", "4"], None),
+    ("First, let me identify what is being asked.\n\nSo the value is 19 February 1961.", LETTERS4,
+     ["April 3, 1883", "May 8, 1890", "February 19, 1961", "July 22, 1975"], "C"),
+    ("It is only I and III.", LETTERS5, ROMAN, "C"),
+    ("Checking each statement against the slide, only statement I is true.", LETTERS5, ROMAN, "A"),
+    ("I believe statement I is true, but not II.", LETTERS5, ROMAN, None),
+    ("-3", LETTERS5, ["1", "2", "3", "4", "8"], None),
+    ("Incubating overnight at 4 C", LETTERS4,
+     ["Washing three times with PBS", "Incubating overnight at 4 °C", "Adding the secondary antibody", "Blocking with 5% BSA"],
+     "B"),
+    ("The answer is Incubating overnight at 13 °C.", LETTERS4,
+     ["Washing three times with PBS", "Incubating overnight at 4 °C", "Adding the secondary antibody", "Blocking with 5% BSA"],
+     None),
+    ("It's mixing by pipetting up and down.", LETTERS4,
+     ["Seal the plate with film", "Discard the flow-through", "Place the tube on ice", "Pipette up and down to mix"], "D"),
+]
+
+
+@pytest.mark.parametrize("response,labels,options,expected", FRESHER_SHAPES)
+def test_fresher_shapes(response, labels, options, expected):
+    assert extract_choice(response, labels, options) == expected
