@@ -65,6 +65,9 @@ _M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
 _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
 # "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
 _M_POINTS = re.compile(r"points?\s+to\s+(?:option\s+)?", re.I)  # "That points to C."
+# what points to an answer ("That points to C."), not a needle or an arrow ("the arrow points to B")
+_REASONS_POINTING = ("that ", "this ", "which ", "it ", "everything ", "all ", "evidence ", "all this ", "all of this ",
+                     "everything here ", "the evidence ")
 _DENIED_BEFORE_RE = re.compile(r"(?:\b(?:nothing|no|not|never|neither|nor)\b|n't)[^.!?\n]*$")  # "Nothing in it points to D"
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
 # "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
@@ -315,13 +318,14 @@ def _label_before_it_is(t: str, p: int, lab: dict):
 
 def _no_marker_here(kw: str, low: str, p: int) -> bool:
     """The words before the keyword at `p` undo it: "I would not choose B", "Nothing points to
-    D", "Checking each option:", "option by option:" (a list's heading), "Least likely: G" (ranked last), "Previous correct answer:"
+    D" (and only a conclusion points: "That points to C", not "the arrow points to B"), "Checking each option:", "option by option:" (a list's heading), "Least likely: G" (ranked last), "Previous correct answer:"
     (the earlier step's answer, echoed)."""
     return ((kw in _NEGATABLE and low.endswith(("n't ", "not ", "never "), 0, p))
             or low.endswith(("previous ", "previous correct ", "previous step's ", "earlier "), 0, p)
             or (kw == "opt" and low.endswith(("each ", "every ", "by "), 0, p))
             or (kw == "likely" and low.endswith(("least ", "less "), 0, p))
-            or (kw == "points to" and _DENIED_BEFORE_RE.search(low, max(0, p - 40), p) is not None))
+            or (kw == "points to" and (_DENIED_BEFORE_RE.search(low, max(0, p - 40), p) is not None
+                                       or not low.endswith(_REASONS_POINTING, 0, p))))
 
 
 def _kw_name(kw: str) -> str:
