@@ -3,9 +3,11 @@
 A benchmark's own reading lives in its folder (evaluator/benchmarks/<name>/answers.py);
 this package holds what several call: reasoning stripping and boxed answers
 (`common`), option-label matching (`labels`; `options`, an option's text;
-`markers`, where a choice is stated;
+`markers`, where a choice is stated, and `languages`, its markers in other languages;
 `mentions`, labels named in passing; `checklists`; `json_replies`; `rewrite`, a
-label's other spellings; `framing`, how a reply frames its answer; `choice`: `extract_choice`;
+label's other spellings; `framing`, how a reply frames its answer; `corrections`, what a
+self-correction replaces; `final_line`, a closing "Answer: ..." line read on its own;
+`values`, options that are amounts or dates; `choice`: `extract_choice`;
 `final_box`, its fast path for a reply that closes on its one box) and numbers (`numbers`: `extract_number`).
 
 Video-language models answer in many shapes: a bare letter, "The answer is

@@ -12,8 +12,8 @@ from evaluator.answers.common import MISS
 _VERDICT = r"(?P<v>(?i:correct|incorrect|right|wrong|true|false|yes|no)\b|[✓✔✅☑✗✘❌×✖])"
 _LABEL = r"[ \t*_#>|\-]*(?:(?i:option|choice|statement|step)[ \t]*)?[\(\[]?(?P<l>[A-Za-z]|[0-9]{1,2})[\)\]]?"
 # One line (or sentence) of a checklist: "B - correct", "C ✅", "| 4 | ✓ |", "A: wrong."
-_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]|(?<=[✓✔✅☑✗✘❌✖])[ \t]*[|\s]")  # "A ✓ | B ✗", "1 ✗  2 ✓  3 ✗"
-_CHECK_RE = re.compile(_LABEL + r"[ \t*]*(?:[-–—:|=][ \t*]*|is[ \t]+)?" + _VERDICT)
+_CHECK_ITEM_SPLIT_RE = re.compile(r"[\n.;]|(?<=[✓✔✅☑✗✘❌✖])(?:[ \t]*\||[ \t]{2,})")  # "A ✓ | B ✗", "1 ✗  2 ✓  3 ✗"
+_CHECK_RE = re.compile(_LABEL + r"[ \t*]*(?:[-–—:|=→][ \t*]*|is[ \t]+)?" + _VERDICT)
 # A whole line: the verdict first ("❌ B: the phone was wet"), or after the option's
 # text ("E. the barbell needed more plates → yes", "2: ✓ (thumb tuck)" is the form above).
 _MARK_FIRST_RE = re.compile(r"[ \t*_#>|\-]*(?P<v>[✓✔✅☑✗✘❌×✖])[ \t]*" + _LABEL[len(r"[ \t*_#>|\-]*"):]

@@ -13,16 +13,20 @@ from evaluator.answers.framing import (
     answer_first, computed_other, ending_label, first_line_label, gives_none, gloss_against_label, label_before_asides,
     letter_for_text, other_options_text, qa_answer, repeated_label, stated_before_cut, text_against_label,
 )
-from evaluator.answers.labels import NO_ANSWER_RE, SHORT_RE, decide_span, label_at, label_map, negated_label
+from evaluator.answers.corrections import choice_after_correction, last_correction
+from evaluator.answers.labels import (
+    NO_ANSWER_RE, SHORT_RE, bare_label, decide_span, label_at, label_map, last_sentence, negated_label,
+)
 from evaluator.answers.options import (
     norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase, statements_named,
 )
 from evaluator.answers.checklists import choice_from_checklist
 from evaluator.answers.final_box import final_box_choice
+from evaluator.answers.final_line import final_line_choice, final_line_content
 from evaluator.answers.json_replies import choice_from_json
-from evaluator.answers.markers import choice_before_note, choice_from_markers, is_word_start
+from evaluator.answers.markers import choice_before_note, choice_from_markers
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
-from evaluator.answers.rewrite import NUMBER_WORDS, canonical_text, placed_ordinal
+from evaluator.answers.rewrite import canonical_text, placed_ordinal
 from evaluator.answers.values import concluded_value, dated_choice, value_choice, value_readings
 
 
@@ -62,76 +66,9 @@ def _choice_from_boxes(t: str, lab: dict, opts):
     return r
 
 
-# A self-correction: what follows the last of these replaces what came before.
-# Found with rfind (only the last one matters, and most responses have none);
-# a bare "no" counts only before punctuation ("no, sorry"), not in "no doubt", and
-# only where a sentence or clause begins ("B... no, D"), not in "so no." closing a step.
-_CORRECTION_WORDS = ("wait", "sorry", "oops", "actually", "scratch that", "on second thought", "correction:",
-                     "i mean", "i meant", "make that", "changing my answer to", "change my answer to",
-                     "looking again", "on reflection", "on closer inspection", "so back to",
-                     "no,", "no.", "no:", "no;", "no!", "no —", "no -", "no–", "no—")
-
-
-def _last_correction(low: str) -> int:
-    """End of the last correction word in ``low``, or -1."""
-    best = -1
-    for w in _CORRECTION_WORDS:
-        p = low.rfind(w)
-        while p >= 0 and p + len(w) > best:
-            e = p + len(w)
-            if (is_word_start(low, p) and not (e < len(low) and low[e].isalnum())
-                    and not (w.startswith("no") and (low[:p].rstrip()[-1:].isalpha() or low[:p].rstrip()[-1:] in ":|-"))):
-                best = e
-                break
-            p = low.rfind(w, 0, p)
-    return best
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？])\s*|\n")
-# "Changing to 2.", "So I'll switch to C": what a correction's closing sentence opens with
-_CHANGE_TO_RE = re.compile(r"^(?i:so\s+)?(?i:i['’]ll\s+|i\s+will\s+|i['’]m\s+)?(?i:chang|switch)(?i:e|ing)\s+(?i:my\s+answer\s+)?(?i:to)\s+")
-_FLUFF = " \t\r\n,:;.!—–-…。！"
-
-
-def _last_sentence(t: str) -> str:
-    parts = [p for p in _SENTENCE_END_RE.split(t.strip()) if p.strip(_FLUFF)]
-    if not parts:
-        return ""
-    head = parts[-1].lstrip()
-    return ("-" if head[:1] in "-−" and head[1:2].isdigit() else "") + parts[-1].strip(_FLUFF + "*_")  # "-3": a number
-
-
-def _bare_label(s: str, lab: dict):
-    """The label if ``s`` is nothing but one ("Option 3.", "(B)", "Five." where the labels
-    are numbers), else None."""
-    m = SHORT_RE.fullmatch(s) if len(s) <= 40 else None
-    if m is None and s.lower() in NUMBER_WORDS and "1" in lab and "A" not in lab:
-        return lab.get(str(NUMBER_WORDS[s.lower()]))
-    return lab.get(m.group("l").upper()) if m else None
-
-
-def _choice_after_correction(t: str, low: str, lab: dict):
-    """"B... no, sorry, D." / "Option 2. Wait - ... Option 3.": the label given
-    after the last correction word, when it is given plainly (right after the
-    correction, or as the closing sentence).  A correction with nothing after
-    it retracts the answer -> None.  Otherwise MISS: read the response as usual."""
-    end = _last_correction(low)
-    if end < 0:
-        return MISS
-    tail = t[end:].lstrip(_FLUFF)
-    if not tail:
-        return None
-    r, _ = label_at(tail, 0, lab, True)
-    if r is not MISS:
-        return r
-    closing = _CHANGE_TO_RE.sub("", _last_sentence(tail))
-    # "Looking again at the last frames, 5.": the closing sentence, or its last clause
-    r = _bare_label(closing, lab) or _bare_label(closing.rsplit(",", 1)[-1].strip(), lab)
-    if r is None:  # "... gives an area of 9 — option A.", "That makes 4 swaps in total: I."
-        m = _CLOSING_AFTER_MARK_RE.search(tail)
-        r = lab.get(m.group(1).upper()) if m and (m.group(1).isupper() or m.group(1).isdigit()) else None
-    return MISS if r is None else r
-
-
-_CLOSING_AFTER_MARK_RE = re.compile(r"(?:[:—–→]|\s-)\s*\**(?:(?i:option|choice)\s+)?\(?([A-Za-z]|\d{1,2})\)?\**\s*[.!]?\s*$")
+# a prompt's closing instruction echoed as the reply's end: "Reason first, then end with 'Answer: X'."
+_ECHOED_PROMPT_RE = re.compile(r"(?i:answer\s+with\s+the\s+option|end\s+with\s+['\"]?answer\s*:\s*x\b|put\s+your\s+final\s+answer\s+"
+                               r"(?:in|within)|answer\s+with\s+(?:only\s+)?the\s+(?:letter|number))[^\n.]*\.?\s*$")
 
 
 def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | None = None) -> str | None:
@@ -230,9 +167,10 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         if r is not MISS:
             return r
 
-    if cut_off_mid_sentence(t) and not answer_first(t, lab) and not (opts and _ends_with_option(t, opts)):
+    if (cut_off_mid_sentence(t) and not answer_first(t, lab) and not (opts and _ends_with_option(t, opts))
+            and final_line_content(t) is None):  # "Answer: a glass stirring rod" is not cut off
         return stated_before_cut(t, lab)  # out of tokens: an answer stated in so many words, or none
-    r = _choice_after_correction(t, low, lab)
+    r = choice_after_correction(t, low, lab)
     if r is MISS:
         r = label_before_asides(t, lab)  # "... — D. H is a distractor."
     if r is not MISS:
@@ -254,8 +192,8 @@ def _choice_from_rules(t: str, low: str, lab: dict, opts):
         if r is not MISS:
             return r
 
-    if NO_ANSWER_RE.match(t):
-        return None  # "None of the above. A is closest but wrong."
+    if NO_ANSWER_RE.match(t) or NO_ANSWER_RE.match(last_sentence(t)) or _ECHOED_PROMPT_RE.search(t[-160:]):
+        return None  # "None of the above. A is closest but wrong.", "... None of the options is correct."
     if "both" in low and names_both(t, lab):
         return None  # "Both A and B are true statements.": two labels
     first = first_line_label(t, lab)
@@ -300,16 +238,16 @@ def _opening(t: str, low: str, lab: dict, opts):
         return lab[m.group(1).upper()]
     if _EITHER_RE.search(low):
         # "It's either F or G ... so v = 14 m/s. G.": unless a closing label settles it
-        return _bare_label(_last_sentence(t), lab)
+        return bare_label(last_sentence(t), lab)
     return letter_for_text(t, lab, opts)
 
 
 def _rejected(t: str, low: str, label) -> bool:
     """True if the reply rejects ``label`` where it names it in a strong form ("it isn't D",
-    "(G) is wrong")."""
+    "(G) is wrong", "B (Cubism) can be eliminated")."""
     token = re.escape(str(label))
-    return any(negated(low, m.start(), m.end())
-               for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b", t))
+    return any(negated(low, m.start(), m.end()) or (m.group().isalnum() and negated_label(t, m.start()))
+               for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b|\b{token}(?= \()", t))
 
 
 def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts, amounts: tuple) -> str | None:
@@ -319,6 +257,10 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
     option is a value, `vopts`; else, where some options are amounts, `amounts`, the amount
     it closes on)."""
     r = _opening(t, low, lab, opts)
+    if r is not MISS:
+        return r
+    content = final_line_content(t)  # "... E contradicts the scene.\n\nAnswer: I": it answered, out of range
+    r = final_line_choice(content, lab, opts, vopts, amounts) if content is not None else MISS
     if r is not MISS:
         return r
     enumerated = None
@@ -345,7 +287,7 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
             if not enumerated:
                 return r
     # "Okay. 2": a closing sentence that is only a label.
-    lb = _bare_label(_last_sentence(last_line), lab)
+    lb = bare_label(last_sentence(last_line), lab)
     if lb is not None:
         if enumerated is None:
             enumerated = lists_options(t, lab)
@@ -360,9 +302,11 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
             return r
     steps = any(k.isdigit() for k in lab) and any(k.isalpha() for k in lab)
     r = strong_mention(t, low, lab) if not rewritten or steps else placed_ordinal(t, lab)
-    if r is not MISS:
-        return r
+    return r if r is not MISS else _option_told(t, low, opts, last_line, vopts, amounts)
 
+
+def _option_told(t: str, low: str, opts, last_line: str, vopts, amounts: tuple):
+    """The option a reply tells in its own words or values, where it names no label."""
     if vopts and (r := concluded_value(t, amounts)) is not None:
         return r  # "... 50 kg bag contains 10,000 g": the amount it closes on, not one of its working
     # "set to 10 or 20 µL": where the options are values, two values offered name neither
@@ -382,7 +326,7 @@ def _option_in_words(t: str, low: str, opts, last_line: str):
     retells in other words; None otherwise. Only a short answer is searched: in long prose
     an option phrase is as likely to be discussed as to be chosen."""
     scope = t if len(t) <= 300 else last_line
-    corrected = _last_correction(low)
+    corrected = last_correction(low)
     if corrected > 0 and scope is t:
         scope = t[corrected:]  # "= 45 kN·m... wait, ...": the working after the correction
     if len(scope) > 300:

@@ -142,8 +142,8 @@ _NO_LAST_WORDS = frozenset(
 _VERDICT_LAST_WORDS = frozenset("yes no correct incorrect true false wrong right".split())  # a checklist's line
 
 
-_WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$|\b(?i:now|next|then),?\s+(?i:option|choice|statement|"
-                          r"feedback)\s+\(?(?:[A-Z]|\d{1,2})\)?(?:\s+[a-z]{1,12})?$")
+_WALK_CUT_RE = re.compile(r"[.;] +(?i:step|option|statement) +\d{1,2}$|(?:^|[.;:!?\n])\s*(?i:now|next|then),?\s+(?i:option|choice|"
+                          r"statement|feedback)\s+\(?(?:[A-Z]|\d{1,2})\)?(?:\s+[a-z]{1,12})?$")
 _PENDING_RE = re.compile(r"\blet me (?:verify|check|double-check|re-?examine|confirm)\b|\bbefore deciding\b", re.I)
 # a quotation left open at the end, a time missing its last digit ("around 0:4"), a one-letter
 # fragment after a label or a word no answer follows ("Choice G s", "on its d"; not "so d" or "is

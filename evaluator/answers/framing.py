@@ -73,8 +73,10 @@ def repeated_label(t: str, lab: dict):
     else None."""
     if len(t) > 400:
         return None
-    tokens = [x.upper() for x in _LABEL_RUN_SPLIT_RE.split(t) if x]
-    return lab.get(tokens[0]) if len(tokens) >= 2 and len(set(tokens)) == 1 else None
+    tokens = [x for x in _LABEL_RUN_SPLIT_RE.split(t) if x]
+    if len(tokens) < 2 or len(set(tokens)) != 1 or tokens[0].islower():  # "a a a a": a loop of the article
+        return None
+    return lab.get(tokens[0].upper())
 
 
 def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -> bool:
@@ -146,7 +148,7 @@ _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
-_REVISION_RE = re.compile(r"(?i:re-?check|re-?examin|reconsider|verify|double-check|on second thought|wait\b|actually|hmm)")
+_REVISION_RE = re.compile(r"(?i:re-?check|re-?examin|reconsider|let\s+me\s+verify|double-check|on second thought|wait\b|actually|hmm)")
 _STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)"
                              r"|(?i:step)\s+(\d{1,2})\b[^\n]{0,60}?\\boxed\{\s*([A-Z])\s*\}")
 # a cheap look before _STEP_LETTER_RE's search: "step 3" (or "ſtep 3"); written to open with the

@@ -21,8 +21,11 @@ _JSON_KEY_CORE = frozenset("answer final option choice letter selected selection
 _JSON_KEY_SPLIT_RE = re.compile(r"[^a-z]+")
 # where a tool call keeps its arguments (OpenAI's "arguments" may be a JSON string)
 _CALL_ARGUMENTS = ("arguments", "parameters", "args", "input")
+# the tools that answer ("submit_answer", "select_option", "final_answer"), not "eliminate_option"
+_ANSWER_TOOL = r"(?i:submit|select|choose|pick|give|final|answer)[\w.-]*"
+_ANSWER_TOOL_RE = re.compile(_ANSWER_TOOL)
 # a tool call written as code: 'submit_answer(choice="1")', "select_option('C')"
-_CALL_RE = re.compile(r"\s*`*\w*(?i:answer|select|choose|choice|submit|option|pick)\w*\(\s*(?:(?i:answer|choice|option|label|letter|"
+_CALL_RE = re.compile(r"\s*`*" + _ANSWER_TOOL + r"\(\s*(?:(?i:answer|choice|option|label|letter|"
                       r"selection|selected|pick)\s*=\s*)?([\"']?)([A-Za-z]|\d{1,2})\1\s*\)`*\s*;?\s*")
 
 
@@ -70,7 +73,11 @@ def choice_from_json(t: str, lab: dict, opts=None):
 
 
 def _call_arguments(d: dict) -> dict:
-    """A tool call's arguments ({"name": "select_option", "arguments": {"option": "2"}}), else `d`."""
+    """A tool call's arguments ({"name": "select_option", "arguments": {"option": "2"}}), else `d`
+    (a tool that does not answer, {"name": "describe_option", ...}: no arguments read)."""
+    tool = d.get("name") or d.get("function") or d.get("tool")
+    if isinstance(tool, str) and not _ANSWER_TOOL_RE.fullmatch(tool):
+        return {}
     for key in _CALL_ARGUMENTS:
         args = d.get(key)
         if isinstance(args, str) and args.lstrip().startswith("{"):

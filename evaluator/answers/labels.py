@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from evaluator.answers.common import MISS
 from evaluator.answers.options import option_contained, option_exact
+from evaluator.answers.rewrite import NUMBER_WORDS
 
 
 @lru_cache(maxsize=1024)
@@ -41,7 +42,7 @@ LEAD_RE = re.compile(
 )
 # A reply that is a label and nothing else: "B", "(B).", "**B**", "Option 3", "✅ 2", "«1»"
 SHORT_RE = re.compile(
-    r"""[\s*_#`'"“”(\[«‹✅✔☑]{0,10}
+    r"""[\s*_#`'"“”(\[«‹✅✔☑👉→]{0,10}
         (?:(?i:the\s+)?(?i:answer|option|choice|letter|statement|number|step|feedback)\s*[:：]?\s*|选项|選項)?
         [\(\[]?\s*(?P<l>[A-Za-z]|[0-9]{1,2})\s*[\)\]]?\s*[.:]?[\s*_`'"”)\]»›]{0,10}""",
     re.X,
@@ -110,12 +111,14 @@ def label_at(t: str, pos: int, lab: dict, strict: bool):
     if (c0 in "'’" and c1.isalpha()) or (c0 == "_" and c1.isalnum()):
         return MISS, False  # an elided word ("D'après", "L'option", "I'm") or a subscript ("d_i")
     wrapped = m.group("o") is not None or m.group("c") is not None
-    delim = ((not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*→"))
+    delim = ((not c0) or c0 in _DELIMS or (c0 in " \t" and (not c1 or c1 in "-–—(\n*"))
+             or (c1 == "→" and t[end + 2:end + 5].lstrip()[:1] in "\"'“‘")  # '1 → "The steps are too large"'
              or (_FILLER if ltok.isdigit() else _EXPLAINED).match(t, end))
     article = False
     if ltok.isdigit():
-        # "3.5 seconds" or "1,000" is a number, not option 3 / 1; nor is "-3"
-        if ((c0 == "." or c0 == ",") and c1.isdigit()) or t[m.start("l") - 1:m.start("l")] in ("-", "−"):
+        # "3.5 seconds" or "1,000" is a number, not option 3 / 1; nor is "-3" (but "Answer:-2" is 2)
+        s = m.start("l")
+        if ((c0 == "." or c0 == ",") and c1.isdigit()) or (t[s - 1:s] in ("-", "−") and t[s - 2:s - 1] not in (":", "：")):
             return MISS, False
     elif ltok.islower():
         # Lowercase only when it cannot be running text: "answer is b." yes,
@@ -143,6 +146,28 @@ def label_at(t: str, pos: int, lab: dict, strict: bool):
             if not (tok2 == "I" and is_article(t, am.end(), tok2)):
                 return None, False
     return label, article
+
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？])\s*|\n")
+FLUFF = " \t\r\n,:;.!—–-…。！"
+
+
+def last_sentence(t: str) -> str:
+    """The reply's last sentence, without the punctuation and markup around it."""
+    parts = [p for p in _SENTENCE_END_RE.split(t.strip()) if p.strip(FLUFF)]
+    if not parts:
+        return ""
+    head = parts[-1].lstrip()
+    return ("-" if head[:1] in "-−" and head[1:2].isdigit() else "") + parts[-1].strip(FLUFF + "*_")  # "-3": a number
+
+
+def bare_label(s: str, lab: dict):
+    """The label if ``s`` is nothing but one ("Option 3.", "(B)", "Five." where the labels
+    are numbers), else None."""
+    m = SHORT_RE.fullmatch(s) if len(s) <= 40 else None
+    if m is None and s.lower() in NUMBER_WORDS and "1" in lab and "A" not in lab:
+        return lab.get(str(NUMBER_WORDS[s.lower()]))
+    return lab.get(m.group("l").upper()) if m else None
 
 
 def _nth_letter(lab: dict, n: int):
@@ -220,10 +245,11 @@ def decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
 _CHECKBOX_RE = re.compile(r"\s*[-*•]?\s*\[[ xX✓✔]\]")
 # "B is wrong", "(G) are not allowed", "C and B are wrong": a label (or a list) rejected
 NEG_AFTER_RE = re.compile(
+    r"(?:\s+\([^()\n]{1,60}\)(?=\s))?(?:"  # "B (Cubism) can be eliminated": its gloss first
     r"(?:\s*(?:,|and|or|&)\s*(?:option\s+)?\(?[a-z0-9]{1,2}\)?(?![\w'’]))*"
-    r"\**\)?\**\s+(?:is|was|are|seems|appears)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
+    r"\**\)?\**\s+(?:is|was|are|seems|appears|being)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
     r"|irrelevant|impossible|implausible|excluded|tempting\b[^.;\n]{0,12}\bbut)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
-    r"|\**\)?\**\s*[❌✗✘✖]"  # "A ❌ contradicts the video"
-    r"|\**\)?\**\s+is\s+[^.;!?\n]{0,40}?\b(?:and|so|which)\s+(?:can['’]t|cannot|could\s+not|couldn['’]t)\s+be\s+(?:right|correct)"
+    r"|\**\)?\**\s*[❌✗✘✖](?!\s*\(?[A-Za-z0-9]{1,2}\b)"  # "A ❌ contradicts the video" (not "✅ B ❌ C")
+    r"|\**\)?\**\s+is\s+[^.;!?\n]{0,40}?\b(?:and|so|which)\s+(?:can['’]t|cannot|could\s+not|couldn['’]t)\s+be\s+(?:right|correct))"
 )

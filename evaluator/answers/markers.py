@@ -10,6 +10,7 @@ import re
 from evaluator.answers.common import MISS
 from evaluator.answers.framing import other_options_text
 from evaluator.answers.labels import decide_span, negated_label
+from evaluator.answers.languages import INTL_KEYWORDS, INTL_KEYWORDS_RE, M_INTL
 
 # Answer markers.  Keywords are located in one pass over the lower-cased text
 # (_KW_RE below) and each hit is confirmed with an anchored regex at its
@@ -63,66 +64,38 @@ _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I
 _M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
 # "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by M_FINAL).
 _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))?\s*(?:\*\*|__)?\s*[:：=\-–—]", re.I)
-# "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
-_M_POINTS = re.compile(r"points?\s+to\s+(?:option\s+)?", re.I)  # "That points to C."
+# "GPT: 2", "Prediction: A" after a probability per option, "Majority vote: B" after several
+# samples: the label alone closing its line
+_M_ALONE = re.compile(r"(?:gpt|prediction|predicted(?:\s+(?:answer|option|label))?|majority(?:\s+vote)?|vote)\s*(?:\*\*)?\s*[:：=]"
+                      r"(?=\s*\**\(?[A-Za-z0-9]{1,2}\)?\**\s*\.?\s*(?:\n|$))", re.I)
+# "That points to C.": the label closing the sentence ("points to A being wrong" is not an answer)
+_M_POINTS = re.compile(r"points?\s+to\s+(?:option\s+)?(?=\**\(?[A-Za-z0-9]{1,2}\)?\**\s*(?:[.!]|$))", re.I)
 # what points to an answer ("That points to C."), not a needle or an arrow ("the arrow points to B")
-_REASONS_POINTING = ("that ", "this ", "which ", "it ", "everything ", "all ", "evidence ", "all this ", "all of this ",
+_REASONS_POINTING = ("that ", "this ", "which ", "everything ", "all ", "evidence ", "all this ", "all of this ",
                      "everything here ", "the evidence ")
 _DENIED_BEFORE_RE = re.compile(r"(?:\b(?:nothing|no|not|never|neither|nor)\b|n't)[^.!?\n]*$")  # "Nothing in it points to D"
+# "Eliminating A, C and D leaves B.", "That leaves us with 3.", "..., leaving C."
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
 # "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
 _M_SETTLE = re.compile(r"(?:settle\s+on|remaining\s*[:：]|remains\s*(?:is\b|[:：]))\s*(?:option\s+)?", re.I)
 # "Reply: 5", "Response: B", "Conclusion: 3", "By elimination: A", "Missing step: 2",
-# "ASSISTANT: 4", "GPT: 2" (a chat template's role left in), "Prediction: A" after a probability
-# per option, "Majority vote: B" after several samples: a label after the word and a colon.
-_M_REPLY = re.compile(r"(?:reply|response|conclusion|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant|gpt|output"
-                      r"|prediction|predicted(?:\s+(?:answer|option|label))?|majority(?:\s+vote)?|vote)\s*(?:\*\*)?"
+# "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
                       r"\s*(?:[:：=]|is\b|(?<=elimination),)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
 _M_FEEDBACK = re.compile(
     r"feedback\b(?:\s+(?:the\s+coach\s+(?:gave|gives|would\s+give)|given(?:\s+here)?))?\s*(?:\*\*)?\s*(?:is\b|was\b|[:：=])", re.I)
 # "Most likely D; E can't be ruled out." (strict; "G is the most likely answer" is a verdict after the label)
 _M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
-# Answer markers in other languages, each anchored at its keyword: Chinese
-# (答案是 / 答案： / 正确答案是 / 我选择 / 选), Japanese (答えは / 正解は), Korean
-# (정답은), Spanish, French, Portuguese, Italian, German, Russian; "Answer:" in seventeen more
-# languages ("Cevap: F", "Đáp án: F", "Antwoord: F", "उत्तर: F", ...).
-_M_INTL = re.compile(
-    r"""(?:(?:答案|答え|正解|정답|回答)\s*[】\]]?\s*(?:应该|應該|应|應|就)?\s*(?:是|为|為|は|은|는|[:：=]|选|選)?\s*(?:选项|選項)?
-        |(?:对应|對應|即|也就是)\s*(?:的)?\s*(?:选项|選項)\s*[:：]?
-        |(?:选择|選擇|选|選)(?![项項])\s*[了:：]?\s*(?:选项|選項)?
-        |(?:respuesta|r[ée]ponse|antwort|resposta|risposta|ответ)
-           (?:\s+(?:correcta|correcte|correta|corretta|giusta|richtige|final|finale|правильный))?
-           \s*(?:\b(?:es|est|ist|lautet|é|è)\b|[:：]|[—–-](?=\s))
-           \s*(?:(?:la|le|die|a)\s+|l['’]\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
-        |opci[óo]n\s+(?:correcta\s+)?(?:es\s+(?:la\s+)?)?
-        |ответ\s+(?=[A-ZА-Я0-9(](?:\W|$))|corret[ao]\s+é\s+|doğru\s+cevap\s*[:：]?\s*
-        |jawaban(?:nya)?\s+(?:yang\s+benar\s+)?adalah\s+
-        |(?:cevap|yanıt|đáp\s+án|उत्तर|الإجابة|الجواب|jawaban|antwoord|odpowiedź|svar|vastaus|răspuns|απάντηση|תשובה|คำตอบ
-           |jibu|відповідь|odpověď|válasz)\s*[:：]\s*
-        |(?:应该|應該|应当|應當)\s*(?:是|选|選)\s*(?:选项|選項)?
-        |c['’]est\s+(?:(?:la|le)\s+|l['’]\s*)?(?:option\s+)?
-        |(?:反馈|反饋)\s*(?:应该|應該)?\s*(?:是|为|為)\s*(?:选项|選項)?
-        |(?:elijo|escojo|choisis|w[äa]hle|sondern|sino)\s+(?:(?:donc|alors|also|deshalb|daher|entonces|pues)\s+)?
-           (?:(?:la|le|l['’]|die)\s*)?(?:(?:opci[óo]n|option)\s+)?
-        |(?:认为|認為|觉得|覺得)\s*(?:应该)?\s*(?:是|选|選)\s*(?:选项|選項)?
-        |(?:최종\s*)?답\s*(?:은|는)?\s*[:：]
-        |(?:最(?:准确|準確|佳|合适|合適|符合|恰当|恰當)|正确|正確)[^\n。，,；;]{0,10}?(?:是|为|為)\s*(?:选项|選項)?
-        )""",
-    re.X | re.I,
-)
-
 # Every marker keyword, found in ONE regex pass over the (lower-cased) text;
 # each hit is then confirmed with an anchored regex at its position.  The
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
-    r"(?<![a-z])(?:elijo|escojo|choisis|w[äa]hle|sondern|sino\b|answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
+    r"(?<![a-z])(?:" + INTL_KEYWORDS_RE + r"|answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
     r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig|settle|remain"
-    r"|gpt|output|prediction|predicted|majority|vote|points?\s+to"
+    r"|gpt|prediction|predicted|majority|vote|points?\s+to"
     r"|statement|guess|actually|it['’]s|it\s+is|it\s+(?:has\s+to|must|should)\s+be|say|probably|think|believe|correspond|match|commit"
-    r"|correct|right|best|closest|accurate|appropriate|plausible|suitable|最|正确|正確"
-    r"|答案|答え|正解|정답|回答|选|選|应该|應該|应当|應當|反馈|反饋|认为|認為|觉得|覺得|对应|對應|也就是|답|c['’]est|respuesta|r[ée]ponse|antwort|resposta|risposta|ответ|opci[óo]n|corret[ao]|doğru|jawaban"
-    r"|cevap|yanıt|đáp|उत्तर|الإجابة|الجواب|antwoord|odpowiedź|svar|vastaus|răspuns|απάντηση|תשובה|คำตอบ|jibu|відповідь|odpověď|válasz"
+    r"|correct|right|best|closest|accurate|appropriate|plausible|suitable"
     r")"
 )
 # keyword -> (confirming regex, strict label parsing) for markers that come
@@ -158,7 +131,8 @@ _PRE_MARKERS = {
     "conclusion": (_M_REPLY, False),
     "elimination": (_M_REPLY, False),
     "missing": (_M_REPLY, False),
-    **{kw: (_M_REPLY, False) for kw in ("assistant", "gpt", "output", "prediction", "predicted", "majority", "vote")},
+    "assistant": (_M_REPLY, False),
+    **{kw: (_M_ALONE, False) for kw in ("gpt", "prediction", "predicted", "majority", "vote")},
     "points to": (_M_POINTS, True),
     "feedback": (_M_FEEDBACK, False),
     "likely": (_M_LIKELY, True),
@@ -172,13 +146,8 @@ _ALSO_VERDICTS = frozenset(("likely", "answer", "feedback", "remain"))
 _NEGATABLE = frozenset(("opt", "cho", "select", "pick", "go", "think", "believe", "match", "lean"))
 
 
-for _kw in ("答案", "答え", "正解", "정답", "选", "選", "应该", "應該", "应当", "應當", "反馈", "反饋", "认为", "認為", "觉得", "覺得", "对应", "對應", "也就是", "답",
-            "c'est", "c’est", "respuesta", "réponse", "reponse", "antwort",
-            "resposta", "risposta", "ответ", "opción", "opcion", "elijo", "escojo", "choisis",
-            "wähle", "wahle", "sondern", "sino", "correta", "correto", "doğru", "jawaban", "回答", "最", "正确", "正確",
-            "cevap", "yanıt", "đáp", "उत्तर", "الإجابة", "الجواب", "antwoord", "odpowiedź", "svar", "vastaus", "răspuns",
-            "απάντηση", "תשובה", "คำตอบ", "jibu", "відповідь", "odpověď", "válasz"):
-    _PRE_MARKERS[_kw] = (_M_INTL, False)
+for _kw in INTL_KEYWORDS:
+    _PRE_MARKERS[_kw] = (M_INTL, False)
 
 
 # After a verdict keyword: end of sentence or a word that keeps it a verdict
@@ -232,7 +201,8 @@ _CLOSING_RE = re.compile(
     r"|\b(?i:that['’]s|that\s+is)\s+(?i:option\s+|number\s+|feedback\s+|statement\s+|step\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!,;]|$))"
     r"|\b(?i:which\s+(?:fits|matches))\s+(?i:option\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!]|$))"
     r"|(?:手順|ステップ|步骤|步驟)\s*(?:は|是|为|為)\s*(\d{1,2})(?=\s*(?:です|。|$))"
-    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は|是)?\s*(?:正解|正しい|正确|正確|정답|最准确|最準確|最も正確|最合适|最も適切)"
+    r"|(?<!如果)(?<!假设)(?<!假如)选项\s*([A-Za-z]|[0-9]{1,2})\s*是\s*(?:正确|正確)(?![^。！\n]*[吗嗎？?])(?!的?步骤)"
+    r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は)?\s*(?:正解|正しい|正确|正確|정답|最准确|最準確|最も正確|最合适|最も適切)"
     r"|\(?([A-Za-z]|[0-9]{1,2})\)?\s+(?:est\s+la\s+plus\s+(?:précise|juste|exacte|appropriée)|ist\s+am\s+(?:genauesten|besten|"
     r"zutreffendsten)|es\s+la\s+(?:más\s+(?:precisa|correcta|adecuada)|correcta))\b")
 

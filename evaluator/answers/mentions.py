@@ -13,7 +13,7 @@ from evaluator.answers.labels import ARTICLE_BEFORE_RE, NEG_AFTER_RE, QUESTIONED
 from evaluator.answers.markers import sentence_start
 
 ENUM_LINE_RE = re.compile(
-    r"^[ \t*_#>\-]*(?:(?i:option|choice|statement|step)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d)|\s+\()",
+    r"^[ \t*_#>\-]*(?:(?i:option|choice|statement|step)\s*)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:：](?!\d)|\s+\(|\s+→)",
     re.M
 )
 # Strong label mentions, as separate simple patterns: each starts with a

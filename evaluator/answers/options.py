@@ -111,8 +111,8 @@ def _is_formula(s: str) -> bool:
 def norm_options(options: tuple, labels: tuple) -> tuple:
     """(matchable option text, label, spaced formula or None) triples; cached because
     the same question is scored for every submitted model. Prose is matched by its
-    words (a leading "Because", as CausalStep's options open, dropped: answers leave it
-    out); a formula or value (`_is_formula`) by its compact form when whole, and by its
+    words (a leading "Because" or "Next,", as CausalStep's options open, dropped: answers
+    leave it out); a formula or value (`_is_formula`) by its compact form when whole, and by its
     spaced form standing on its own inside a longer answer."""
     keys = {str(lab).strip().strip("().").upper() for lab in labels}
     out = []
@@ -130,8 +130,7 @@ def norm_options(options: tuple, labels: tuple) -> tuple:
                 out.append((ns, lab, _spaced(s)))
             continue
         ns = norm(s)
-        if ns.startswith("because ") and len(ns) > 12:
-            ns = ns[len("because "):]
+        ns = _lead_dropped(ns) if len(ns) > 12 else ns
         if len(ns) >= 2:  # a 1-char option text would collide with labels
             out.append((ns, lab, None))
     return tuple(out)
@@ -250,8 +249,8 @@ _ROMAN = {"I": "1", "II": "2", "III": "3", "IV": "4", "V": "5"}
 _ROMAN_LIST = r"(?:IV|V|I{1,3})(?:\s*(?:,\s*(?:and\s+)?|&|and)\s*(?:IV|V|I{1,3}))*"
 _ROMAN_SET_RE = re.compile(rf"\s*(?:(?i:statements?)\s+)?({_ROMAN_LIST})(?:\s+(?i:only))?\s*")
 _SAID_ROMAN_RE = re.compile(rf"\b(?i:only)\s+(?:(?i:statements?)\s+)?({_ROMAN_LIST})\b"
-                            rf"|(?:\b(?i:statements?)\s+)?\b({_ROMAN_LIST})\s+(?i:are|is)\s+(?:(?i:both|all)\s+)?"
-                            rf"(?i:true|correct)\b")
+                            rf"|^\W*(?i:so|therefore|thus|hence)\b,?\s+(?:(?i:statements?)\s+)?\b({_ROMAN_LIST})\s+(?i:are|is)\s+"
+                            rf"(?:(?i:both|all)\s+)?(?i:true|correct)\b")
 _CLOSING_SENTENCE_RE = re.compile(r"[^.!?\n]*[.!?\s]*$")
 _ROMAN_RE = re.compile(r"IV|V|I{1,3}")
 
@@ -300,8 +299,7 @@ def option_exact(line: str, opts) -> object:
     if len(line) > 2 * longest + 40:
         return MISS
     ln, lc = norm(line), (_compact(line) if formulas else "")
-    if ln.startswith("because "):
-        ln = ln[len("because "):]
+    ln = _lead_dropped(ln)
     if not ln and not lc:
         return MISS
     hits = {lab for ns, lab, spaced in opts if ns == (ln if spaced is None else lc)}
@@ -356,12 +354,20 @@ def _negated_text(line: str, text: str) -> bool:
     return True
 
 
+def _lead_dropped(ns: str) -> str:
+    """A normalised text without the "Because" or "Next," that CausalStep's options open with
+    (answers leave it out)."""
+    for lead in ("because ", "next "):
+        if ns.startswith(lead):
+            return ns[len(lead):]
+    return ns
+
+
 def _option_opening(ln: str, opts) -> object:
     """The one option whose text the answer repeats from its start, leaving off only a
     tail ("A droplet was left hanging on the tip" for "... in the previous segment"):
     at least five words and three fifths of the option; else MISS."""
-    if ln.startswith("because "):
-        ln = ln[len("because "):]
+    ln = _lead_dropped(ln)
     words = ln.count(" ") + 1
     if words < 5:
         return MISS

@@ -65,7 +65,7 @@ _ENGLISH_NUMBERS = {w: i for i, w in enumerate(
 # a number in words becomes digits before values are read: "nine joules", "minus eighty degrees",
 # "seventy-two" ("one" alone is left alone: "one of them" names no value)
 _NUMBER_WORD_RE = re.compile(r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-\s]"
-                             r"(?P<ones>one|two|three|four|five|six|seven|eight|nine)|("
+                             r"(?P<ones>one|two|three|four|five|six|seven|eight|nine)(?!-)|("
                              + "|".join(sorted(set(_ENGLISH_NUMBERS) - {"one"}, key=len, reverse=True))
                              + r")|half\s+an?)\b", re.I)
 _CLOCK_RE = re.compile(r"\b(\d{1,2}):([0-5]\d)\b(?!\s*(?:am|pm|h\b))")  # "05:00" on a timer: 300 s
@@ -284,6 +284,8 @@ def _plain(text: str) -> str:
 
 
 _YEAR_RE = re.compile(r"\b\d{3,4}\b")
+_MONTH_RE = re.compile(r"\b(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
+_RELATIVE_RE = re.compile(r"\b(?i:after|before|later|earlier|since|until|between|around|about)\b")
 
 
 @lru_cache(maxsize=65536)
@@ -305,6 +307,7 @@ def dated_choice(text: str, amounts: tuple):
     dates = _option_dates(amounts)
     sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()] if dates else ()
     last = sentences[-1] if sentences else ""
-    if not last or len(last) > 200 or _DOUBT.search(last) or len(_YEAR_RE.findall(last)) != 1:
-        return None
+    if (not last or len(last) > 200 or _DOUBT.search(last) or _RELATIVE_RE.search(last)
+            or len(_YEAR_RE.findall(last)) != 1 or len(_MONTH_RE.findall(last)) > 1):
+        return None  # "a week after 12 March 1961", "on 12 March 1961 and back on 21 March"
     return dates.get(parse_date(last))

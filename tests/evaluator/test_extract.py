@@ -1449,7 +1449,7 @@ def test_later_shapes(response, labels, options, expected):
     assert extract_choice(response, labels, options) == expected
 
 
-# Shapes read since the fifteenth and sixteenth corpora (tests/data/extraction_corpus_fresh11-12)
+# Shapes read since the fifteenth to seventeenth corpora (tests/data/extraction_corpus_fresh11-13)
 LETTERS8 = LETTERS5 + ["F", "G", "H"]
 ROMAN = ["I only", "I and II only", "I and III only", "II and III only", "I, II and III"]
 FRESHER_SHAPES = [
@@ -1502,6 +1502,45 @@ FRESHER_SHAPES = [
      None),
     ("It's mixing by pipetting up and down.", LETTERS4,
      ["Seal the plate with film", "Discard the flow-through", "Place the tube on ice", "Pipette up and down to mix"], "D"),
+    # a closing answer line is the answer, read on its own: out of range, not an option, a short name
+    ("From the segments, E contradicts the mood of the scene.\n\nAnswer: I", LETTERS8, None, None),
+    ("The chisel drifts past the line.\n\nAnswer: Wear better shoes.", DIGITS5,
+     ["Saw slower", "Clamp the board", "Turn the bevel", "Reset the gauge", "Use a lighter mallet"], None),
+    ("B can be excluded; DMSO would be unusual at this stage.\n\nAnswer: PBS", LETTERS4,
+     ["trypsin-EDTA", "DMSO", "phosphate-buffered saline (PBS)", "70% ethanol"], "C"),
+    ("Option D = October 19, 1781 would come from a slip.\n\nAnswer: 1776-07-04", LETTERS4,
+     ["July 4, 1776", "April 19, 1775", "September 17, 1787", "October 19, 1781"], "A"),
+    ("A (IV corticosteroid) can be eliminated.\n\nAnswer: 4", LETTERS4,
+     ["IV corticosteroid", "oral antihistamine", "IV fluids only", "intramuscular epinephrine"], None),
+    ("The answer: smoke rises from the pan and the alarm goes off.", LETTERS4,
+     ["Next, smoke rises from the pan and the alarm goes off.", "Next, he drops the phone.", "Next, the door opens.",
+      "Next, nothing happens."], "A"),
+    ("My first instinct is G. But maybe B? Hmm, no — B ('Next, the cyclist falls') isn't set up by anything.\n"
+     "Going back to G.\n\nAnswer: G", LETTERS8, None, "G"),
+    ("Nothing suggests C. I can rule out H.\n\nNone of the options is correct.", LETTERS8, None, None),
+    ("Options:\nA. 37 °C\nB. 42 °C\nC. 65 °C\nD. 95 °C\nReason first, then end with 'Answer: X'.", LETTERS4,
+     ["37 °C", "42 °C", "65 °C", "95 °C"], None),
+    ("Answer with the option's letter from the given choices directly. J", LETTERS5 + list("FGHIJ"), None, "J"),
+    ("B (Cubism) can be eliminated. So it's Pointilism.", LETTERS4, ["Baroque", "Cubism", "Fauvism", "Pointillism"], None),
+    ("👉 1", DIGITS5, None, "1"),
+    # what these rules must not read (a second read of them found each)
+    ("A → no\nB → no\nC → yes\nD → no", LETTERS4, None, "C"),
+    ("C → D? The lid goes on after stirring, so the next step is D.", LETTERS4, None, None),
+    ("如果B是正确的，视频中应该先看到糖被加入，但并没有。", LETTERS4, None, None),
+    ("选项A是正确的步骤之一，但不是下一步。下一步是D。", LETTERS4, None, None),
+    ("Statement II is true because the charge is conserved. Statement I is true too.", LETTERS5, ROMAN, None),
+    ("Output is 1 when the switch is closed.", DIGITS5, None, None),
+    ("Prediction: A (0.20), B (0.55), C (0.15), D (0.10)", LETTERS4, None, None),
+    ("My vote is C, though D is equally likely.", LETTERS4, None, None),
+    ("This points to A being wrong: the water is already in the cup.", LETTERS4, None, None),
+    ("✅ B ❌ C", LETTERS4, None, None),
+    ("Answer:-2\nThe coach also mentions extending the arms (4) at the end.", DIGITS5, None, "2"),
+    ("I count twenty two-liter bottles on the shelf.", LETTERS4, ["20", "22", "24", "26"], None),
+    ("The event happened about a week after 12 March 1961.", LETTERS4,
+     ["February 19, 1961", "March 12, 1961", "December 3, 1961", "March 21, 1961"], None),
+    ('{"name": "describe_option", "arguments": {"option": "3"}}', DIGITS5, None, None),
+    ('is_answer(option="4")', DIGITS5, None, None),
+    ("a a a a a a a a a a", LETTERS4, None, None),
 ]
 
 
