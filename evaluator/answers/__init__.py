@@ -7,7 +7,7 @@ this package holds what several call: reasoning stripping and boxed answers
 `mentions`, labels named in passing; `checklists`; `json_replies`; `rewrite`, a
 label's other spellings; `framing`, how a reply frames its answer; `corrections`, what a
 self-correction replaces; `final_line`, a closing "Answer: ..." line read on its own;
-`values`, options that are amounts or dates; `choice`: `extract_choice`;
+`values`, options that are amounts or dates; `statements`, sets of statements; `choice`: `extract_choice`;
 `final_box`, its fast path for a reply that closes on its one box) and numbers (`numbers`: `extract_number`).
 
 Video-language models answer in many shapes: a bare letter, "The answer is

@@ -18,8 +18,9 @@ from evaluator.answers.labels import (
     NO_ANSWER_RE, SHORT_RE, bare_label, decide_span, label_at, label_map, last_sentence, negated_label,
 )
 from evaluator.answers.options import (
-    norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase, statements_named,
+    norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase,
 )
+from evaluator.answers.statements import statements_named
 from evaluator.answers.checklists import choice_from_checklist
 from evaluator.answers.final_box import final_box_choice
 from evaluator.answers.final_line import final_line_choice, final_line_content
@@ -302,7 +303,9 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
             return r
     steps = any(k.isdigit() for k in lab) and any(k.isalpha() for k in lab)
     r = strong_mention(t, low, lab) if not rewritten or steps else placed_ordinal(t, lab)
-    return r if r is not MISS else _option_told(t, low, opts, last_line, vopts, amounts)
+    if r is not MISS:  # not "Option 1 overstates it. Whatever the answer is, it isn't 1."
+        return None if r is not None and _rejected(t, low, r) else r
+    return _option_told(t, low, opts, last_line, vopts, amounts)
 
 
 def _option_told(t: str, low: str, opts, last_line: str, vopts, amounts: tuple):

@@ -52,16 +52,19 @@ def choice_after_correction(t: str, low: str, lab: dict):
     tail = t[end:].lstrip(FLUFF)
     if not tail:
         return None
-    r, _ = label_at(tail, 0, lab, True)
-    if r is not MISS and not negated_label(tail, 0) and final_line_content(tail) is None:
-        return r  # (not "Hmm, no — B: no, that isn't visible. ... Answer: D": the answer line says)
     closing = _CHANGE_TO_RE.sub("", last_sentence(tail))
-    # "Looking again at the last frames, 5.": the closing sentence, or its last clause
+    # "Looking again at the last frames, 5.": the closing sentence, or its last clause, first
+    # ("D? No. ... A? Yes. ... So: A.": what closes the reply, not what follows the last "no")
     r = bare_label(closing, lab) or bare_label(closing.rsplit(",", 1)[-1].strip(), lab)
     if r is None:  # "... gives an area of 9 — option A.", "That makes 4 swaps in total: I."
         m = _CLOSING_AFTER_MARK_RE.search(tail)
         r = lab.get(m.group(1).upper()) if m and (m.group(1).isupper() or m.group(1).isdigit()) else None
-    return MISS if r is None else r
+    if r is not None:
+        return r
+    r, _ = label_at(tail, 0, lab, True)
+    if r is not MISS and not negated_label(tail, 0) and final_line_content(tail) is None:
+        return r  # (not "Hmm, no — B: no, that isn't visible. ... Answer: D": the answer line says)
+    return MISS
 
 
 __all__ = ["choice_after_correction", "last_correction"]

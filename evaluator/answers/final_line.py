@@ -13,12 +13,15 @@ import re
 from evaluator.answers.common import MISS
 from evaluator.answers.labels import SHORT_RE
 from evaluator.answers.options import option_contained, option_exact, option_paraphrase
+from evaluator.answers.statements import said_statements, statement_sets
 from evaluator.answers.values import dated_choice, value_choice
 
-# the closing line: "Answer: X", "**Final answer:** X", "\boxed{X}" (X up to 80 characters)
+# the closing line: "Answer: X", "**Final answer:** X", "\boxed{X}", "... So the answer is: X" (X up
+# to 80 characters)
 _FINAL_LINE_RE = re.compile(
     r"(?:^|\n)[ \t*#>_]*(?i:final\s+)?(?i:answer)[ \t*_]*[:：][ \t*_]*(?P<a>[^\n]{1,80}?)[ \t*_.!]*$"
-    r"|\\boxed\{(?P<b>[^{}\n]{1,80})\}[ \t.$]*$")
+    r"|\\boxed\{(?P<b>[^{}\n]{1,80})\}[ \t.$]*$"
+    r"|(?:^|[.!?]\s+)(?i:so\s+)?(?i:the\s+)?(?i:final\s+)?(?i:answer\s+is)\s*[:：][ \t*_]*(?P<c>[^\n]{1,80}?)[ \t*_.!]*$")
 _AMOUNT_RE = re.compile(r"\d|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten|half|twenty|thirty|forty|fifty|hundred)\b")
 _BRACKETED_RE = re.compile(r"\(([^()]{2,12})\)")  # "phosphate-buffered saline (PBS)": its short name
 
@@ -26,7 +29,7 @@ _BRACKETED_RE = re.compile(r"\(([^()]{2,12})\)")  # "phosphate-buffered saline (
 def final_line_content(t: str) -> str | None:
     """What the reply's closing "Answer: ..." line or box gives, or None when it ends otherwise."""
     m = _FINAL_LINE_RE.search(t, max(0, len(t) - 200))
-    return None if m is None else (m.group("a") or m.group("b")).strip()
+    return None if m is None else (m.group("a") or m.group("b") or m.group("c")).strip()
 
 
 def final_line_choice(content: str, lab: dict, opts, vopts, amounts: tuple):
@@ -39,6 +42,9 @@ def final_line_choice(content: str, lab: dict, opts, vopts, amounts: tuple):
         if named is not None or m.group("l").isalpha() or not (vopts or any(_AMOUNT_RE.search(str(o)) for o, _ in amounts)):
             return named
         return MISS  # "4" where the options are values: the value, maybe
+    sets = statement_sets(tuple(o for o, _ in amounts), tuple(lb for _, lb in amounts)) if amounts else {}
+    if sets:  # "Answer: I, III and IV": that set of statements, or none (not "III and IV" inside it)
+        return sets.get(said_statements(content), None)
     if opts:
         for read in (option_exact, option_contained, option_paraphrase):
             r = read(content, opts)

@@ -16,6 +16,8 @@ from evaluator.answers.options import option_contained, option_exact, option_par
 # "Q: Which step ...?\nA: B": the line after "A:" is the answer, "A" no label
 _QA_RE = re.compile(r"\s*(?:\*\*)?Q(?:uestion)?(?:\*\*)?\s*[:：][^\n]*\n+\s*(?:\*\*)?A(?:nswer)?(?:\*\*)?\s*[:：]\s*(?P<a>.+)",
                     re.S)
+# a reply that interviews itself and closes on "Q: Final answer?\nA: 4"
+_LAST_QA_RE = re.compile(r"\nQ(?:uestion)?\s*[:：][^\n]*\n+\s*A(?:nswer)?\s*[:：]\s*(?P<a>[^\n]+?)\s*$")
 # "(D) The man ...", "B. Because ...", "**1** — At 1:39 ...": the answer opens the response
 _ANSWER_FIRST_RE = re.compile(r"[\s*_#]{0,4}(?:(?i:option)\s+)?[\(\[]?([A-Za-z]|[0-9]{1,2})(?:[\)\]]|[.:](?=\s)|\*\*|[ \t]*\n)")
 # a line that is nothing but a label ("B", "**3**", "(C).")
@@ -28,7 +30,7 @@ _LABEL_RUN_SPLIT_RE = re.compile(r"[\s*_#()\[\].:,;]+")
 
 def qa_answer(t: str) -> str | None:
     """The answer part of a response that restates the question as "Q: ... A: ..."."""
-    m = _QA_RE.match(t)
+    m = _QA_RE.match(t) or (_LAST_QA_RE.search(t) if "\nQ" in t else None)
     return m["a"].strip() if m else None
 
 
@@ -133,18 +135,18 @@ def gloss_against_label(t: str, label, opts, lab: dict) -> bool:
 
 
 # "... → E", "... — D.", "... until the last step (4).": the label the reply ends on
-_ENDING_RE = re.compile(r"(?:→|->|=>|—|–|\s-\s)\s*\**(?:(?i:option|choice|statement)\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?\**\s*[.!]?\s*$"
+_ENDING_RE = re.compile(r"(?:→|->|=>|⇒|—|–|\s-\s)\s*\**(?:(?i:option|choice|statement)\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?\**\s*[.!]?\s*$"
                         r"|\s\(([A-Za-z]|[0-9]{1,2})\)\s*[.!]?\s*$"
                         r"|\b(?:is|as)\s+(?i:option|choice)\s+\(?([A-Za-z]|[0-9]{1,2})\)?\s*[.!]?\s*$")
 _PAREN_LABEL_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")
 _SET_AGAINST_RE = re.compile(r"\b(?:rather\s+than|instead\s+of|unlike|not)\b[^.;!?]*$")
 # doubt the reply states about its own answer: it gives none
 _UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure which|can['’]t tell|cannot tell|can['’]t be sure|hard to say which|can['’]t decide|"
-                        r"i['’]d need to|would need to|i['’]m torn")
+                        r"i['’]d need to|would need to|i['’]m torn|it depends on")
 # Every _UNSURE_RE match holds one of these: testing them with `in` first is several times
 # faster than the regex over a long reply, and most replies hold none.
 _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard to say which", "t decide",
-                 "d need to", "m torn")
+                 "d need to", "m torn", "it depends on")
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
@@ -162,6 +164,8 @@ _LONE_LABEL_RE = re.compile(r"(?<![A-Za-z0-9'’])(?:[A-Z]|\d{1,2})(?![A-Za-z0-9
 # "Hmm, A or E. ...": two candidates opening the reply
 _OR_OPENING_RE = re.compile(r"\W*(?:(?i:hmm+|well|so|ok(?:ay)?|um+|maybe|probably)\W+)?\(?([A-Z]|\d{1,2})\)?\s+(?i:or)\s+"
                             r"\(?([A-Z]|\d{1,2})\)?\s*[.?!,;—–-]")
+_OR_CLOSING_RE = re.compile(r"(?:^|[.!?\n]\s*)(?:(?i:hmm+|well|so|maybe|probably|perhaps|likely|either)\W+)?\(?([A-Z]|\d{1,2})\)?"
+                            r"\s+(?i:or)\s+\(?([A-Z]|\d{1,2})\)?\s*[.?!]?\s*$")
 _NOT_A_LABEL_RE = re.compile(r"\s*\(?([A-Za-z])\)?\s*[.:)]\s+([^\n]+)")
 # the prompt's range echoed, and nothing else: "(1-5)", "A-D"
 _RANGE_ONLY_RE = re.compile(r"\W*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|to)\s*(?:[A-Za-z]|\d{1,2})\W*")
@@ -187,6 +191,9 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
         if two and _LONE_LABEL_RE.search(t, two.end()):
             two = None  # "A or D? The clock shows 3:15, so D.": settled after
     if two and len({lab.get(two.group(1).upper()), lab.get(two.group(2).upper())} - {None}) == 2:
+        return True
+    two = _OR_CLOSING_RE.search(t, max(0, len(t) - 40))  # "... smoke pours from the oven. Probably A or G."
+    if two and len({lab.get(two.group(1)), lab.get(two.group(2))} - {None}) == 2:
         return True
     if "\n" in t and _two_answer_lines(t, lab):
         return True

@@ -137,7 +137,8 @@ def label_at(t: str, pos: int, lab: dict, strict: bool):
         return MISS, False
     if QUESTIONED_RE.match(t, end):
         return None, False  # "The answer is A?": a guess put as a question
-    am = _AMBIG_RE.match(t, end)
+    # a second label after it offers two ("A, B"), unless a bracket closed the first: "(my pick: A), option B ..."
+    am = _AMBIG_RE.match(t, end) if not (m.group("c") and m.group("o") is None) else None
     if am:
         tok2 = am.group(1)
         lab2 = lab.get(tok2)
@@ -209,7 +210,7 @@ def negated_label(t: str, pos: int) -> bool:
     m = LEAD_RE.match(t, pos)
     if m is None or t[m.end():m.end() + 1] not in (" ", "*", ")", "\t"):
         return False  # a rejection needs a space after the label; most answers end there
-    return NEG_AFTER_RE.match(t[m.end():m.end() + 40].lower()) is not None
+    return NEG_AFTER_RE.match(t[m.end():m.end() + 100].lower()) is not None  # a gloss may come first
 
 
 def decide_span(t: str, pos: int, lab: dict, opts, strict: bool):
@@ -247,7 +248,7 @@ _CHECKBOX_RE = re.compile(r"\s*[-*•]?\s*\[[ xX✓✔]\]")
 NEG_AFTER_RE = re.compile(
     r"(?:\s+\([^()\n]{1,60}\)(?=\s))?(?:"  # "B (Cubism) can be eliminated": its gloss first
     r"(?:\s*(?:,|and|or|&)\s*(?:option\s+)?\(?[a-z0-9]{1,2}\)?(?![\w'’]))*"
-    r"\**\)?\**\s+(?:is|was|are|seems|appears|being)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
+    r"\**\)?\**\s+(?:is|was|are|seems|appears|being|would|could|can|should)?\s*(?:(?:definitely|clearly|certainly|obviously|surely)\s+)?(?:not\b|incorrect|wrong|false|ruled\s+out|eliminated|unlikely|bad\b|inaccurate"
     r"|irrelevant|impossible|implausible|excluded|tempting\b[^.;\n]{0,12}\bbut)"
     r"|\**\)?\**\s+(?:isn't|can\s+be\s+ruled|can\s+be\s+eliminated)"
     r"|\**\)?\**\s*[❌✗✘✖](?!\s*\(?[A-Za-z0-9]{1,2}\b)"  # "A ❌ contradicts the video" (not "✅ B ❌ C")

@@ -21,6 +21,7 @@ M_INTL = re.compile(
         |opci[óo]n\s+(?:correcta\s+)?(?:es\s+(?:la\s+)?)?
         |ответ\s+(?=[A-ZА-Я0-9(](?:\W|$))|corret[ao]\s+é\s+|doğru\s+cevap\s*[:：]?\s*
         |jawaban(?:nya)?\s+(?:yang\s+benar\s+)?adalah\s+
+        |odpowiedź\s+(?:to|jest)\s+
         |(?:cevap|yanıt|đáp\s+án|उत्तर|الإجابة|الجواب|jawaban|antwoord|odpowiedź|svar|vastaus|răspuns|απάντηση|תשובה|คำตอบ
            |jibu|відповідь|odpověď|válasz)\s*[:：]\s*
         |(?:应该|應該|应当|應當)\s*(?:是|选|選)\s*(?:选项|選項)?

@@ -59,7 +59,7 @@ _M_VERDICT_PRE = re.compile(
     r"(?:\b(?:is|would\s+be|should\s+be|must\s+be|seems\s+to\s+be)\b|[:：=]|→|->|=>)"
 )
 # "C it is.": the label, then "it is" closing the sentence.
-_LABEL_IT_IS_RE = re.compile(r"[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\s+it\s+is\s*(?:[.!\n]|$)")
+_LABEL_IT_IS_RE = re.compile(r"\**[\(\[]?([A-Za-z]|[0-9]{1,2})[\)\]]?\**\s+it\s+is\s*(?:[.!\n]|$)")
 _M_ACTUALLY = re.compile(r"actually\b\s*,?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 _M_BARE_ANSWER = re.compile(r"answer\s+", re.I)
 # "Final: 2", "Final choice - C" (a bare "final", as "final answer" is read by M_FINAL).
@@ -78,9 +78,9 @@ _DENIED_BEFORE_RE = re.compile(r"(?:\b(?:nothing|no|not|never|neither|nor)\b|n't
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
 # "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
 _M_SETTLE = re.compile(r"(?:settle\s+on|remaining\s*[:：]|remains\s*(?:is\b|[:：]))\s*(?:option\s+)?", re.I)
-# "Reply: 5", "Response: B", "Conclusion: 3", "By elimination: A", "Missing step: 2",
+# "Reply: 5", "Response: B", "Conclusion: 3", "Verdict: H", "Winner: H", "TL;DR: 2", "Tentatively: 3", "By elimination: A", "Missing step: 2",
 # "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
-_M_REPLY = re.compile(r"(?:reply|response|conclusion|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|verdict|winner|tentatively|tl;?dr|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
                       r"\s*(?:[:：=]|is\b|(?<=elimination),)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
 _M_FEEDBACK = re.compile(
@@ -92,7 +92,7 @@ _M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 # lookbehind keeps hits at word starts ("also" is not "so").
 _KW_RE = re.compile(
     r"(?<![a-z])(?:" + INTL_KEYWORDS_RE + r"|answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
-    r"|likely|better|holds|reply|response|conclusion|elimination|missing|assistant|fits|richtig|settle|remain"
+    r"|likely|better|holds|reply|response|conclusion|verdict|winner|tentatively|tl;?dr|elimination|missing|assistant|fits|richtig|settle|remain"
     r"|gpt|prediction|predicted|majority|vote|points?\s+to"
     r"|statement|guess|actually|it['’]s|it\s+is|it\s+(?:has\s+to|must|should)\s+be|say|probably|think|believe|correspond|match|commit"
     r"|correct|right|best|closest|accurate|appropriate|plausible|suitable"
@@ -132,6 +132,7 @@ _PRE_MARKERS = {
     "elimination": (_M_REPLY, False),
     "missing": (_M_REPLY, False),
     "assistant": (_M_REPLY, False),
+    **{kw: (_M_REPLY, False) for kw in ("verdict", "winner", "tentatively", "tl;dr", "tldr")},
     **{kw: (_M_ALONE, False) for kw in ("gpt", "prediction", "predicted", "majority", "vote")},
     "points to": (_M_POINTS, True),
     "feedback": (_M_FEEDBACK, False),
@@ -155,7 +156,7 @@ for _kw in INTL_KEYWORDS:
 _POST_AFTER_RE = re.compile(
     r"(?:one|answer|option|choice|response|description|match|fit|here|because|since|as|given)?\b\s*"
     r"(?:$|[.,;:!?)\n*(\-–—]|\b(?:answer|option|choice|because|since|as|given|feedback|statement|description|one"
-    r"|than)\b)",
+    r"|than|what|the|with)\b)",  # "only A fits what the video shows"
     re.I,
 )
 # "B is correct", "(C) is the best answer", "Option 2 seems the most accurate":
@@ -163,7 +164,7 @@ _POST_AFTER_RE = re.compile(
 # ending at the keyword and anchored there with $.
 _POST_RE = re.compile(
     r"""(?<![\w'’])(?P<w>(?i:option|choice|statement|number|step)\s+)?(?P<o>[\(\[])?\**(?P<l>[A-Za-z]|[0-9]{1,2})\**(?P<c>[\)\]])?\**
-        (?:,?\s+(?P<is>(?i:is|was|seems|appears|would\s+be|must\s+be|has\s+to\s+be|provides|gives|offers|fits|matches|works|ist))\s+(?i:to\s+be\s+)?(?i:the\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
+        (?:,?\s+(?P<is>(?i:is|was|seems|appears|would\s+be|must\s+be|has\s+to\s+be|provides|gives|offers|fits|matches|works|ist))\s+(?i:to\s+be\s+)?(?i:the\s+|my\s+)?(?i:coach['’]s\s+)?(?i:one\s+that\s+)?
            (?i:(?:most|more|clearly|definitely|likely|probably|only|also)\s+)?
          |\s+)$""",
     re.X,
@@ -201,6 +202,10 @@ _CLOSING_RE = re.compile(
     r"|\b(?i:that['’]s|that\s+is)\s+(?i:option\s+|number\s+|feedback\s+|statement\s+|step\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!,;]|$))"
     r"|\b(?i:which\s+(?:fits|matches))\s+(?i:option\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!]|$))"
     r"|(?:手順|ステップ|步骤|步驟)\s*(?:は|是|为|為)\s*(\d{1,2})(?=\s*(?:です|。|$))"
+    r"|\b(?i:still)\s*[:,—-]?\s*\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*[.!]?\s*$)"  # "First pass: 1. ... Still 1."
+    r"|\b(?i:not)\s+(?i:option\s+|choice\s+)?\(?[A-Za-z0-9]{1,2}\)?\s*,?\s+(?i:but)\s+(?i:rather\s+)?(?i:option\s+|choice\s+)?"
+    r"\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!]|$))"  # "Not C but A."
+    r"|\b(?i:which\s+makes\s+it|making\s+it)\s+(?i:option\s+|choice\s+)?\(?([A-Za-z]|[0-9]{1,2})\)?(?=\s*(?:[.!]|$))"
     r"|(?<!如果)(?<!假设)(?<!假如)选项\s*([A-Za-z]|[0-9]{1,2})\s*是\s*(?:正确|正確)(?![^。！\n]*[吗嗎？?])(?!的?步骤)"
     r"|(?<![A-Za-z0-9])([A-Za-z]|[0-9]{1,2})\s*(?:が|は)?\s*(?:正解|正しい|正确|正確|정답|最准确|最準確|最も正確|最合适|最も適切)"
     r"|\(?([A-Za-z]|[0-9]{1,2})\)?\s+(?:est\s+la\s+plus\s+(?:précise|juste|exacte|appropriée)|ist\s+am\s+(?:genauesten|besten|"
@@ -273,7 +278,7 @@ def _verdict_undone(kw: str, low: str, start: int) -> bool:
 
 def _label_before_it_is(t: str, p: int, lab: dict):
     """"C it is." (or "so C it is.") -> C: a label opening the sentence that "it is" (at ``p``) closes."""
-    for back in range(2, 8):  # "C it is", "(C) it is", "10 it is"
+    for back in range(2, 12):  # "C it is", "(C) it is", "10 it is", "**C** it is"
         q = p - back
         if q < 0:
             break
@@ -291,7 +296,7 @@ def _no_marker_here(kw: str, low: str, p: int) -> bool:
     D" (and only a conclusion points: "That points to C", not "the arrow points to B"), "Checking each option:", "option by option:" (a list's heading), "Least likely: G" (ranked last), "Previous correct answer:"
     (the earlier step's answer, echoed)."""
     return ((kw in _NEGATABLE and low.endswith(("n't ", "not ", "never "), 0, p))
-            or low.endswith(("previous ", "previous correct ", "previous step's ", "earlier "), 0, p)
+            or low.endswith(("previous ", "previous correct ", "previous step's ", "earlier ", "whatever the "), 0, p)
             or (kw == "opt" and low.endswith(("each ", "every ", "by "), 0, p))
             or (kw == "likely" and low.endswith(("least ", "less "), 0, p))
             or (kw == "points to" and (_DENIED_BEFORE_RE.search(low, max(0, p - 40), p) is not None
@@ -341,7 +346,8 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
         # Verdict after the label: "B is correct", "(C) is the best answer".
         pm = _POST_RE.search(t, max(0, p - 60), p)
         # Without "is" only "(B) best matches ..." reads as a verdict.
-        if pm is None or (pm.group("is") is None and kw not in _BARE_VERDICTS):
+        only = kw == "fits" and pm is not None and low.endswith("only ", 0, pm.start())  # "but only A fits ..."
+        if pm is None or (pm.group("is") is None and kw not in _BARE_VERDICTS and not only):
             continue
         if kw not in _BARE_VERDICTS and not _POST_AFTER_RE.match(t, p + len(kw)):
             continue  # "the correct distractor", "the right hand"

@@ -45,7 +45,8 @@ def lists_options(t: str, lab: dict) -> bool:
 # "would not choose B", "isn't H or F": a rejection that reaches the label over a verb or a list.
 _NEG_BEFORE_RE = re.compile(
     r"(?:(?:\bnot|n't|\bnever)\s+(?:(?:choose|pick|select|say|go\s+with|be)\s+)?"
-    r"|\b(?:rule|rules|ruled|ruling)\s+out\s+|\b(?:eliminate|eliminates|eliminated|exclude|excludes|reject|rejects)\s+)"
+    r"|\b(?:rule|rules|ruled|ruling)\s+out\s+|\b(?:eliminate|eliminates|eliminated|exclude|excludes|reject|rejects)\s+"
+    r"|(?:\bnot|n't|\bno)\s+(?:see|find|notice|have)\s+(?:anything|any\s+evidence|evidence)\s+(?:supporting|for)\s+)"
     r"(?:(?:option|choice)\s+)?"
     r"(?:\(?[a-z0-9]{1,2}\)?\s*(?:,|\bor|\bnor|\band)\s*(?:option\s+)?)?\(?$")
 

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from evaluator.answers.common import MISS
+from evaluator.answers.statements import ROMAN_ANSWER_RE, roman_sets, said_statements
 
 _NORM_RE = re.compile(r"[^\W_]+")
 
@@ -233,59 +234,6 @@ def option_paraphrase(line: str, opts, least: int = 2) -> object:
     return MISS if numbered and any(x.isdigit() and x not in own for x in words) else owner
 
 
-# Video-MMMU's multiple-statement options: "Statement 1,2,4"
-_STATEMENT_SET_RE = re.compile(r"\s*(?i:statements?)\s*((?:\d{1,2}\s*(?:,|&|(?i:and))\s*)*\d{1,2})\s*")
-# "1, 2 and 4", "1, 3, and 5", a bulleted list ("- 2\n- 4")
-_NUMBERS = r"[-*•]?\s*((?:\d{1,2}\s*(?:,\s*(?i:and\b)?|&|(?i:and\b)|\n\s*[-*•])\s*)+\d{1,2})\b"
-_SAID_SET_RE = re.compile(rf"(?i:true|correct)\s+(?i:statements?)\s*(?:(?i:are)\b|[:：])?\s*{_NUMBERS}"
-                          rf"|(?i:statements?)\s*{_NUMBERS}\s*(?i:are|is)\s+(?i:true|correct)"
-                          rf"|^\s*(?i:statements?)\s*{_NUMBERS}\s*\.?\s*$")
-_NUMBER_RE = re.compile(r"\d{1,2}")
-
-
-# Roman-numbered statements: options "I only", "I and III only", "I, II and III"; a reply closing
-# on "only I and III", "Only statement I is true.", "Statements II and III are correct"
-_ROMAN = {"I": "1", "II": "2", "III": "3", "IV": "4", "V": "5"}
-_ROMAN_LIST = r"(?:IV|V|I{1,3})(?:\s*(?:,\s*(?:and\s+)?|&|and)\s*(?:IV|V|I{1,3}))*"
-_ROMAN_SET_RE = re.compile(rf"\s*(?:(?i:statements?)\s+)?({_ROMAN_LIST})(?:\s+(?i:only))?\s*")
-_SAID_ROMAN_RE = re.compile(rf"\b(?i:only)\s+(?:(?i:statements?)\s+)?({_ROMAN_LIST})\b"
-                            rf"|^\W*(?i:so|therefore|thus|hence)\b,?\s+(?:(?i:statements?)\s+)?\b({_ROMAN_LIST})\s+(?i:are|is)\s+"
-                            rf"(?:(?i:both|all)\s+)?(?i:true|correct)\b")
-_CLOSING_SENTENCE_RE = re.compile(r"[^.!?\n]*[.!?\s]*$")
-_ROMAN_RE = re.compile(r"IV|V|I{1,3}")
-
-
-@lru_cache(maxsize=65536)
-def _statement_sets(options: tuple, labels: tuple) -> dict:
-    """{set of statement numbers: label} where every option is a set of statements
-    ("Statement 1,2,4", "I and III only"); empty otherwise."""
-    out = {}
-    for lab, opt in zip(labels, options):
-        m = _STATEMENT_SET_RE.fullmatch(str(opt or ""))
-        if m is not None:
-            out[frozenset(_NUMBER_RE.findall(m.group(1)))] = lab
-        elif (m := _ROMAN_SET_RE.fullmatch(str(opt or ""))) is not None:
-            out[frozenset(_ROMAN[x] for x in _ROMAN_RE.findall(m.group(1)))] = lab
-        else:
-            return {}
-    return out
-
-
-def statements_named(t: str, options: tuple, labels: tuple):
-    """The option whose statements the reply's last list of statements names ("The correct
-    statements are 1, 2 and 4.", "It is only I and III."), or MISS."""
-    sets = _statement_sets(options, labels)
-    found = list(_SAID_SET_RE.finditer(t)) if sets else []
-    closing = _CLOSING_SENTENCE_RE.search(t, max(0, len(t) - 300)) if sets else None
-    roman = _SAID_ROMAN_RE.search(closing.group()) if closing and "not" not in closing.group() else None
-    if roman:
-        return sets.get(frozenset(_ROMAN[x] for x in _ROMAN_RE.findall(roman.group(1) or roman.group(2))), MISS)
-    if not found:
-        return MISS
-    last = found[-1]
-    return sets.get(frozenset(_NUMBER_RE.findall(last.group(1) or last.group(2) or last.group(3))), MISS)
-
-
 @lru_cache(maxsize=65536)
 def _opts_shape(opts) -> tuple[int, bool]:
     """(longest matchable text, whether any option is a formula) of a question's options."""
@@ -317,6 +265,10 @@ def option_contained(line: str, opts) -> object:
     ln = " " + norm(line) + " "
     if len(ln) <= 3:
         return MISS
+    sets = roman_sets(opts)
+    if sets:  # "I, III and IV" holds "III and IV" but is another set: only the same set names an option
+        said = ROMAN_ANSWER_RE.match(line)
+        return sets.get(said_statements(said.group()), MISS) if said else MISS
     sl = _spaced(line) if _opts_shape(opts)[1] else ""
     hits = [(ns if spaced is None else spaced, lab) for ns, lab, spaced in opts
             if ((" " + ns + " ") in ln and not _negated_text(ln, " " + ns + " ") if spaced is None

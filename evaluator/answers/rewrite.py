@@ -104,6 +104,9 @@ _SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "r
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
                                 r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
 _FENCE_RE = re.compile(r"```[\w+-]{0,20}")
+# a chat assistant's closing offer, a paragraph of its own after the answer
+_OFFER_RE = re.compile(r"\n\s*(?i:if\s+you['’]?d\s+like|if\s+you\s+(?:want|would\s+like)|let\s+me\s+know|feel\s+free|"
+                       r"(?:i\s+)?hope\s+(?:this|that)\s+helps|happy\s+to\s+help)\b(?![^\n]*(?i:answer))[^\n()]*\s*$")
 # HTML markup around an answer ("<p>The answer is <b>1</b>.</p>"): a block tag ends a line
 _HTML_BLOCK_RE = re.compile(r"</?(?i:p|div|br|li|ul|ol|h[1-6]|table|tr|td|th|pre)\b[^<>\n]{0,80}>")
 _HTML_INLINE_RE = re.compile(r"</?(?i:b|strong|i|em|u|span|code|mark|font|sup|sub|small|big)\b[^<>\n]{0,80}>")
@@ -151,6 +154,10 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
     changed = False
     if "```" in t:  # a code block around the answer ("```text\n4\n```"): its fences go
         t, changed = _FENCE_RE.sub("", t).strip(), True
+    if "<|begin_of_box|>" in t:  # GLM's box: "<|begin_of_box|>3<|end_of_box|>"
+        t, changed = t.replace("<|begin_of_box|>", "\\boxed{").replace("<|end_of_box|>", "}"), True
+    if "\n" in t and _OFFER_RE.search(t, max(0, len(t) - 200)):  # "Let me know if you want more detail."
+        t, changed = _OFFER_RE.sub("", t).rstrip(), True
     if "</" in t or "<br" in t:
         t2 = _HTML_INLINE_RE.sub("", _HTML_BLOCK_RE.sub("\n", t)).strip()
         changed, t = changed or t2 != t, t2

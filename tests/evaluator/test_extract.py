@@ -1449,7 +1449,7 @@ def test_later_shapes(response, labels, options, expected):
     assert extract_choice(response, labels, options) == expected
 
 
-# Shapes read since the fifteenth to seventeenth corpora (tests/data/extraction_corpus_fresh11-13)
+# Shapes read since the fifteenth to nineteenth corpora (tests/data/extraction_corpus_fresh11-15)
 LETTERS8 = LETTERS5 + ["F", "G", "H"]
 ROMAN = ["I only", "I and II only", "I and III only", "II and III only", "I, II and III"]
 FRESHER_SHAPES = [
@@ -1541,6 +1541,39 @@ FRESHER_SHAPES = [
     ('{"name": "describe_option", "arguments": {"option": "3"}}', DIGITS5, None, None),
     ('is_answer(option="4")', DIGITS5, None, None),
     ("a a a a a a a a a a", LETTERS4, None, None),
+    # options walked through by label, then a decision (the eighteenth corpus, fresh14)
+    ("B? No. Option B (Coomassie blue) is common elsewhere. D? No. Choice D (Trypan blue) would not fit "
+     "this step. A? Yes. Option A (Ethidium bromide) is what the video shows. So: A.", LETTERS4, None, "A"),
+    ("First pass: 1. Second pass, checking statement 5 again: it overstates the problem. Still 1.", DIGITS5, None, "1"),
+    ("Option C (Crystal violet) would not fit this point of the protocol. Not C but A.", LETTERS4, None, "A"),
+    ("It's not option 4, but rather option 2.", DIGITS5, None, "2"),
+    ("(D) (Add isopropanol) is common elsewhere. Everything points to choice A's description, which makes it A.",
+     LETTERS4, None, "A"),
+    ("**A** Pros: plausible. Cons: too early.\n**H** Pros: consistent with the clip. Cons: none.\n\nVerdict: H",
+     LETTERS8, None, "H"),
+    ("| Criterion | C | H |\n|---|---|---|\n| Shown | partly | yes |\n\nWinner: H", LETTERS8, None, "H"),
+    ("A → out\nB → out\nE → keep\n⇒ E", LETTERS8, None, "E"),
+    ("Reviewing the options (my pick: A), option B reads well and option D is on topic.", LETTERS8, None, "A"),
+    ("A is my answer.\n\nNote: H and C would both be reasonable for the end of the clip.", LETTERS8, None, "A"),
+    ("Both H and A happen in the same room, but only A fits what the video shows.", LETTERS8, None, "A"),
+    ("Option 3 does not fit.\nQ: Does option 4 fit?\nA: Yes, the tempo rises.\nQ: Final answer?\nA: 4", DIGITS5,
+     None, "4"),
+    ("Option 1 overstates the problem. Whatever the answer is, it isn't 1.", DIGITS5, None, None),
+    ("Watching carefully, smoke pours from the oven. Probably A or G.", LETTERS8, None, None),
+    ("Answer: I, III and IV", LETTERS5, ["I only", "I and II", "II and III", "I, II and IV", "III and IV"], None),
+    ("If read literally, option #3 fits; if not, option #4 fits. It depends on which reading is meant.", DIGITS5,
+     None, None),
+    # chat assistants' shapes (the nineteenth corpus, fresh15)
+    ("### Answer\n\n**A. Because the dog knocked over the vase.**\n\nIf you'd like, I can go through each option.",
+     LETTERS8, None, "A"),
+    ("This corresponds to 1%.\n\nLet me know if you want more detail. (Answer: C)", LETTERS4,
+     ["2%", "1.5%", "1%", "0.5%"], "C"),
+    ("So could it be C? Yes, the cause comes first. **C** it is.", LETTERS8, None, "C"),
+    ("**TL;DR: 2**\n\nLonger version: the release timing is visible frame by frame.", DIGITS5, None, "2"),
+    ("Tough call. Tentatively: 3.", DIGITS5, None, "3"),
+    ("Therefore the answer is <|begin_of_box|>3<|end_of_box|>", DIGITS5, None, "3"),
+    ("Na podstawie nagrania kluczowy moment jest dobrze widoczny.\n\nZatem poprawna odpowiedź to **B**.", LETTERS8,
+     None, "B"),
 ]
 
 

@@ -159,7 +159,15 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # the seventeenth, 700 by a sixteenth tester, measured once (18 wrong, 0.4% unscored; the
                 # naive reader 129 wrong), then tuned on: what stays wrong is a value read off the video in
                 # words before another label ("the value is 65 °C. Answer: C", 65 °C being D)
-                "extraction_corpus_fresh13": (1, 0.003)}
+                "extraction_corpus_fresh13": (1, 0.003),
+                # the eighteenth, 700 by a seventeenth tester who wrote replies that discuss several options
+                # by label before deciding, measured once (24 wrong, 7.3% unscored; the naive reader 141
+                # wrong), then tuned on
+                "extraction_corpus_fresh14": (0, 0.018),
+                # the nineteenth, 700 by an eighteenth tester, as chat assistants answer, measured once at the
+                # same time (1 wrong, 3.6% unscored; naive 66 wrong), then tuned on: what stays wrong is a
+                # computed value in words before another label ("which gives 6.02 × 10^23 ... Answer: D")
+                "extraction_corpus_fresh15": (1, 0.013)}
 
 
 @pytest.mark.parametrize("folder", sorted(TUNED_BOUNDS))
