@@ -118,12 +118,13 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     qa = qa_answer(t)
     t, low = (qa, aligned_lower(qa)) if qa is not None else (t, low)  # "Q: ...\nA: B": the answer line
     opts = norm_options(options_t, labels_t) if options_t else None
-    if (r := final_box_choice(t, low, lab, opts)) is not MISS:
-        return r  # "... so the answer is \\boxed{B}.": what the rules below give, read at once
-    vopts, amounts = value_readings(options_t, labels_t, steps)
+    r = final_box_choice(t, low, lab, opts)  # "... so the answer is \\boxed{B}.": what the rules give, at once
+    vopts, amounts = value_readings(options_t, labels_t, steps) if r is not None else (None, ())
+    if r is not MISS:
+        return _unless_value_said(t, r, vopts, amounts, lab)
     r = _choice_from_rules(t, low, lab, opts)
     if r is not MISS:
-        return _unless_values_differ(t, r, vopts, opts, lab)
+        return _unless_value_said(t, _unless_values_differ(t, r, vopts, opts, lab), vopts, amounts, lab)
     if options_t and ("tatement" in t or "true" in low or "correct" in low or "only" in low):
         r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
         if r is not MISS:
@@ -131,6 +132,30 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     r = _choice_from_shape(t, low, lab, opts, rewritten, vopts, amounts)
     r = None if r is not None and text_against_label(t, r, opts, lab) else r
     return _unless_values_differ(t, r, vopts, opts, lab)
+
+
+def _unless_value_said(t: str, r, vopts, amounts: tuple, lab: dict):
+    """None where every option is a value and the sentence just before the reply's closing
+    answer line concludes another option's ("Reading the display, the value is 65 °C.\\n\\n
+    Answer: C", 65 °C being D): the reply contradicts itself; else `r`."""
+    if r is None or not vopts:
+        return r
+    body = t.rstrip()
+    q = body.rfind("\n")
+    if q <= 0 or final_line_content(body[q:]) is None:
+        return r  # no closing answer line of its own
+    before = last_sentence(body[:q])
+    if not _CONCLUDES_RE.search(before) or any(x in lab for m in _NAMES_LABEL_RE.findall(before) for x in m if x):
+        return r  # no value concluded there, or an option discussed by its label ("D (8 V) would ...")
+    said = concluded_value(before, amounts)
+    return None if said is not None and said != r else r
+
+
+# a sentence that concludes a value ("the value is 65 °C", "which gives 6.02 × 10^23"), and one
+# that names an option by its label ("D (8 V) would ...", "A: 4 °C", "option C")
+_CONCLUDES_RE = re.compile(r"=|\b(?:is|gives|shows|reads|equals|comes\s+to)\b")
+_NAMES_LABEL_RE = re.compile(r"^\W*([A-Z]|\d{1,2})\b|\(([A-Z]|\d{1,2})\)|\b(?i:option|choice)\s+\(?([A-Z]|\d{1,2})\b"
+                             r"|\b([A-Z])\s*\(")
 
 
 def _unless_values_differ(t: str, r, vopts, opts, lab):

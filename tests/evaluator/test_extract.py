@@ -1563,6 +1563,10 @@ FRESHER_SHAPES = [
     ("Answer: I, III and IV", LETTERS5, ["I only", "I and II", "II and III", "I, II and IV", "III and IV"], None),
     ("If read literally, option #3 fits; if not, option #4 fits. It depends on which reading is meant.", DIGITS5,
      None, None),
+    # the value a reply concludes, then another option's label: it contradicts itself
+    ("Reading the display, the value is 65 °C.\n\nAnswer: C", LETTERS4, ["95 °C", "4 °C", "37 °C", "65 °C"], None),
+    ("Reading the display, the value is 37 °C.\n\nAnswer: C", LETTERS4, ["95 °C", "4 °C", "37 °C", "65 °C"], "C"),
+    ("D (65 °C) is what the protocol would use later.\n\nAnswer: C", LETTERS4, ["95 °C", "4 °C", "37 °C", "65 °C"], "C"),
     # chat assistants' shapes (the nineteenth corpus, fresh15)
     ("### Answer\n\n**A. Because the dog knocked over the vase.**\n\nIf you'd like, I can go through each option.",
      LETTERS8, None, "A"),

@@ -157,9 +157,8 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # ("= 4 mol O2" for "4") before another label
                 "extraction_corpus_fresh12": (5, 0.003),
                 # the seventeenth, 700 by a sixteenth tester, measured once (18 wrong, 0.4% unscored; the
-                # naive reader 129 wrong), then tuned on: what stays wrong is a value read off the video in
-                # words before another label ("the value is 65 °C. Answer: C", 65 °C being D)
-                "extraction_corpus_fresh13": (1, 0.003),
+                # naive reader 129 wrong), then tuned on
+                "extraction_corpus_fresh13": (0, 0.003),
                 # the eighteenth, 700 by a seventeenth tester who wrote replies that discuss several options
                 # by label before deciding, measured once (24 wrong, 7.3% unscored; the naive reader 141
                 # wrong), then tuned on
