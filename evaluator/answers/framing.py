@@ -192,7 +192,7 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
             two = None  # "A or D? The clock shows 3:15, so D.": settled after
     if two and len({lab.get(two.group(1).upper()), lab.get(two.group(2).upper())} - {None}) == 2:
         return True
-    two = _OR_CLOSING_RE.search(t, max(0, len(t) - 40))  # "... smoke pours from the oven. Probably A or G."
+    two = _OR_CLOSING_RE.search(t, max(0, len(t) - 40)) if " or " in low[-40:] else None  # "... Probably A or G."
     if two and len({lab.get(two.group(1)), lab.get(two.group(2))} - {None}) == 2:
         return True
     if "\n" in t and _two_answer_lines(t, lab):
