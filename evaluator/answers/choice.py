@@ -28,7 +28,7 @@ from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import choice_before_note, choice_from_markers
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import canonical_text, placed_ordinal
-from evaluator.answers.values import concluded_value, dated_choice, value_choice, value_readings
+from evaluator.answers.values import concluded_value, dated_choice, has_amounts, value_choice, value_readings
 
 
 # a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
@@ -121,10 +121,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     r = final_box_choice(t, low, lab, opts)  # "... so the answer is \\boxed{B}.": what the rules give, at once
     vopts, amounts = value_readings(options_t, labels_t, steps) if r is not None else (None, ())
     if r is not MISS:
-        return _unless_value_said(t, r, vopts, amounts, lab)
+        return _unless_value_said(t, r, amounts, lab)
     r = _choice_from_rules(t, low, lab, opts)
     if r is not MISS:
-        return _unless_value_said(t, _unless_values_differ(t, r, vopts, opts, lab), vopts, amounts, lab)
+        return _unless_value_said(t, _unless_values_differ(t, r, vopts, opts, lab), amounts, lab)
     if options_t and ("tatement" in t or "true" in low or "correct" in low or "only" in low):
         r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
         if r is not MISS:
@@ -134,26 +134,41 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     return _unless_values_differ(t, r, vopts, opts, lab)
 
 
-def _unless_value_said(t: str, r, vopts, amounts: tuple, lab: dict):
-    """None where every option is a value and the sentence just before the reply's closing
-    answer line concludes another option's ("Reading the display, the value is 65 °C.\\n\\n
-    Answer: C", 65 °C being D): the reply contradicts itself; else `r`."""
-    if r is None or not vopts:
+def _unless_value_said(t: str, r, amounts: tuple, lab: dict):
+    """None where options are amounts and the sentence just before the reply's closing answer
+    concludes another option's ("Reading the display, the value is 65 °C.\\n\\nAnswer: C", 65 °C
+    being D; "... comes out to 47.5 m/s. Therefore, the correct option is (B).", 47.5 m/s being
+    D): the reply contradicts itself; else `r`."""
+    if r is None or not amounts or not has_amounts(amounts):
         return r
-    body = t.rstrip()
+    body = t.rstrip()[-600:]
+    if not _DIGIT_RE.search(body):
+        return r  # no amount anywhere near the end
     q = body.rfind("\n")
-    if q <= 0 or final_line_content(body[q:]) is None:
-        return r  # no closing answer line of its own
-    before = last_sentence(body[:q])
-    if not _CONCLUDES_RE.search(before) or any(x in lab for m in _NAMES_LABEL_RE.findall(before) for x in m if x):
+    if q > 0 and final_line_content(body[q:]) is not None:
+        end = len(body[:q].rstrip())
+        before = body[_sentence_start(body, end - 1):end]  # "...\n\nAnswer: C"
+    else:  # "... comes out to 47.5 m/s. Therefore, the correct option is (B)."
+        p = _sentence_start(body, len(body) - 1)
+        closing = body[p:].lower()
+        states = "answer" in closing or "option is" in closing or "choice is" in closing
+        before = body[_sentence_start(body, p - 1):p] if p > 0 and states else ""
+    if (not _DIGIT_RE.search(before) or not _CONCLUDES_RE.search(before)
+            or any(x in lab for m in _NAMES_LABEL_RE.findall(before) for x in m if x)):
         return r  # no value concluded there, or an option discussed by its label ("D (8 V) would ...")
     said = concluded_value(before, amounts)
     return None if said is not None and said != r else r
 
 
+def _sentence_start(body: str, end: int) -> int:
+    """Where the sentence that ends at `end` begins: after the last stop or line break before it."""
+    return max(body.rfind(". ", 0, end), body.rfind("! ", 0, end), body.rfind("? ", 0, end), body.rfind("\n", 0, end)) + 1
+
+
 # a sentence that concludes a value ("the value is 65 °C", "which gives 6.02 × 10^23"), and one
 # that names an option by its label ("D (8 V) would ...", "A: 4 °C", "option C")
-_CONCLUDES_RE = re.compile(r"=|\b(?:is|gives|shows|reads|equals|comes\s+to)\b")
+_DIGIT_RE = re.compile(r"\d")
+_CONCLUDES_RE = re.compile(r"=|\b(?:is|gives|shows|reads|equals|comes\s+(?:out\s+)?to)\b")
 _NAMES_LABEL_RE = re.compile(r"^\W*([A-Z]|\d{1,2})\b|\(([A-Z]|\d{1,2})\)|\b(?i:option|choice)\s+\(?([A-Z]|\d{1,2})\b"
                              r"|\b([A-Z])\s*\(")
 

@@ -120,8 +120,11 @@ def reasoning_cut_off(text) -> bool:
     return _last_close(low) < 0 and _first_open(low) >= 0 and _CLOSING_ANSWER_RE.search(text) is None
 
 
-# an unclosed trace that ends on its final answer: only that sentence is read
-_CLOSING_ANSWER_RE = re.compile(r"(?i:final\s+answer)\s*(?:is|[:：])\s*\**\(?\s*(?:[A-Za-z]|\d{1,2})\s*\)?\**\s*[.!]?\s*$")
+# an unclosed trace that ends on its final answer, or on one more sentence cut off that takes
+# nothing back ("Final answer: 2. Although, just to be thorough, the"): from there it is read
+_CLOSING_ANSWER_RE = re.compile(r"(?i:final\s+answer)\s*(?:is|[:：])\s*\**\(?\s*(?:[A-Za-z]|\d{1,2})\s*\)?\**\s*"
+                                r"(?:[.!]\s+(?![^\n]*(?i:\bwait\b|\bactually\b|\bhmm|\bno\b|\bnot\b|reconsider|instead|\bchang))"
+                                r"[^\n<]{0,160}|[.!]?)\s*$")
 
 
 def read_cut_off_reasoning(text):

@@ -38,7 +38,7 @@ def last_correction(low: str) -> int:
 
 # "Changing to 2.", "So I'll switch to C": what a correction's closing sentence opens with
 _CHANGE_TO_RE = re.compile(r"^(?i:so\s+)?(?i:i['’]ll\s+|i\s+will\s+|i['’]m\s+)?(?i:chang|switch)(?i:e|ing)\s+(?i:my\s+answer\s+)?(?i:to)\s+")
-_CLOSING_AFTER_MARK_RE = re.compile(r"(?:[:—–→]|\s-)\s*\**(?:(?i:option|choice)\s+)?\(?([A-Za-z]|\d{1,2})\)?\**\s*[.!]?\s*$")
+_CLOSING_AFTER_MARK_RE = re.compile(r"(?:[:—–→⇒]|=>|\s-)\s*\**(?:(?i:option|choice)\s+)?\(?([A-Za-z]|\d{1,2})\)?\**\s*[.!]?\s*$")
 
 
 def choice_after_correction(t: str, low: str, lab: dict):

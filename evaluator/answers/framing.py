@@ -142,11 +142,13 @@ _PAREN_LABEL_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")
 _SET_AGAINST_RE = re.compile(r"\b(?:rather\s+than|instead\s+of|unlike|not)\b[^.;!?]*$")
 # doubt the reply states about its own answer: it gives none
 _UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure which|can['’]t tell|cannot tell|can['’]t be sure|hard to say which|can['’]t decide|"
-                        r"i['’]d need to|would need to|i['’]m torn|it depends on")
+                        r"i['’]d need to|would need to|i['’]m torn|it depends on|(?:is|seems|looks|are) (?:just )?equally (?:likely|plausible|possible|valid)"
+                        r"|is just as likely"
+                        r"|both \(?[a-z0-9]{1,2}\)? and \(?[a-z0-9]{1,2}\)? (?:are|seem|look) (?:correct|right|true|valid)")
 # Every _UNSURE_RE match holds one of these: testing them with `in` first is several times
 # faster than the regex over a long reply, and most replies hold none.
 _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard to say which", "t decide",
-                 "d need to", "m torn", "it depends on")
+                 "d need to", "m torn", "it depends on", "equally ", "just as likely", "both ")
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)

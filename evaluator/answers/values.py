@@ -154,6 +154,12 @@ def value_options(options: tuple, labels: tuple) -> tuple | None:
     return tuple(out) if len(set(values)) == len(values) else None
 
 
+@lru_cache(maxsize=65536)
+def has_amounts(amounts: tuple) -> bool:
+    """Whether some option (of each (option, label)) holds a number: an amount a reply may conclude."""
+    return any(any(ch.isdigit() for ch in str(opt)) for opt, _ in amounts)
+
+
 def _plain_numbers(options: tuple) -> bool:
     """Whether the options are whole numbers other than 1, 2, 3, ... in order (steps' numbers)."""
     texts = [str(o).strip() for o in options]

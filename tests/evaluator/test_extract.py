@@ -1567,6 +1567,19 @@ FRESHER_SHAPES = [
     ("Reading the display, the value is 65 °C.\n\nAnswer: C", LETTERS4, ["95 °C", "4 °C", "37 °C", "65 °C"], None),
     ("Reading the display, the value is 37 °C.\n\nAnswer: C", LETTERS4, ["95 °C", "4 °C", "37 °C", "65 °C"], "C"),
     ("D (65 °C) is what the protocol would use later.\n\nAnswer: C", LETTERS4, ["95 °C", "4 °C", "37 °C", "65 °C"], "C"),
+    ("That leaves B. So the final value comes out to 47.5 m/s. Therefore, the correct option is (B).", LETTERS5,
+     ["72.5 m/s", "17.5 m/s", "82.5 m/s", "47.5 m/s", "10 m/s"], None),
+    # the twentieth corpus (fresh16): two answers at the end, a hedge, a revision, a final answer then cut off
+    ("That leaves G: it is consistent with the numbers on screen.\n\nBoth E and G are correct.", LETTERS8, None, None),
+    ("Then there's B, which I need to check.\n\nProbably B, but D is equally likely.", LETTERS4, None, None),
+    ("There are 6 ways out of 36 equally likely outcomes, so P = 6/36 = 1/6. Answer: A", LETTERS5,
+     ["1/6", "1/36", "5/36", "1/12", "1/4"], "A"),
+    ("The strongest candidate is F. Answer: F\n\nOn second thought, E is more consistent than F.\n\n=> E", LETTERS8,
+     None, "E"),
+    ("<think>\nAs for 1, it doesn't match. The strongest candidate is 2. Final answer: 2. Although, just to be "
+     "thorough, the", DIGITS5, None, "2"),
+    ("<think>\nD contradicts the last frames. So the answer is B. Let me double-check the frames", LETTERS5, None, None),
+    ("<think>\nThe strongest candidate is 2. Final answer: 2. Wait, the hips", DIGITS5, None, None),
     # chat assistants' shapes (the nineteenth corpus, fresh15)
     ("### Answer\n\n**A. Because the dog knocked over the vase.**\n\nIf you'd like, I can go through each option.",
      LETTERS8, None, "A"),
