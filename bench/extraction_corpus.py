@@ -23,7 +23,9 @@ tester who had not seen the reader when it was written:
   fresh13  tests/data/extraction_corpus_fresh13/: 700 by a sixteenth tester
   fresh14  tests/data/extraction_corpus_fresh14/: 700 by a seventeenth tester
   fresh15  tests/data/extraction_corpus_fresh15/: 700 by an eighteenth tester
-  fresh16  tests/data/extraction_corpus_fresh16/: the newest, 700 by a nineteenth tester
+  fresh16  tests/data/extraction_corpus_fresh16/: 700 by a nineteenth tester
+  fresh17  tests/data/extraction_corpus_fresh17/: 700 by a twentieth tester (numbers as traps)
+  fresh18  tests/data/extraction_corpus_fresh18/: the newest, 700 by a twenty-first tester
 
 Each was measured once, untouched, before the reader was changed for it (those figures
 are in docs/protocol.md); all but the newest were tuned against afterwards, so they are
@@ -78,6 +80,8 @@ CORPORA = {
     "fresh14": (DATA / "extraction_corpus_fresh14", ("exact", "videommmu", "expvid", "causalstep")),
     "fresh15": (DATA / "extraction_corpus_fresh15", ("exact", "videommmu", "expvid", "causalstep")),
     "fresh16": (DATA / "extraction_corpus_fresh16", ("exact", "videommmu", "expvid", "causalstep")),
+    "fresh17": (DATA / "extraction_corpus_fresh17", ("exact", "videommmu", "expvid", "causalstep")),
+    "fresh18": (DATA / "extraction_corpus_fresh18", ("exact", "videommmu", "expvid", "causalstep")),
 }
 MAX_UNSCORED = {name: 0.02 for name in CORPORA if name != "v1"}
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])")

@@ -28,7 +28,9 @@ from evaluator.answers.json_replies import choice_from_json
 from evaluator.answers.markers import choice_before_note, choice_from_markers
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import canonical_text, placed_ordinal
-from evaluator.answers.values import concluded_value, dated_choice, has_amounts, value_choice, value_readings
+from evaluator.answers.values import (
+    concluded_value, dated_choice, has_amounts, value_after_cue, value_choice, value_readings,
+)
 
 
 # a box the reply sets aside: "I initially considered \boxed{A}", "instead of \boxed{B}"
@@ -121,10 +123,10 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     r = final_box_choice(t, low, lab, opts)  # "... so the answer is \\boxed{B}.": what the rules give, at once
     vopts, amounts = value_readings(options_t, labels_t, steps) if r is not None else (None, ())
     if r is not MISS:
-        return _unless_value_said(t, r, amounts, lab)
+        return _unless_value_said(t, r, vopts, amounts, lab)
     r = _choice_from_rules(t, low, lab, opts)
     if r is not MISS:
-        return _unless_value_said(t, _unless_values_differ(t, r, vopts, opts, lab), amounts, lab)
+        return _unless_value_said(t, _unless_values_differ(t, r, vopts, opts, lab), vopts, amounts, lab)
     if options_t and ("tatement" in t or "true" in low or "correct" in low or "only" in low):
         r = statements_named(t, options_t, labels_t)  # "The correct statements are 1,2,4."
         if r is not MISS:
@@ -134,7 +136,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     return _unless_values_differ(t, r, vopts, opts, lab)
 
 
-def _unless_value_said(t: str, r, amounts: tuple, lab: dict):
+def _unless_value_said(t: str, r, vopts, amounts: tuple, lab: dict):
     """None where options are amounts and the sentence just before the reply's closing answer
     concludes another option's ("Reading the display, the value is 65 °C.\\n\\nAnswer: C", 65 °C
     being D; "... comes out to 47.5 m/s. Therefore, the correct option is (B).", 47.5 m/s being
@@ -156,7 +158,7 @@ def _unless_value_said(t: str, r, amounts: tuple, lab: dict):
     if (not _DIGIT_RE.search(before) or not _CONCLUDES_RE.search(before)
             or any(x in lab for m in _NAMES_LABEL_RE.findall(before) for x in m if x)):
         return r  # no value concluded there, or an option discussed by its label ("D (8 V) would ...")
-    said = concluded_value(before, amounts)
+    said = concluded_value(before, amounts) or value_after_cue(before, vopts)  # "the final value is 3": A's, not C's place
     return None if said is not None and said != r else r
 
 

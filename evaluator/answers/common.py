@@ -207,14 +207,16 @@ def prep(text) -> tuple[str, str]:
         if not t:
             return "", ""
     low = aligned_lower(t)
-    p = low.rfind("<answer>")
+    tag = "<answer>" if "<answer>" in low else "<ans>"  # "<ans>2</ans>" too
+    p = low.rfind(tag)
     if p >= 0:
-        q = low.find("</answer>", p)
+        q = low.find("</" + tag[1:], p)
         if q < 0:
             q = len(t)
-        inner = t[p + 8:q].strip()
+        a = p + len(tag)
+        inner = t[a:q].strip()
         if inner:
-            off = p + 8 + (len(t[p + 8:q]) - len(t[p + 8:q].lstrip()))
+            off = a + (len(t[a:q]) - len(t[a:q].lstrip()))
             t, low = inner, low[off:off + len(inner)]
     return t, low
 

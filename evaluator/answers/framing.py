@@ -152,7 +152,8 @@ _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)
-_REVISION_RE = re.compile(r"(?i:re-?check|re-?examin|reconsider|let\s+me\s+verify|double-check|on second thought|wait\b|actually|hmm)")
+_REVISION_RE = re.compile(r"(?i:re-?check|re-?examin|reconsider|let\s+me\s+verify|double-check|on second thought|wait\b|actually|hmm"
+                          r"|hold\s+on|misread)")
 _STEP_LETTER_RE = re.compile(r"(?i:step)\s+(\d{1,2})\s*\(\s*([A-Z])\s*\)"
                              r"|(?i:step)\s+(\d{1,2})\b[^\n]{0,60}?\\boxed\{\s*([A-Z])\s*\}")
 # a cheap look before _STEP_LETTER_RE's search: "step 3" (or "ſtep 3"); written to open with the

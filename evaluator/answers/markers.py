@@ -78,10 +78,12 @@ _DENIED_BEFORE_RE = re.compile(r"(?:\b(?:nothing|no|not|never|neither|nor)\b|n't
 _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)?(?:option\s+)?", re.I)
 # "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
 _M_SETTLE = re.compile(r"(?:settle\s+on|remaining\s*[:：]|remains\s*(?:is\b|[:：]))\s*(?:option\s+)?", re.I)
-# "Reply: 5", "Response: B", "Conclusion: 3", "Verdict: H", "Winner: H", "TL;DR: 2", "Tentatively: 3", "By elimination: A", "Missing step: 2",
+# "Reply: 5", "Response: B", "Conclusion: 3", "Verdict: H", "Winner: H", "TL;DR: 2", "Tentatively: 3",
+# "If forced to choose, 3.", "I'm confident: H.", "By elimination: A", "Missing step: 2",
 # "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
-_M_REPLY = re.compile(r"(?:reply|response|conclusion|verdict|winner|tentatively|tl;?dr|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
-                      r"\s*(?:[:：=]|is\b|(?<=elimination),)", re.I)
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|verdict|winner|tentatively|tl;?dr|forced\s+to\s+(?:choose|pick)|confident"
+                      r"|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
+                      r"\s*(?:[:：=]|is\b|(?<=elimination),|(?<=choose),|(?<=pick),)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
 _M_FEEDBACK = re.compile(
     r"feedback\b(?:\s+(?:the\s+coach\s+(?:gave|gives|would\s+give)|given(?:\s+here)?))?\s*(?:\*\*)?\s*(?:is\b|was\b|[:：=])", re.I)
@@ -93,7 +95,7 @@ _M_LIKELY = re.compile(r"likely\b\s*[,:]?\s*(?:it['’]s\s+|it\s+is\s+)?", re.I)
 _KW_RE = re.compile(
     r"(?<![a-z])(?:" + INTL_KEYWORDS_RE + r"|answer|anwser|ans\b|opt|cho|select|pick|go(?:ing)?\s+with|lean|therefore|thus|hence|so\b|final|leaves|leaving|feedback"
     r"|likely|better|holds|reply|response|conclusion|verdict|winner|tentatively|tl;?dr|elimination|missing|assistant|fits|richtig|settle|remain"
-    r"|gpt|prediction|predicted|majority|vote|points?\s+to"
+    r"|gpt|prediction|predicted|majority|vote|points?\s+to|survives|forced|confident"
     r"|statement|guess|actually|it['’]s|it\s+is|it\s+(?:has\s+to|must|should)\s+be|say|probably|think|believe|correspond|match|commit"
     r"|correct|right|best|closest|accurate|appropriate|plausible|suitable"
     r")"
@@ -132,7 +134,7 @@ _PRE_MARKERS = {
     "elimination": (_M_REPLY, False),
     "missing": (_M_REPLY, False),
     "assistant": (_M_REPLY, False),
-    **{kw: (_M_REPLY, False) for kw in ("verdict", "winner", "tentatively", "tl;dr", "tldr")},
+    **{kw: (_M_REPLY, False) for kw in ("verdict", "winner", "tentatively", "tl;dr", "tldr", "forced", "confident")},
     **{kw: (_M_ALONE, False) for kw in ("gpt", "prediction", "predicted", "majority", "vote")},
     "points to": (_M_POINTS, True),
     "feedback": (_M_FEEDBACK, False),
@@ -263,7 +265,7 @@ def _scan_markers(t: str, low: str, lab: dict, opts, start: int, end: int):
 _VERDICT_WORDS = frozenset(("best", "closest", "accurate", "correct", "right", "appropriate", "plausible", "suitable", "likely",
                             "better", "fits"))
 # Verdicts that need no "is" after the label: "(B) best matches", "Only 3 holds.", "Daher ist 5 richtig."
-_BARE_VERDICTS = frozenset(("best", "holds", "richtig", "remain"))
+_BARE_VERDICTS = frozenset(("best", "holds", "richtig", "remain", "survives"))
 
 
 _DOUBTED_RE = re.compile(r"(?:n['’]t|\bnot)\s+(?:think|believe|sure|convinced)\s+(?:that\s+)?(?:option\s+)?\(?$")
@@ -273,7 +275,7 @@ def _verdict_undone(kw: str, low: str, start: int) -> bool:
     """The words before a verdict's label (at `start`) undo it: "I don't think G is right" (doubted,
     not given); "H remains unclear" (only "Only H remains." closes an elimination)."""
     return (_DOUBTED_RE.search(low, max(0, start - 30), start) is not None
-            or (kw == "remain" and not low.endswith(("only ", "only option "), 0, start)))
+            or (kw in ("remain", "survives") and not low.endswith(("only ", "only option "), 0, start)))
 
 
 def _label_before_it_is(t: str, p: int, lab: dict):

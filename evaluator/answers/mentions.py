@@ -24,6 +24,7 @@ _BOLD_MENTION_RE = re.compile(r"\*\*\(?([A-Za-z]|[0-9]{1,2})[\).:]?\*\*")  # **B
 # option b, step 4 (on low; a step number is a label only where the options are steps)
 _WORD_MENTION_RE = re.compile(r"(?:option|choice|statement|step)\s+\(?([a-z]|[0-9]{1,2})(?![a-z0-9])")
 _CAPITAL_RE = re.compile(r"[A-Z](?![\w'’\-])")  # a lone capital letter
+_OPERATORS = frozenset("·×*/^=+−")
 _MATH_RE = re.compile(r"\$\$?[^$]+\$\$?|\\\(.+?\\\)|\\\[.+?\\\]", re.S)  # $...$, \(...\), \[...\]
 
 
@@ -117,6 +118,8 @@ def strong_mention(t: str, low: str, lab: dict):
             continue  # a variable: "$PV = \frac{C}{r - g}$ where C is the first cash flow"
         if st >= 2 and t[st - 1] == " " and t[st - 2].isdigit():
             continue  # a unit after an amount: "1.5 A", "10 V"
+        if t[m.end():m.end() + 2].lstrip()[:1] in _OPERATORS or t[max(0, st - 2):st].rstrip()[-1:] in _OPERATORS:
+            continue  # a variable in a formula: "Q = I·t"
         tok = m.group()
         if tok == "A" and ARTICLE_BEFORE_RE.match(t, m.end()):
             continue  # the article before a name or an amount: "A Qubit fluorometer is used"

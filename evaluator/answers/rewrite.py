@@ -39,7 +39,7 @@ _ITEM = (r"option|statement|choice|one|answer|feedback(?:\s+(?:option|statement)
 # closing a sentence, or an ordinal opening the reply before a colon) so "the first
 # frame" is left alone. Applied to the lower-cased text.
 _ORDINAL_RE = re.compile(
-    rf"""(?:\b{_ARTICLE}\s*(?:very\s+)?)?\b(?P<o>{_ALL_ORD})\s+(?:(?P<step>{_STEP})|{_ITEM})\b
+    rf"""(?:\b{_ARTICLE}\s*(?:very\s+)?)?\b(?P<o>{_ALL_ORD})\s+(?:(?P<step>{_STEP})|{_ITEM})\b(?:\s+(?:listed|given|shown))?
         |\b(?:option|statement|choice)\s+(?:number\s+)?(?P<n>{_NUM_ALT})\b
         |\bthe\s+(?P<b>{_ORD_ALT})(?=\s*(?:[.!;,]|$))
         |(?:^\W{{0,3}}(?:(?:es|c['’]est|it['’]s)\s+)?|\b(?:es|est|ist|is|è)\s+){_ARTICLE}\s*(?P<a>{_ALL_ORD})(?=\s*(?:[:,.—–]|$))

@@ -178,8 +178,9 @@ def value_readings(options: tuple | None, labels: tuple, steps: dict | None) -> 
 def _same(a: tuple, b: tuple) -> bool:
     """Whether the reply's value `a` is the option's value `b`."""
     (va, da, fa), (vb, db, fb) = a, b
-    if da is None or db is None:  # "22.5" for "22.5 kN·m", "4 balls" for "Four"
-        return math.isclose(va, vb, rel_tol=1e-9, abs_tol=1e-12)
+    if da is None or db is None:  # "22.5" for "22.5 kN·m", "4 balls" for "Four", "0.5" for "50%"
+        return (math.isclose(va, vb, rel_tol=1e-9, abs_tol=1e-12)
+                or (da is None and db == "percent" and math.isclose(va * 100, vb, rel_tol=1e-9)))
     if da != db:  # units of other dimensions, or two different unknown words
         return False
     return math.isclose(va * fa, vb * fb, rel_tol=1e-6, abs_tol=1e-15)
@@ -206,6 +207,15 @@ _DOUBT = re.compile(r"\b(?:not|no|never|rather|instead|wrong|incorrect|except|or
                     re.I)
 _CONCLUSION = re.compile(r"=|≈|→|:|\b(?:is|are|equals?|gives?|total|results?|comes? to|makes?|contains?|holds?|needs?|"
                          r"requires?|yields?|leaves?)\b", re.I)
+
+
+def value_after_cue(sentence: str, vopts) -> str | None:
+    """The option whose value follows the sentence's last "=" or "is" ("Therefore the final value
+    is 3."), read as a value even where it is also another option's place; None otherwise."""
+    cue = list(_CONCLUSION.finditer(sentence)) if vopts else []
+    q = _quantity(_clean(sentence[cue[-1].end():].strip(" .!*")), True) if cue else None  # that value alone
+    named = {lab for v, lab in vopts if _same(q, v)} if q is not None else set()
+    return named.pop() if len(named) == 1 else None
 
 
 def concluded_value(text: str, options: tuple):

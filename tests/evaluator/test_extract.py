@@ -1580,6 +1580,26 @@ FRESHER_SHAPES = [
      "thorough, the", DIGITS5, None, "2"),
     ("<think>\nD contradicts the last frames. So the answer is B. Let me double-check the frames", LETTERS5, None, None),
     ("<think>\nThe strongest candidate is 2. Final answer: 2. Wait, the hips", DIGITS5, None, None),
+    # the twenty-first and twenty-second corpora (fresh17, numbers as traps; fresh18, a mix)
+    ("The centrifuge runs at 8,000 rpm, then step 3 begins. Therefore the final value is 3.\n\nAnswer: B", LETTERS4,
+     ["3", "5", "7", "8"], None),
+    ("There are 4 terms. Therefore the final value is 5/4.\n\nAnswer: H", LETTERS8,
+     ["1/4", "1/3", "1/2", "2/3", "3/4", "1", "5/4", "3/2"], None),
+    ("Slide 4 of 12 works the example: K5 has n(n−1)/2 = 5·4/2 edges. So the answer is D.", LETTERS8,
+     ["5", "8", "9", "10", "12", "15", "20", "25"], "D"),
+    ("The answer is 4.", LETTERS4, ["4", "6", "8", "9"], "A"),  # a number among numbers is the value
+    ("Elimination:\n- A: no.\n- B: unlikely.\n- G: matches the video ✔\n- H: unlikely.\n\nOnly G survives.", LETTERS8,
+     None, "G"),
+    ("The frames are low resolution. (1) is out. Between the rest it's unclear.\n\nIf forced to choose, 3.", DIGITS5,
+     None, "3"),
+    ("The strongest candidate is choice C.\nI'm confident: C.\n</think>\n\n", LETTERS4, None, "C"),
+    ("<ans>2</ans>", DIGITS5, None, "2"),
+    ("It's the fourth answer listed.", LETTERS4, None, "D"),
+    ("The strongest candidate is option D.\n\nAnswer: D\n\nHold on, I misread the clip. It is exactly choice H.\n\n"
+     "Answer: H", LETTERS8, None, "H"),
+    ("Let's solve it step by step.\nQ = I·t = 0.5 A × 120 s = 60 C.\n\n**60 coulombs**", LETTERS5 + list("FGHI"),
+     ["600 C", "15 C", "6 C", "240 C", "120 C", "60 C", "1 C", "0.25 C", "30 C"], "F"),
+    ("It comes out to 0.5.", LETTERS4, ["20%", "40%", "50%", "80%"], "C"),
     # chat assistants' shapes (the nineteenth corpus, fresh15)
     ("### Answer\n\n**A. Because the dog knocked over the vase.**\n\nIf you'd like, I can go through each option.",
      LETTERS8, None, "A"),

@@ -170,7 +170,16 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # the twentieth, 700 by a nineteenth tester, a mix as a leaderboard run over many models
                 # would produce, measured once untouched (6 wrong, 1.1% unscored; naive 77 wrong), then
                 # tuned on
-                "extraction_corpus_fresh16": (0, 0.008)}
+                "extraction_corpus_fresh16": (0, 0.008),
+                # the twenty-first, 700 by a twentieth tester who set numbers as traps, measured once untouched
+                # (12 wrong, 1.0% unscored; naive 82 wrong), then tuned on: what stays wrong is a bare number
+                # among number options that is also another option's place ("4" for "4", "6", "8", "9"),
+                # which this tester, told so, counted as no answer, and the reader reads as the value
+                "extraction_corpus_fresh17": (7, 0.006),
+                # the twenty-second, 700 by a twenty-first tester, a mix as a run over many models gives,
+                # measured once untouched at the same time (4 wrong, 3.1% unscored; naive 60 wrong), then
+                # tuned on
+                "extraction_corpus_fresh18": (0, 0.01)}
 
 
 @pytest.mark.parametrize("folder", sorted(TUNED_BOUNDS))
