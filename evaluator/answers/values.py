@@ -172,6 +172,11 @@ def value_readings(options: tuple | None, labels: tuple, steps: dict | None) -> 
     amount a reply closes on (`concluded_value`)."""
     if not options or (steps and not _plain_numbers(options)):
         return None, ()  # "Step 3", or "1" to "4": steps' numbers; "9", "15", "72": numbers ("seventy-two")
+    return _readings(options, labels)
+
+
+@lru_cache(maxsize=65536)  # one entry per question, as value_options
+def _readings(options: tuple, labels: tuple) -> tuple:
     return value_options(options, labels), tuple(zip(options, labels))
 
 
