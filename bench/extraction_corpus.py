@@ -25,7 +25,8 @@ tester who had not seen the reader when it was written:
   fresh15  tests/data/extraction_corpus_fresh15/: 700 by an eighteenth tester
   fresh16  tests/data/extraction_corpus_fresh16/: 700 by a nineteenth tester
   fresh17  tests/data/extraction_corpus_fresh17/: 700 by a twentieth tester (numbers as traps)
-  fresh18  tests/data/extraction_corpus_fresh18/: the newest, 700 by a twenty-first tester
+  fresh18  tests/data/extraction_corpus_fresh18/: 700 by a twenty-first tester
+  fresh19  tests/data/extraction_corpus_fresh19/: the newest, 700 by a twenty-second tester
 
 Each was measured once, untouched, before the reader was changed for it (those figures
 are in docs/protocol.md); all but the newest were tuned against afterwards, so they are
@@ -82,6 +83,7 @@ CORPORA = {
     "fresh16": (DATA / "extraction_corpus_fresh16", ("exact", "videommmu", "expvid", "causalstep")),
     "fresh17": (DATA / "extraction_corpus_fresh17", ("exact", "videommmu", "expvid", "causalstep")),
     "fresh18": (DATA / "extraction_corpus_fresh18", ("exact", "videommmu", "expvid", "causalstep")),
+    "fresh19": (DATA / "extraction_corpus_fresh19", ("exact", "videommmu", "expvid", "causalstep")),
 }
 MAX_UNSCORED = {name: 0.02 for name in CORPORA if name != "v1"}
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])")

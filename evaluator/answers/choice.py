@@ -171,7 +171,7 @@ def _sentence_start(body: str, end: int) -> int:
 # that names an option by its label ("D (8 V) would ...", "A: 4 °C", "option C")
 _DIGIT_RE = re.compile(r"\d")
 _CONCLUDES_RE = re.compile(r"=|\b(?:is|gives|shows|reads|equals|comes\s+(?:out\s+)?to)\b")
-_NAMES_LABEL_RE = re.compile(r"^\W*([A-Z]|\d{1,2})\b|\(([A-Z]|\d{1,2})\)|\b(?i:option|choice)\s+\(?([A-Z]|\d{1,2})\b"
+_NAMES_LABEL_RE = re.compile(r"^\W*([A-Z]|\d{1,2})[.):]|\(([A-Z]|\d{1,2})\)|\b(?i:option|choice)\s+\(?([A-Z]|\d{1,2})\b"
                              r"|\b([A-Z])\s*\(")
 
 

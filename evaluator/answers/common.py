@@ -47,7 +47,8 @@ _ALL_TAGS_RE = re.compile(
     re.I,
 )
 # What remains of the Sky-T1 style solution wrapper after the thought block.
-_SOLUTION_TAGS_RE = re.compile(r"<\|(?:begin|end)_of_solution\|>", re.I)
+# a solution's markers and a chat template's end-of-turn tokens left in a reply
+_SOLUTION_TAGS_RE = re.compile(r"<\|(?:(?:begin|end)_of_solution|im_end|endoftext|eot_id|end)\|>", re.I)
 
 
 def _last_close(s: str) -> int:
@@ -181,8 +182,8 @@ def cut_off_mid_sentence(t: str) -> bool:
         len(t) >= 150 and len(words) >= 4 and words[-1] not in _VERDICT_LAST_WORDS))
 
 
-FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
-              for c in range(r[0], r[1] + 1)}
+FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF08, 0xFF09), (0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+              for c in range(r[0], r[1] + 1)}  # "（", "）" too: "1（The dancer's…）"
 
 
 def prep(text) -> tuple[str, str]:

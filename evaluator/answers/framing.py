@@ -23,7 +23,10 @@ _ANSWER_FIRST_RE = re.compile(r"[\s*_#]{0,4}(?:(?i:option)\s+)?[\(\[]?([A-Za-z]|
 # a line that is nothing but a label ("B", "**3**", "(C).")
 _BARE_LINE_RE = re.compile(r"[\s*_#>`'\"(\[]{0,6}([A-Za-z]|[0-9]{1,2})[\s*_`'\")\].:]{0,6}")
 # "The answer is E.", "Answer: (C)": a stated answer, read where the output was cut off after it
-_STATED_RE = re.compile(r"(?i:\b(?:(?:final\s+)?answer|(?:correct|right|best)\s+(?:option|answer|choice))\s*(?:is|:)\s*(?:option\s+)?)\**\(?([A-Za-z]|[0-9]{1,2})\)?\**"
+_STATED_RE = re.compile(r"(?i:\b(?:(?:final\s+)?answer|(?:correct|right|best)\s+(?:option|answer|choice))\s*(?:is|:)\s*(?:option\s+)?"
+                        r"|\b(?:that|this)\s+(?:matches|lines\s+up\s+with|corresponds\s+to)\s+(?:option\s+|choice\s+)?(?=\S+"
+                        r"(?![^\n]*(?i:however|\bbut\b|then\s+again|on\s+the\s+other|consider|which\s+means|let\s+me))))"
+                        r"\**\(?([A-Za-z]|[0-9]{1,2})\)?\**"
                         r"(?=[\s.,;:!)]|$)")
 _LABEL_RUN_SPLIT_RE = re.compile(r"[\s*_#()\[\].:,;]+")
 
@@ -56,7 +59,8 @@ def first_line_label(t: str, lab: dict):
 
 def stated_before_cut(t: str, lab: dict):
     """The answer a cut-off response had stated in so many words, when it stated only one
-    ("The answer is E. The answer is E. The answer is"); else None."""
+    ("The answer is E. The answer is E. The answer is", "That matches E: <its text>. The others
+    are inconsistent, since e" but not "This matches option 5. However, we also need to"); else None."""
     found = {lab.get(m.group(1).upper()) for m in _STATED_RE.finditer(t)}
     return found.pop() if len(found) == 1 and None not in found else None
 

@@ -1600,6 +1600,16 @@ FRESHER_SHAPES = [
     ("Let's solve it step by step.\nQ = I·t = 0.5 A × 120 s = 60 C.\n\n**60 coulombs**", LETTERS5 + list("FGHI"),
      ["600 C", "15 C", "6 C", "240 C", "120 C", "60 C", "1 C", "0.25 C", "30 C"], "F"),
     ("It comes out to 0.5.", LETTERS4, ["20%", "40%", "50%", "80%"], "C"),
+    # the twenty-third corpus (fresh19)
+    ("Option G doesn't match the timing. The answer is C.\n</think><|im_end|>", LETTERS8, None, "C"),
+    ("1（The dancer's…）", DIGITS5, ["The dancer's passé is too low.", "The spot is lost.", "The heel drops.",
+                                  "The arms open late.", "The landing is loud."], "1"),
+    ("He pulls over by a fence. That matches E: next, the cyclist takes a photo. The remaining choices are "
+     "inconsistent with the visual evidence, since e", LETTERS8, None, "E"),
+    ("D (30) doesn't follow from the method. This matches option C (25). However, we also need to consider",
+     LETTERS5, ["10", "20", "25", "30", "40"], None),
+    ("A = P(1 + r)^n = 1000 × 1.05² = 1102.50.\n\nAnswer: F", LETTERS5 + ["F"],
+     ["$1,050.00", "$1,100.00", "$1,102.50", "$1,157.63", "$1,200.00", "$1,276.28"], None),
     # chat assistants' shapes (the nineteenth corpus, fresh15)
     ("### Answer\n\n**A. Because the dog knocked over the vase.**\n\nIf you'd like, I can go through each option.",
      LETTERS8, None, "A"),
