@@ -49,6 +49,7 @@ _ALL_TAGS_RE = re.compile(
 # What remains of the Sky-T1 style solution wrapper after the thought block.
 # a solution's markers and a chat template's end-of-turn tokens left in a reply
 _SOLUTION_TAGS_RE = re.compile(r"<\|(?:(?:begin|end)_of_solution|im_end|endoftext|eot_id|end)\|>", re.I)
+_END_OF_TURN_RE = re.compile(r"<\|(?:im_end|endoftext|eot_id|end)\|>", re.I)
 
 
 def _last_close(s: str) -> int:
@@ -99,7 +100,8 @@ def strip_reasoning(text: str) -> str:
             start = _first_open(low)
         out = text[:start] if start >= 0 else text
     if "<|" in out:
-        out = _SOLUTION_TAGS_RE.sub("", out)
+        turn = _END_OF_TURN_RE.search(out)  # what follows a turn's end is no part of the reply
+        out = _SOLUTION_TAGS_RE.sub("", out[:turn.start()] if turn and out[:turn.start()].strip() else out)
     return out.strip()
 
 
@@ -124,8 +126,9 @@ def reasoning_cut_off(text) -> bool:
 # an unclosed trace that ends on its final answer, or on one more sentence cut off that takes
 # nothing back ("Final answer: 2. Although, just to be thorough, the"): from there it is read
 _CLOSING_ANSWER_RE = re.compile(r"(?i:final\s+answer)\s*(?:is|[:：])\s*\**\(?\s*(?:[A-Za-z]|\d{1,2})\s*\)?\**\s*"
-                                r"(?:[.!]\s+(?![^\n]*(?i:\bwait\b|\bactually\b|\bhmm|\bno\b|\bnot\b|reconsider|instead|\bchang))"
-                                r"[^\n<]{0,160}|[.!]?)\s*$")
+                                r"(?:[.!]\s+(?![^\n]*(?:(?<![A-Za-z0-9'’])[A-Z0-9](?![A-Za-z0-9'’])|\b(?i:wait|actually|hmm|no|not|"
+                                r"reconsider|instead|chang\w*|but|however|or|maybe|re-?check\w*|re-?watch\w*|looking\s+again|"
+                                r"second\s+thought|double-check|mistake|forgot|wrong|should)\b))[^\n<]{0,80}|[.!]?)\s*$")
 
 
 def read_cut_off_reasoning(text):
@@ -208,7 +211,7 @@ def prep(text) -> tuple[str, str]:
         if not t:
             return "", ""
     low = aligned_lower(t)
-    tag = "<answer>" if "<answer>" in low else "<ans>"  # "<ans>2</ans>" too
+    tag = "<answer>" if "<answer>" in low or not low.rstrip().endswith("</ans>") else "<ans>"  # "<ans>2</ans>" closing it
     p = low.rfind(tag)
     if p >= 0:
         q = low.find("</" + tag[1:], p)

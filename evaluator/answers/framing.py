@@ -23,11 +23,15 @@ _ANSWER_FIRST_RE = re.compile(r"[\s*_#]{0,4}(?:(?i:option)\s+)?[\(\[]?([A-Za-z]|
 # a line that is nothing but a label ("B", "**3**", "(C).")
 _BARE_LINE_RE = re.compile(r"[\s*_#>`'\"(\[]{0,6}([A-Za-z]|[0-9]{1,2})[\s*_`'\")\].:]{0,6}")
 # "The answer is E.", "Answer: (C)": a stated answer, read where the output was cut off after it
-_STATED_RE = re.compile(r"(?i:\b(?:(?:final\s+)?answer|(?:correct|right|best)\s+(?:option|answer|choice))\s*(?:is|:)\s*(?:option\s+)?"
-                        r"|\b(?:that|this)\s+(?:matches|lines\s+up\s+with|corresponds\s+to)\s+(?:option\s+|choice\s+)?(?=\S+"
-                        r"(?![^\n]*(?i:however|\bbut\b|then\s+again|on\s+the\s+other|consider|which\s+means|let\s+me))))"
+_STATED_RE = re.compile(r"(?i:\b(?:(?:final\s+)?answer|(?:correct|right|best)\s+(?:option|answer|choice))\s*(?:is|:)\s*(?:option\s+)?)"
                         r"\**\(?([A-Za-z]|[0-9]{1,2})\)?\**"
                         r"(?=[\s.,;:!)]|$)")
+# "That matches E: <its text>.": read before a cut only where nothing after it names another
+# label, asks or takes it back ("... the answer should be B rather than A", "However, we also need to")
+_MATCHES_RE = re.compile(r"\b(?i:that|this)\s+(?i:matches|lines\s+up\s+with|corresponds\s+to)\s+(?i:option\s+|choice\s+)?"
+                         r"\**\(?([A-Z]|[0-9]{1,2})\)?\**(?=[\s.,;:!)]|$)")
+_TAKEN_BACK_RE = re.compile(r"\?|(?<![A-Za-z0-9'’])[A-Z](?![A-Za-z0-9'’])|(?i:option|choice|feedback)\s+\d|\b(?i:however|but|rather|"
+                            r"instead|actually|hmm|should|would|partially|roughly|guess|then\s+again|consider|which\s+means|let\s+me)\b")
 _LABEL_RUN_SPLIT_RE = re.compile(r"[\s*_#()\[\].:,;]+")
 
 
@@ -62,6 +66,11 @@ def stated_before_cut(t: str, lab: dict):
     ("The answer is E. The answer is E. The answer is", "That matches E: <its text>. The others
     are inconsistent, since e" but not "This matches option 5. However, we also need to"); else None."""
     found = {lab.get(m.group(1).upper()) for m in _STATED_RE.finditer(t)}
+    if not found:
+        said = list(_MATCHES_RE.finditer(t))
+        found = {lab.get(m.group(1)) for m in said}
+        if said and _TAKEN_BACK_RE.search(t, said[-1].end()):
+            return None
     return found.pop() if len(found) == 1 and None not in found else None
 
 
@@ -146,13 +155,15 @@ _PAREN_LABEL_RE = re.compile(r"\(([A-Za-z]|[0-9]{1,2})\)")
 _SET_AGAINST_RE = re.compile(r"\b(?:rather\s+than|instead\s+of|unlike|not)\b[^.;!?]*$")
 # doubt the reply states about its own answer: it gives none
 _UNSURE_RE = re.compile(r"could also be \(?[a-z0-9]{1,2}\)?(?:[.,;!]|$)|not sure which|can['’]t tell|cannot tell|can['’]t be sure|hard to say which|can['’]t decide|"
-                        r"i['’]d need to|would need to|i['’]m torn|it depends on|(?:is|seems|looks|are) (?:just )?equally (?:likely|plausible|possible|valid)"
+                        r"i['’]d need to|would need to|i['’]m torn|it depends on|(?:is|seems|looks|are) (?:just )?equally (?:likely|plausible|possible|valid"
+                        r"|defensible|good|reasonable)|can['’]t answer|cannot answer"
                         r"|is just as likely"
                         r"|both \(?[a-z0-9]{1,2}\)? and \(?[a-z0-9]{1,2}\)? (?:are|seem|look) (?:correct|right|true|valid)")
 # Every _UNSURE_RE match holds one of these: testing them with `in` first is several times
 # faster than the regex over a long reply, and most replies hold none.
 _UNSURE_HINTS = ("could also be", "not sure which", "t tell", "t be sure", "hard to say which", "t decide",
-                 "d need to", "m torn", "it depends on", "equally ", "just as likely", "both ")
+                 "d need to", "m torn", "it depends on", "equally ", "just as likely", "both ", "t answer",
+                 "cannot answer")
 # two answers given as answers: "Answer: 2\nAnswer: 4", "**A**\n\n**C**"
 _ANSWER_LINE_RE = re.compile(r"^[ \t>*_#-]*(?:(?P<final>final\s+)?answer\s*[:：]\s*)?\**\(?(?P<label>[A-Za-z]|[0-9]{1,2})\)?\**[ \t.]*$",
                              re.M | re.I)

@@ -68,6 +68,10 @@ _M_FINAL_WORD = re.compile(r"final(?:\s+(?:choice|pick|verdict|decision|option))
 # samples: the label alone closing its line
 _M_ALONE = re.compile(r"(?:gpt|prediction|predicted(?:\s+(?:answer|option|label))?|majority(?:\s+vote)?|vote)\s*(?:\*\*)?\s*[:：=]"
                       r"(?=\s*\**\(?[A-Za-z0-9]{1,2}\)?\**\s*\.?\s*(?:\n|$))", re.I)
+# "I'm confident: H." (not "I'm not confident: 3 could fit", "how confident: 2 out of 5"): the
+# label alone closing its line
+_M_CONFIDENT = re.compile(r"confident\s*[:：]\s*(?=\**\(?[A-Za-z0-9]{1,2}\)?\**\s*[.!]?\s*(?:\n|$))", re.I)
+_CONFIDENT_SPEAKER = ("i'm ", "i’m ", "i am ", "i'm very ", "i’m very ", "i'm fairly ", "i’m fairly ", "i am fairly ")
 # "That points to C.": the label closing the sentence ("points to A being wrong" is not an answer)
 _M_POINTS = re.compile(r"points?\s+to\s+(?:option\s+)?(?=\**\(?[A-Za-z0-9]{1,2}\)?\**\s*(?:[.!]|$))", re.I)
 # what points to an answer ("That points to C."), not a needle or an arrow ("the arrow points to B")
@@ -79,9 +83,9 @@ _M_LEAVES = re.compile(r"(?:leaves|leaving)\b\s*(?:us\s+with\s+|only\s+|just\s+)
 # "I'll settle on 5.", "Remaining: 2.", "What remains is option 2."
 _M_SETTLE = re.compile(r"(?:settle\s+on|remaining\s*[:：]|remains\s*(?:is\b|[:：]))\s*(?:option\s+)?", re.I)
 # "Reply: 5", "Response: B", "Conclusion: 3", "Verdict: H", "Winner: H", "TL;DR: 2", "Tentatively: 3",
-# "If forced to choose, 3.", "I'm confident: H.", "By elimination: A", "Missing step: 2",
+# "If forced to choose, 3.", "By elimination: A", "Missing step: 2",
 # "ASSISTANT: 4" (a chat template's role left in): a label after the word and a colon.
-_M_REPLY = re.compile(r"(?:reply|response|conclusion|verdict|winner|tentatively|tl;?dr|forced\s+to\s+(?:choose|pick)|confident"
+_M_REPLY = re.compile(r"(?:reply|response|conclusion|verdict|winner|tentatively|tl;?dr|forced\s+to\s+(?:choose|pick)"
                       r"|(?:by\s+)?elimination|missing(?:\s+(?:step|one))?|assistant)\s*(?:\*\*)?"
                       r"\s*(?:[:：=]|is\b|(?<=elimination),|(?<=choose),|(?<=pick),)", re.I)
 # ExAct's question asks which feedback the coach gave: "The coach's feedback is option 4."
@@ -134,9 +138,10 @@ _PRE_MARKERS = {
     "elimination": (_M_REPLY, False),
     "missing": (_M_REPLY, False),
     "assistant": (_M_REPLY, False),
-    **{kw: (_M_REPLY, False) for kw in ("verdict", "winner", "tentatively", "tl;dr", "tldr", "forced", "confident")},
+    **{kw: (_M_REPLY, False) for kw in ("verdict", "winner", "tentatively", "tl;dr", "tldr", "forced")},
     **{kw: (_M_ALONE, False) for kw in ("gpt", "prediction", "predicted", "majority", "vote")},
     "points to": (_M_POINTS, True),
+    "confident": (_M_CONFIDENT, False),
     "feedback": (_M_FEEDBACK, False),
     "likely": (_M_LIKELY, True),
     "settle": (_M_SETTLE, False),
@@ -266,6 +271,7 @@ _VERDICT_WORDS = frozenset(("best", "closest", "accurate", "correct", "right", "
                             "better", "fits"))
 # Verdicts that need no "is" after the label: "(B) best matches", "Only 3 holds.", "Daher ist 5 richtig."
 _BARE_VERDICTS = frozenset(("best", "holds", "richtig", "remain", "survives"))
+_CLOSES_SENTENCE_RE = re.compile(r"\s*(?:[.!]|$)")
 
 
 _DOUBTED_RE = re.compile(r"(?:n['’]t|\bnot)\s+(?:think|believe|sure|convinced)\s+(?:that\s+)?(?:option\s+)?\(?$")
@@ -300,7 +306,9 @@ def _no_marker_here(kw: str, low: str, p: int) -> bool:
     return ((kw in _NEGATABLE and low.endswith(("n't ", "not ", "never "), 0, p))
             or low.endswith(("previous ", "previous correct ", "previous step's ", "earlier ", "whatever the "), 0, p)
             or (kw == "opt" and low.endswith(("each ", "every ", "by "), 0, p))
+            or (kw == "pick" and low.endswith(("first ", "initial "), 0, p))
             or (kw == "likely" and low.endswith(("least ", "less "), 0, p))
+            or (kw == "confident" and not low.endswith(_CONFIDENT_SPEAKER, 0, p))
             or (kw == "points to" and (_DENIED_BEFORE_RE.search(low, max(0, p - 40), p) is not None
                                        or not low.endswith(_REASONS_POINTING, 0, p))))
 
@@ -349,6 +357,8 @@ def _scan_markers_from(t: str, low: str, lab: dict, opts, start: int, end: int):
         pm = _POST_RE.search(t, max(0, p - 60), p)
         # Without "is" only "(B) best matches ..." reads as a verdict.
         only = kw == "fits" and pm is not None and low.endswith("only ", 0, pm.start())  # "but only A fits ..."
+        if kw == "survives" and not _CLOSES_SENTENCE_RE.match(low, p + len(kw)):
+            continue  # "Only C survives partially, but ..."
         if pm is None or (pm.group("is") is None and kw not in _BARE_VERDICTS and not only):
             continue
         if kw not in _BARE_VERDICTS and not _POST_AFTER_RE.match(t, p + len(kw)):
