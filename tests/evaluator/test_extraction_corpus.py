@@ -164,9 +164,8 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # wrong), then tuned on
                 "extraction_corpus_fresh14": (0, 0.018),
                 # the nineteenth, 700 by an eighteenth tester, as chat assistants answer, measured once at the
-                # same time (1 wrong, 3.6% unscored; naive 66 wrong), then tuned on: what stays wrong is a
-                # computed value in words before another label ("which gives 6.02 × 10^23 ... Answer: D")
-                "extraction_corpus_fresh15": (1, 0.013),
+                # same time (1 wrong, 3.6% unscored; naive 66 wrong), then tuned on
+                "extraction_corpus_fresh15": (0, 0.012),
                 # the twentieth, 700 by a nineteenth tester, a mix as a leaderboard run over many models
                 # would produce, measured once untouched (6 wrong, 1.1% unscored; naive 77 wrong), then
                 # tuned on
