@@ -29,8 +29,8 @@ tester who had not seen the reader when it was written:
   fresh19  tests/data/extraction_corpus_fresh19/: the newest, 700 by a twenty-second tester
 
 Each was measured once, untouched, before the reader was changed for it (those figures
-are in docs/protocol.md); all but the newest were tuned against afterwards, so they are
-tests now, and only the newest measures.
+are in docs/protocol.md); each was tuned against afterwards (the newest lightly), so they
+are tests now: a new measurement needs a new corpus by a tester who has not seen the reader.
 
 Prints per corpus and benchmark, measured in this run:
   responses, correct, wrong (must be 0), unscored rate   for extract_choice
