@@ -214,6 +214,11 @@ _CONCLUSION = re.compile(r"=|≈|→|:|\b(?:is|are|equals?|gives?|total|results?
                          r"requires?|yields?|leaves?)\b", re.I)
 
 
+def _last_sentence(text: str) -> str:
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+    return sentences[-1] if sentences else ""
+
+
 def value_after_cue(sentence: str, vopts) -> str | None:
     """The option whose value follows the sentence's last "=" or "is" ("Therefore the final value
     is 3."), read as a value even where it is also another option's place; None otherwise."""
@@ -232,8 +237,7 @@ def concluded_value(text: str, options: tuple):
     every one is the same option's ("The centrifuge is set to 12 × 10³ g."). Amounts are read and
     converted as the offline judge reads them (evaluator/judges/quantities.py). A last sentence
     that doubts or negates ("not 20 mL", "10 or 20 µL") names none."""
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-    last = _plain(sentences[-1]) if sentences else ""
+    last = _plain(_last_sentence(text))
     if len(last) > 300 or _DOUBT.search(last):
         return None
     cue = list(_CONCLUSION.finditer(last))
@@ -326,8 +330,7 @@ def dated_choice(text: str, amounts: tuple):
     February 1961." for "February 19, 1961"), where every option is a date; None when that
     sentence gives no date, several, or doubts ("not 1961")."""
     dates = _option_dates(amounts)
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()] if dates else ()
-    last = sentences[-1] if sentences else ""
+    last = _last_sentence(text) if dates else ""
     if (not last or len(last) > 200 or _DOUBT.search(last) or _RELATIVE_RE.search(last)
             or len(_YEAR_RE.findall(last)) != 1 or len(_MONTH_RE.findall(last)) > 1):
         return None  # "a week after 12 March 1961", "on 12 March 1961 and back on 21 March"
