@@ -29,7 +29,7 @@ from evaluator.answers.markers import choice_before_note, choice_from_markers
 from evaluator.answers.mentions import ENUM_LINE_RE, names_both, lists_options, strong_mention, negated
 from evaluator.answers.rewrite import canonical_text, placed_ordinal
 from evaluator.answers.values import (
-    concluded_value, dated_choice, has_amounts, value_after_cue, value_choice, value_readings,
+    concluded_value, dated_choice, has_amounts, plain_numbers, value_after_cue, value_choice, value_readings,
 )
 
 
@@ -116,7 +116,7 @@ def extract_choice(text: str, labels: Sequence[str], options: Sequence[str] | No
     t, low = prep(text)
     if not t:
         return None
-    t, low, rewritten = canonical_text(t, low, labels_t, lab)
+    t, low, rewritten = canonical_text(t, low, labels_t, lab, bool(options_t) and plain_numbers(options_t))
     qa = qa_answer(t)
     t, low = (qa, aligned_lower(qa)) if qa is not None else (t, low)  # "Q: ...\nA: B": the answer line
     opts = norm_options(options_t, labels_t) if options_t else None
@@ -289,8 +289,14 @@ def _rejected(t: str, low: str, label) -> bool:
     """True if the reply rejects ``label`` where it names it in a strong form ("it isn't D",
     "(G) is wrong", "B (Cubism) can be eliminated")."""
     token = re.escape(str(label))
+    if any(_REJECTS_RE.search(low, max(0, low.rfind(". ", 0, m.start()), low.rfind("\n", 0, m.start())), m.start())
+           for m in re.finditer(rf"\b{token}(?=,?\s+(?:too|as\s+well|either)\b)|(?<=so is ){token}\b", t)):
+        return True  # "A is ruled out, and B too.": rejected along with another
     return any(negated(low, m.start(), m.end()) or (m.group().isalnum() and negated_label(t, m.start()))
                for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b|\b{token}(?= \()", t))
+
+
+_REJECTS_RE = re.compile(r"ruled\s+out|wrong|incorrect|eliminat|exclud|\bnot\b|n't|never|contradict")
 
 
 def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts, amounts: tuple) -> str | None:

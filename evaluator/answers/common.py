@@ -202,6 +202,8 @@ def prep(text) -> tuple[str, str]:
     if not isinstance(text, str):
         text = str(text)
     t = strip_reasoning(text)
+    if "[/INST]" in t:  # Llama-2's template left in: the reply is what follows the user's turn
+        t = t[t.rfind("[/INST]") + 7:].strip() or t.replace("[/INST]", "").strip()
     if not t:
         if reasoning_cut_off(text):
             return "", ""  # no final answer: the trace is not read (see reasoning_cut_off)

@@ -104,6 +104,8 @@ _SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "r
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
                                 r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
 _FENCE_RE = re.compile(r"```[\w+-]{0,20}")
+# a markdown heading over the answer ("### Conclusion", "**Final Answer**"): given its colon
+_ANSWER_HEADING_RE = re.compile(r"(?im)^(#{1,6}[ \t]*|\*\*)((?:final[ \t]+)?(?:answer|conclusion|verdict))(\*\*)?[ \t]*$")
 # a chat assistant's closing offer, a paragraph of its own after the answer
 _OFFER_RE = re.compile(r"\n\s*(?i:if\s+you['’]?d\s+like|if\s+you\s+(?:want|would\s+like)|let\s+me\s+know|feel\s+free|"
                        r"(?:i\s+)?hope\s+(?:this|that)\s+helps|happy\s+to\s+help)\b(?![^\n]*(?i:answer))[^\n()]*\s*$")
@@ -122,12 +124,15 @@ def _spelled_word_in(low: str) -> bool:
     return not _SPELLED_BYTES.isdisjoint(low.encode().translate(_ASCII_WORD_BYTES).split())
 
 
-def _spelled(t: str, low: str, labels: tuple, lab: dict) -> str:
+def _spelled(t: str, low: str, labels: tuple, lab: dict, values: bool) -> str:
     """``t`` with an option named by a number in other words made "option X", in its last
-    200 characters (where a reply names its answer)."""
+    200 characters (where a reply names its answer). Where the options are numbers
+    (`values`), "The answer is five." gives a value, not a place: left as written."""
     out, prev = [], 0
     for m in _SPELLED_RE.finditer(low, max(0, len(low) - 200)):
         word = m.group("w") or m.group("a")
+        if values and (m.group("a") or low.startswith("number", m.start())):
+            continue
         if m.group("d") and low.startswith(("number", "feedback"), m.start()):
             continue  # "Feedback 1 and 4": a digit after these is read as written
         if low.startswith("number", m.start()) and not _NAMED_END_RE.match(low, m.end()):
@@ -148,10 +153,13 @@ def _spelled(t: str, low: str, labels: tuple, lab: dict) -> str:
     return "".join(out) + t[prev:] if out else t
 
 
-def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str, bool]:
+def canonical_text(t: str, low: str, labels: tuple, lab: dict, values: bool = False) -> tuple[str, str, bool]:
     """`t` and `low` with a label's other spellings made the label; also whether
-    ordinals were rewritten (then loose mentions are not read)."""
+    ordinals were rewritten (then loose mentions are not read). `values`: the options
+    are numbers, so a number in words is a value, not a place."""
     changed = False
+    if ("#" in t or "**" in t) and _ANSWER_HEADING_RE.search(t):  # "### Conclusion\n**E. ...**"
+        t, changed = _ANSWER_HEADING_RE.sub(r"\1\2:\3", t), True
     if "```" in t:  # a code block around the answer ("```text\n4\n```"): its fences go
         t, changed = _FENCE_RE.sub("", t).strip(), True
     if "<|begin_of_box|>" in t:  # GLM's box: "<|begin_of_box|>3<|end_of_box|>"
@@ -180,7 +188,7 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict) -> tuple[str, str
         t2 = _CYRILLIC_LABEL_RE.sub(lambda m: m.group(0)[:-1] + m.group(0)[-1].translate(_CYRILLIC_TO_LATIN), t)
         changed, t = changed or t2 != t, t2
     if not t.isascii() or (holds_any(low, _SPELLED_HINTS) and _spelled_word_in(low[-200:])):
-        t2 = _spelled(t, low if not changed else aligned_lower(t), labels, lab)
+        t2 = _spelled(t, low if not changed else aligned_lower(t), labels, lab, values)
         changed, t = changed or t2 != t, t2
     if not t.isascii() or "tep " in t:
         for pattern, repl in _NUMBERED:

@@ -64,8 +64,10 @@ _ENGLISH_NUMBERS = {w: i for i, w in enumerate(
     "thirty forty fifty sixty seventy eighty ninety".split(), start=3)}
 # a number in words becomes digits before values are read: "nine joules", "minus eighty degrees",
 # "seventy-two" ("one" alone is left alone: "one of them" names no value)
-_NUMBER_WORD_RE = re.compile(r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-\s]"
-                             r"(?P<ones>one|two|three|four|five|six|seven|eight|nine)(?!-)|("
+_NUMBER_WORD_RE = re.compile(r"\b(?:(?P<century>seventeen|eighteen|nineteen|twenty)[-\s](?P<year>(?:twenty|thirty|forty|fifty|"
+                             r"sixty|seventy|eighty|ninety)(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?|ten|"
+                             r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![-\w])|(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-\s]"
+                             r"(?P<ones>one|two|three|four|five|six|seven|eight|nine)(?!-)|(?P<word>"
                              + "|".join(sorted(set(_ENGLISH_NUMBERS) - {"one"}, key=len, reverse=True))
                              + r")|half\s+an?)\b", re.I)
 _CLOCK_RE = re.compile(r"\b(\d{1,2}):([0-5]\d)\b(?!\s*(?:am|pm|h\b))")  # "05:00" on a timer: 300 s
@@ -131,9 +133,11 @@ def _clean(text: str) -> str:
 
 
 def _number_in_digits(m: re.Match) -> str:
+    if m["century"]:  # "nineteen eighty-nine": 1989
+        return str(_ENGLISH_NUMBERS[m["century"].lower()] * 100 + int(_NUMBER_WORD_RE.sub(_number_in_digits, m["year"])))
     if m["tens"]:
         return str(_ENGLISH_NUMBERS[m["tens"].lower()] + _ENGLISH_NUMBERS[m["ones"].lower()])
-    return str(_ENGLISH_NUMBERS[m[3].lower()]) if m[3] else "0.5"
+    return str(_ENGLISH_NUMBERS[m["word"].lower()]) if m["word"] else "0.5"
 
 
 @lru_cache(maxsize=65536)  # one entry per question: the same options are read for every model
@@ -160,17 +164,21 @@ def has_amounts(amounts: tuple) -> bool:
     return any(any(ch.isdigit() for ch in str(opt)) for opt, _ in amounts)
 
 
-def _plain_numbers(options: tuple) -> bool:
-    """Whether the options are whole numbers other than 1, 2, 3, ... in order (steps' numbers)."""
+def plain_numbers(options: tuple) -> bool:
+    """Whether the options are plain numbers ("9", "-11", "2.5"), other than 1, 2, 3, ... in
+    order (steps' numbers)."""
     texts = [str(o).strip() for o in options]
-    return all(x.isdigit() for x in texts) and texts != [str(i) for i in range(1, len(texts) + 1)]
+    return all(_PLAIN_NUMBER_RE.fullmatch(x) for x in texts) and texts != [str(i) for i in range(1, len(texts) + 1)]
+
+
+_PLAIN_NUMBER_RE = re.compile(r"[-−]?\d+(?:\.\d+)?")
 
 
 def value_readings(options: tuple | None, labels: tuple, steps: dict | None) -> tuple:
     """What a reply's values are read against, where the options are not step numbers: every
     option a value ("0.5 mL" for "500 µL": `value_options`), and each (option, label) for the
     amount a reply closes on (`concluded_value`)."""
-    if not options or (steps and not _plain_numbers(options)):
+    if not options or (steps and not plain_numbers(options)):
         return None, ()  # "Step 3", or "1" to "4": steps' numbers; "9", "15", "72": numbers ("seventy-two")
     return _readings(options, labels)
 
@@ -192,7 +200,9 @@ def _same(a: tuple, b: tuple) -> bool:
 
 
 def value_choice(text: str, vopts: tuple):
-    """The one option the reply's values name, or None."""
+    """The one option the reply's values name, or None. A number that is also an option's
+    place names none where options carry units ("3" with "3 mL" as A) or the reply speaks of
+    places ("option 4"); among plain numbers ("5" for "10", "5", "7") it is the value."""
     scope = text if len(text) <= 200 else re.split(r"(?<=[.!?])\s+|\n", text.rstrip())[-1]
     if len(scope) > 200:
         return None
@@ -201,12 +211,14 @@ def value_choice(text: str, vopts: tuple):
         named = {lab for v, lab in vopts if _same(q, v)}
         if not named:
             return None  # a value no option gives: worked steps, or another answer
-        if q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named:
+        if (q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named
+                and (any(v[1] is not None for v, _ in vopts) or _PLACE_RE.search(scope))):
             return None  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
         chosen |= named
     return chosen.pop() if len(chosen) == 1 else None
 
 
+_PLACE_RE = re.compile(r"(?i)\b(?:option|choice|number|no\.)\s*\d|#\s*\d")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _DOUBT = re.compile(r"\b(?:not|no|never|rather|instead|wrong|incorrect|except|or|maybe|perhaps|possibly|between)\b|n't",
                     re.I)

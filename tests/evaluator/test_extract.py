@@ -1635,6 +1635,24 @@ FRESHER_SHAPES = [
     ("Therefore the answer is <|begin_of_box|>3<|end_of_box|>", DIGITS5, None, "3"),
     ("Na podstawie nagrania kluczowy moment jest dobrze widoczny.\n\nZatem poprawna odpowiedź to **B**.", LETTERS8,
      None, "B"),
+    # the twenty-fourth corpus (fresh20): a heading over the answer, Llama-2's template, numbers in words
+    ("### Analysis\n- Option A (PBS) — never done on screen.\n\n### Conclusion\n**D. RIPA buffer**", LETTERS4,
+     ["PBS", "70% ethanol", "Trypsin-EDTA", "RIPA buffer"], "D"),
+    ("- Option A (PBS) is ruled out.\n\n**Final Answer**\nD. RIPA buffer", LETTERS4,
+     ["PBS", "70% ethanol", "Trypsin-EDTA", "RIPA buffer"], "D"),
+    ("### Conclusion\nThe video shows A being ruled out, and B too.", LETTERS4, None, None),
+    ("[/INST] [1]", DIGITS5, None, "1"),
+    ("[INST] Which feedback fits? [/INST] Feedback 4.", DIGITS5, None, "4"),
+    ("Answer: five", LETTERS10, ["10", "5", "7", "6", "3", "-11", "2", "11", "-5", "8"], "B"),
+    ("The answer is five.", LETTERS10, ["10", "5", "7", "6", "3", "-11", "2", "11", "-5", "8"], "B"),
+    ("The answer is five.", LETTERS8, None, "E"),  # no number options: the fifth
+    ("(D) option 4", LETTERS5, ["2", "3", "8", "1", "4"], "D"),  # "option 4": a place, not the value
+    ("\\boxed{3}", LETTERS4, ["3 mL", "1 mL", "2 mL", "5 mL"], None),  # the value, or the third option?
+    ("The answer is nineteen eighty-nine.", LETTERS4, ["1993", "1985", "1989", "1990"], "C"),
+    ("twenty five", LETTERS4, ["25", "2025", "20", "5"], "A"),
+    ("A is ruled out, and B too.", LETTERS4, None, None),  # rejected along with A
+    ("Looking at it, A is wrong and so is B.", LETTERS4, None, None),
+    ("It is not A. B fits, as well.", LETTERS4, None, "B"),
 ]
 
 
