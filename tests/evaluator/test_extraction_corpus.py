@@ -184,11 +184,11 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # naive 41 wrong), then tuned on lightly
                 "extraction_corpus_fresh19": (0, 0.018),
                 # the twenty-fourth, 600 by a twenty-third tester, a mix, measured once untouched on the
-                # reader as this corpus was added (0 wrong, 3.8% unscored; naive 68 wrong), not tuned on:
-                # 13 of its 23 unscored are unclosed traces that say "So the answer is H." and go on
-                # re-checking the options until cut off, which the reader counts as no final answer
-                # (docs/protocol.md) and this tester as the answer stated
-                "extraction_corpus_fresh20": (0, 0.039)}
+                # reader as this corpus was added (0 wrong, 3.8% unscored; naive 68 wrong), then tuned on
+                # lightly: 13 of its 17 unscored left are unclosed traces that say "So the answer is H."
+                # and go on re-checking the options until cut off, which the reader counts as no final
+                # answer (docs/protocol.md) and this tester as the answer stated
+                "extraction_corpus_fresh20": (0, 0.029)}
 
 
 @pytest.mark.parametrize("folder", sorted(TUNED_BOUNDS))
