@@ -104,8 +104,9 @@ _SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "r
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
                                 r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
 _FENCE_RE = re.compile(r"```[\w+-]{0,20}")
-# a markdown heading over the answer ("### Conclusion", "**Final Answer**"): given its colon
-_ANSWER_HEADING_RE = re.compile(r"(?im)^(#{1,6}[ \t]*|\*\*)((?:final[ \t]+)?(?:answer|conclusion|verdict))(\*\*)?[ \t]*$")
+# a markdown heading over a label ("### Conclusion\n**E. ...**", "**Final Answer**\nD. ..."): given its colon
+_ANSWER_HEADING_RE = re.compile(r"(?im)^(#{1,6}[ \t]*|\*\*)((?:final[ \t]+)?(?:answer|conclusion|verdict))(\*\*)?[ \t]*$"
+                                r"(?=\n\s*(?:\*\*)?[(\[]?(?:[A-Z]|\d{1,2})(?:[.):\]]|\*\*|[ \t]*$))")
 # a chat assistant's closing offer, a paragraph of its own after the answer
 _OFFER_RE = re.compile(r"\n\s*(?i:if\s+you['’]?d\s+like|if\s+you\s+(?:want|would\s+like)|let\s+me\s+know|feel\s+free|"
                        r"(?:i\s+)?hope\s+(?:this|that)\s+helps|happy\s+to\s+help)\b(?![^\n]*(?i:answer))[^\n()]*\s*$")

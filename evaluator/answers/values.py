@@ -164,6 +164,7 @@ def has_amounts(amounts: tuple) -> bool:
     return any(any(ch.isdigit() for ch in str(opt)) for opt, _ in amounts)
 
 
+@lru_cache(maxsize=65536)  # one entry per question
 def plain_numbers(options: tuple) -> bool:
     """Whether the options are plain numbers ("9", "-11", "2.5"), other than 1, 2, 3, ... in
     order (steps' numbers)."""

@@ -1641,6 +1641,7 @@ FRESHER_SHAPES = [
     ("- Option A (PBS) is ruled out.\n\n**Final Answer**\nD. RIPA buffer", LETTERS4,
      ["PBS", "70% ethanol", "Trypsin-EDTA", "RIPA buffer"], "D"),
     ("### Conclusion\nThe video shows A being ruled out, and B too.", LETTERS4, None, None),
+    ("### Conclusion\nA careful look shows B.", LETTERS4, None, "B"),  # "A" the article: no label under the heading
     ("[/INST] [1]", DIGITS5, None, "1"),
     ("[INST] Which feedback fits? [/INST] Feedback 4.", DIGITS5, None, "4"),
     ("Answer: five", LETTERS10, ["10", "5", "7", "6", "3", "-11", "2", "11", "-5", "8"], "B"),
