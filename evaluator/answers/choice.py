@@ -290,7 +290,7 @@ def _rejected(t: str, low: str, label) -> bool:
     "(G) is wrong", "B (Cubism) can be eliminated")."""
     token = re.escape(str(label))
     if any(_REJECTS_RE.search(low, max(0, low.rfind(". ", 0, m.start()), low.rfind("\n", 0, m.start())), m.start())
-           for m in re.finditer(rf"\b{token}(?=,?\s+(?:too|as\s+well|either)\b)|(?<=so is ){token}\b", t)):
+           for m in re.finditer(rf"(?<=and ){token}(?=,?\s+(?:too|as\s+well)\b(?!\s+as))|(?<=so is ){token}\b", t)):
         return True  # "A is ruled out, and B too.": rejected along with another
     return any(negated(low, m.start(), m.end()) or (m.group().isalnum() and negated_label(t, m.start()))
                for m in re.finditer(rf"\({token}\)|(?<=n't ){token}\b|(?<=not ){token}\b|\b{token}(?= \()", t))

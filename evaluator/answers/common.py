@@ -189,6 +189,20 @@ FULLWIDTH = {c: c - 0xFEE0 for r in ((0xFF08, 0xFF09), (0xFF10, 0xFF19), (0xFF21
               for c in range(r[0], r[1] + 1)}  # "（", "）" too: "1（The dancer's…）"
 
 
+def _llama2_reply(t: str) -> str:
+    """The reply in a text with Llama-2's template tokens left in: what precedes the first
+    token ("Answer: C [/INST] ..." runs on into a turn it invented), else what follows the
+    first "[/INST]" ("[/INST] [1]", or the prompt echoed before it), up to the next turn."""
+    p = t.find("[/INST]")
+    q = t.find("[INST]", 0, p)
+    before = t[:q if q >= 0 else p].replace("<s>", "").strip()
+    if before:
+        return before
+    rest = t[p + 7:]
+    end = min((q for q in (rest.find("[INST]"), rest.find("[/INST]"), rest.find("</s>")) if q >= 0), default=len(rest))
+    return rest[:end].strip() or rest.strip()
+
+
 def prep(text) -> tuple[str, str]:
     """Answer part of a response and its lower-cased twin.
 
@@ -202,8 +216,8 @@ def prep(text) -> tuple[str, str]:
     if not isinstance(text, str):
         text = str(text)
     t = strip_reasoning(text)
-    if "[/INST]" in t:  # Llama-2's template left in: the reply is what follows the user's turn
-        t = t[t.rfind("[/INST]") + 7:].strip() or t.replace("[/INST]", "").strip()
+    if "[/INST]" in t:
+        t = _llama2_reply(t)
     if not t:
         if reasoning_cut_off(text):
             return "", ""  # no final answer: the trace is not read (see reasoning_cut_off)

@@ -104,12 +104,14 @@ _SPELLED_HINTS = ("option ", "number ", "feedback ", "answer is ", "antwort", "r
 _CYRILLIC_LABEL_RE = re.compile(r"(?i:ответ|вариант)\w{0,3}\s*[:：—–-]?\s*(?:(?i:это)\s+)?[(\[*]{0,2}([АВСЕНКМОРТХ])(?![^\W\d_])"
                                 r"|^\W{0,3}([АВСЕНКМОРТХ])(?=\W{0,3}$|\s*\()")
 _FENCE_RE = re.compile(r"```[\w+-]{0,20}")
-# a markdown heading over a label ("### Conclusion\n**E. ...**", "**Final Answer**\nD. ..."): given its colon
-_ANSWER_HEADING_RE = re.compile(r"(?im)^(#{1,6}[ \t]*|\*\*)((?:final[ \t]+)?(?:answer|conclusion|verdict))(\*\*)?[ \t]*$"
-                                r"(?=\n\s*(?:\*\*)?[(\[]?(?:[A-Z]|\d{1,2})(?:[.):\]]|\*\*|[ \t]*$))")
+# a markdown heading over the reply's last line, a label ("### Conclusion\n**E. ...**", "**Final Answer**\nD.
+# ..."): given its colon (not over a list of verdicts, "### Conclusion\nA. ... ❌\nB. ... ✅")
+_ANSWER_HEADING_RE = re.compile(r"(?m)^(#{1,6}[ \t]*|\*\*)((?i:(?:final[ \t]+)?(?:answer|conclusion|verdict)))(\*\*)?[ \t]*$"
+                                r"(?=\n\s*(?:\*\*)?[(\[]?(?:[A-Z]|\d{1,2})(?:[.):\]]|\*\*|[ \t]*$)"
+                                r"(?![^\n]*\s[(\[]?[A-Z][).\]]\s)[^\n]*\s*\Z)")  # one label in that line
 # a chat assistant's closing offer, a paragraph of its own after the answer
 _OFFER_RE = re.compile(r"\n\s*(?i:if\s+you['’]?d\s+like|if\s+you\s+(?:want|would\s+like)|let\s+me\s+know|feel\s+free|"
-                       r"(?:i\s+)?hope\s+(?:this|that)\s+helps|happy\s+to\s+help)\b(?![^\n]*(?i:answer))[^\n()]*\s*$")
+                       r"(?:i\s+)?hope\s+(?:this|that)\s+helps|(?:i['’]?m\s+)?happy\s+to\s+(?:help|explain|go|walk))\b(?![^\n]*(?i:answer))[^\n()]*\s*$")
 # HTML markup around an answer ("<p>The answer is <b>1</b>.</p>"): a block tag ends a line
 _HTML_BLOCK_RE = re.compile(r"</?(?i:p|div|br|li|ul|ol|h[1-6]|table|tr|td|th|pre)\b[^<>\n]{0,80}>")
 _HTML_INLINE_RE = re.compile(r"</?(?i:b|strong|i|em|u|span|code|mark|font|sup|sub|small|big)\b[^<>\n]{0,80}>")
@@ -132,7 +134,7 @@ def _spelled(t: str, low: str, labels: tuple, lab: dict, values: bool) -> str:
     out, prev = [], 0
     for m in _SPELLED_RE.finditer(low, max(0, len(low) - 200)):
         word = m.group("w") or m.group("a")
-        if values and (m.group("a") or low.startswith("number", m.start())):
+        if values and m.group("a"):
             continue
         if m.group("d") and low.startswith(("number", "feedback"), m.start()):
             continue  # "Feedback 1 and 4": a digit after these is read as written
@@ -159,14 +161,14 @@ def canonical_text(t: str, low: str, labels: tuple, lab: dict, values: bool = Fa
     ordinals were rewritten (then loose mentions are not read). `values`: the options
     are numbers, so a number in words is a value, not a place."""
     changed = False
-    if ("#" in t or "**" in t) and _ANSWER_HEADING_RE.search(t):  # "### Conclusion\n**E. ...**"
-        t, changed = _ANSWER_HEADING_RE.sub(r"\1\2:\3", t), True
     if "```" in t:  # a code block around the answer ("```text\n4\n```"): its fences go
         t, changed = _FENCE_RE.sub("", t).strip(), True
     if "<|begin_of_box|>" in t:  # GLM's box: "<|begin_of_box|>3<|end_of_box|>"
         t, changed = t.replace("<|begin_of_box|>", "\\boxed{").replace("<|end_of_box|>", "}"), True
     if "\n" in t and _OFFER_RE.search(t, max(0, len(t) - 200)):  # "Let me know if you want more detail."
         t, changed = _OFFER_RE.sub("", t).rstrip(), True
+    if ("#" in t or "**" in t) and _ANSWER_HEADING_RE.search(t):  # "### Conclusion\n**E. ...**"
+        t, changed = _ANSWER_HEADING_RE.sub(r"\1\2:\3", t), True
     if "</" in t or "<br" in t:
         t2 = _HTML_INLINE_RE.sub("", _HTML_BLOCK_RE.sub("\n", t)).strip()
         changed, t = changed or t2 != t, t2

@@ -202,8 +202,9 @@ def _same(a: tuple, b: tuple) -> bool:
 
 def value_choice(text: str, vopts: tuple):
     """The one option the reply's values name, or None. A number that is also an option's
-    place names none where options carry units ("3" with "3 mL" as A) or the reply speaks of
-    places ("option 4"); among plain numbers ("5" for "10", "5", "7") it is the value."""
+    place names none where options carry units ("3" with "3 mL" as A), where the labels are
+    numbers too, or where the reply speaks of places ("option 4", "2nd"); among plain numbers
+    labelled by letters ("five" for "10", "5", "7") it is the value."""
     scope = text if len(text) <= 200 else re.split(r"(?<=[.!?])\s+|\n", text.rstrip())[-1]
     if len(scope) > 200:
         return None
@@ -213,13 +214,13 @@ def value_choice(text: str, vopts: tuple):
         if not named:
             return None  # a value no option gives: worked steps, or another answer
         if (q[1] is None and q[0] in range(1, len(vopts) + 1) and vopts[int(q[0]) - 1][1] not in named
-                and (any(v[1] is not None for v, _ in vopts) or _PLACE_RE.search(scope))):
+                and (any(v[1] is not None for v, _ in vopts) or _PLACE_RE.search(scope) or vopts[0][1].isdigit())):
             return None  # "\boxed{3}" where "3 mL" is option A: the value, or the third option?
         chosen |= named
     return chosen.pop() if len(chosen) == 1 else None
 
 
-_PLACE_RE = re.compile(r"(?i)\b(?:option|choice|number|no\.)\s*\d|#\s*\d")
+_PLACE_RE = re.compile(r"(?i)\b(?:option|choice|number|no\.|pick)|#\s*\d|\d(?:st|nd|rd|th)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _DOUBT = re.compile(r"\b(?:not|no|never|rather|instead|wrong|incorrect|except|or|maybe|perhaps|possibly|between)\b|n't",
                     re.I)

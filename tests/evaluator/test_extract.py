@@ -1654,6 +1654,27 @@ FRESHER_SHAPES = [
     ("A is ruled out, and B too.", LETTERS4, None, None),  # rejected along with A
     ("Looking at it, A is wrong and so is B.", LETTERS4, None, None),
     ("It is not A. B fits, as well.", LETTERS4, None, "B"),
+    # what a reviewer of those rules found: a heading over a list of verdicts, a turn invented
+    # after "[/INST]", a number word where the labels are numbers too, "either" and "as well as"
+    ("### Conclusion\nA. Cooking pasta ❌\nB. Washing dishes ❌\nC. Chopping vegetables ✅\nD. Reading ❌", LETTERS4,
+     None, "C"),
+    ("### Conclusion\n**A**: Incorrect.\n**B**: Incorrect.\n**C**: Correct.\n**D**: Incorrect.", LETTERS4, None, "C"),
+    ("### Verdict\nA) Incorrect. B) Incorrect. C) Correct. D) Incorrect.", LETTERS4, None, "C"),
+    ("### Conclusion\n1. Pouring is shown.\n2. Adding leaves is shown.\n3. Stirring is not shown.\n4. Covering is shown.",
+     DIGITS5[:4], None, None),
+    ("### Answer\n\n**B. Stain the gel**\n\nHappy to explain why the other options don't fit if that helps. 😊",
+     LETTERS4, None, "B"),
+    ("The correct option is (C). [/INST] (D) The man is reading a book is incorrect.", LETTERS4, None, "C"),
+    ("The answer is (C).\n\n[INST] Explain why D is wrong. [/INST] D says the man is reading.", LETTERS4, None, "C"),
+    ("<s>[INST] What is he doing? [/INST] C\n[INST] And now? (A) ... [/INST] A", LETTERS4, None, "C"),
+    ("Answer: C [/INST] The", LETTERS4, None, "C"),
+    ("Number three is correct.", DIGITS5[:4], ["10", "5", "7", "3"], "3"),
+    ("I'd pick three.", DIGITS5[:4], ["10", "5", "7", "3"], None),  # the label 3, or the value 3 (option 4)?
+    ("The answer is 3.", DIGITS5[:4], ["10", "5", "7", "3"], "3"),
+    ("I choose number two.", LETTERS4, ["3", "5", "2", "4"], "B"),
+    ("The correct option is two.", LETTERS4, ["3", "5", "2", "4"], None),
+    ("Without doubt, C. Nothing about the scene contradicts C either.", LETTERS4, None, "C"),
+    ("The man is not reading; C as well as the knife sound point to chopping.", LETTERS4, None, "C"),
 ]
 
 
