@@ -126,9 +126,9 @@ def reasoning_cut_off(text) -> bool:
 # an unclosed trace that ends on its final answer, or on one more sentence cut off that takes
 # nothing back ("Final answer: 2. Although, just to be thorough, the"): from there it is read
 _CLOSING_ANSWER_RE = re.compile(r"(?i:final\s+answer)\s*(?:is|[:：])\s*\**\(?\s*(?:[A-Za-z]|\d{1,2})\s*\)?\**\s*"
-                                r"(?:[.!]\s+(?![^\n]*(?:(?<![A-Za-z0-9'’])[A-Z0-9](?![A-Za-z0-9'’])|\b(?i:wait|actually|hmm|no|not|"
-                                r"reconsider|instead|chang\w*|but|however|or|maybe|re-?check\w*|re-?watch\w*|looking\s+again|"
-                                r"second\s+thought|double-check|mistake|forgot|wrong|should)\b))[^\n<]{0,80}|[.!]?)\s*$")
+                                r"(?:[.!]\s+(?![^\n]*(?:(?<![A-Za-z0-9'’])(?!I\s+[a-z])[A-Z0-9](?![A-Za-z0-9'’])|\b(?i:wait|actually|hmm|"
+                                r"no|not|reconsider|instead|chang\w*|but|however|or|maybe|re-?watch\w*|looking\s+again|"
+                                r"second\s+thought|mistake|forgot|wrong)\b))[^\n<]{0,80}|[.!]?)\s*$")
 
 
 def read_cut_off_reasoning(text):

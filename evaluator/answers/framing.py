@@ -103,6 +103,7 @@ def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -
     if m is None:
         return False
     rest = t[m.end():].split("\n", 1)[0]
+    rest = rest[2:] if rest.startswith("**") else rest[3:] if rest.startswith((".**", ")**")) else rest  # "**D** — <text>"
     step = re.match(r"\s*[(,.:：\-–—]*\s*(?i:step)\s+(\d{1,2})\b", rest)
     if step and lab and lab.get(step.group(1)) not in (None, label):
         return True
@@ -132,7 +133,7 @@ _REASONS_RE = re.compile(r"(?i:because|since|as|for|in|on|at|from|after|before|w
 _GLOSS_RE = re.compile(r"\s*[.,:：\-–—]\s*(?:[\"“]([^\"”\n]{4,300})[\"”]|([^\"”\n]{8,300}?)\s*(?:[.;!]\s|[.;!]?$|\s[—–]\s))")
 
 
-_GLOSS_START_RE = re.compile(r"\s*[:,—–-]\s|\s*,?\s*[\"“]")
+_GLOSS_START_RE = re.compile(r"\**(?:\s*[:,—–-]\s|\s*,?\s*[\"“])|[.)]\*\*\s+")  # also "**D** — ...", "**D.** ..."
 
 
 def gloss_against_label(t: str, label, opts, lab: dict) -> bool:
@@ -186,7 +187,7 @@ _OR_CLOSING_RE = re.compile(r"(?:^|[.!?\n]\s*)(?:(?i:hmm+|well|so|maybe|probably
                             r"\s+(?i:or)\s+\(?([A-Z]|\d{1,2})\)?\s*[.?!]?\s*$")
 _NOT_A_LABEL_RE = re.compile(r"\s*\(?([A-Za-z])\)?\s*[.:)]\s+([^\n]+)")
 # the prompt's range echoed, and nothing else: "(1-5)", "A-D"
-_RANGE_ONLY_RE = re.compile(r"\W*(?:[A-Za-z]|\d{1,2})\s*(?:-|–|to)\s*(?:[A-Za-z]|\d{1,2})\W*")
+_RANGE_ONLY_RE = re.compile(r"\W*([A-Za-z]|\d{1,2})\s*(?:-|–|to)\s*([A-Za-z]|\d{1,2})\W*")
 _TWO_OPENING_RE = re.compile(r"[\s*(]{0,3}([A-Z]|\d{1,2})[)*]{0,2}\s+(?:and|&)\s+[*(]{0,2}([A-Z]|\d{1,2})[)*]{0,2}\s*(?:[,:;—–-]|\.?\s*$)")
 _RESULT_RE = re.compile(r"=\s*\**([^=\n*]{1,30}?)\**\s*(?:[.,;]\s|[.,;]?$|\n)", re.M)
 
@@ -195,7 +196,10 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
     """True if the reply gives no one answer: only labels ("A. B. C. D."), a step and a
     letter that disagree ("The second step (C)"), doubt it states ("I'm not sure which"),
     two answers ("Answer: 2\nAnswer: 4"), or nothing but a question ("Is it C?")."""
-    if labels_only(t, lab) or (len(t) <= 16 and _RANGE_ONLY_RE.fullmatch(t)):
+    if labels_only(t, lab):
+        return True
+    span = _RANGE_ONLY_RE.fullmatch(t) if len(t) <= 16 else None  # "A-D": the range of labels, no answer
+    if span and lab.get(span.group(1).upper(), 1) != lab.get(span.group(2).upper(), 2):  # not "C - 8", 8 being C's
         return True
     if holds_any(low, _UNSURE_HINTS) and _UNSURE_RE.search(low):
         return True

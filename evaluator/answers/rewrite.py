@@ -30,7 +30,7 @@ _ALL_ORD = _ORD_ALT + "|" + "|".join(sorted(_OTHER_ORDINALS, key=len, reverse=Tr
 _NUM_ALT = "one|two|three|four|five|six|seven|eight|nine|ten"
 _ARTICLE = r"(?:the|la|le|el|il|lo|die|der|das|l['’])"
 _STEP = r"step|paso|passo|étape|etape|schritt"
-_ITEM = (r"option|statement|choice|one|answer|feedback(?:\s+(?:option|statement))?|opción|opcion|respuesta|proposition|réponse|affirmation|"
+_ITEM = (r"option|statement|choice|one|answer(?:\s+(?:choice|option))?|feedback(?:\s+(?:option|statement))?|opción|opcion|respuesta|proposition|réponse|affirmation|"
          r"afirmación|opzione|risposta|antwort|möglichkeit|aussage")
 # Ordinals and number words that name an option or a step: "the third option", "Statement
 # five", "It's the fourth.", "The 2nd one", "the very first step", "第三个选项", "第一步",

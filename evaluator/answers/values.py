@@ -52,6 +52,7 @@ for _dim, _table in {
     "frequency": {("ghz",): 1e9, ("mhz",): 1e6, ("khz", "kilohertz"): 1e3, ("hz", "hertz"): 1.0},
     "energy": {("kj", "kilojoule", "kilojoules"): 1e3, ("j", "joule", "joules"): 1.0},
     "rcf": {("× g", "x g", "xg", "×g", "rcf"): 1.0},
+    "rotation": {("rpm", "revolutions per minute", "revolution per minute", "rev/min"): 1.0},
     "fahrenheit": {("°f", "ºf", "℉", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"): 1.0},
 }.items():
     for _names, _factor in _table.items():

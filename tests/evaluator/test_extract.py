@@ -1675,6 +1675,21 @@ FRESHER_SHAPES = [
     ("The correct option is two.", LETTERS4, ["3", "5", "2", "4"], None),
     ("Without doubt, C. Nothing about the scene contradicts C either.", LETTERS4, None, "C"),
     ("The man is not reading; C as well as the knife sound point to chopping.", LETTERS4, None, "C"),
+    # the twenty-fifth corpus (fresh21): a bold label glossed with another option's text, a label
+    # and its own value, "Final answer: 3." cut off while double-checking, rpm, "answer choice"
+    ("**D** — September 17, 1787", LETTERS5, ["March 4, 1789", "April 19, 1775", "September 17, 1787", "July 4, 1776",
+                                              "July 2, 1776"], None),
+    ("**D.** September 17, 1787", LETTERS4, ["March 4, 1789", "April 19, 1775", "September 17, 1787", "July 4, 1776"], None),
+    ("**C.** September 17, 1787", LETTERS4, ["March 4, 1789", "April 19, 1775", "September 17, 1787", "July 4, 1776"], "C"),
+    ("C - 8", LETTERS4, ["4", "6", "8", "9"], "C"),
+    ("C - 9", LETTERS4, ["4", "6", "8", "9"], None),  # C, or 9 (D)?
+    ("A - D", LETTERS4, ["4", "6", "8", "9"], None),  # the range of labels
+    ("<think>\nNow 3 fits the movement. That points to 3.\n\nFinal answer: 3. Let me just double-check the", DIGITS5,
+     None, "3"),
+    ("<think>\nSo E.\n\nFinal answer: E. Before I write it out, I should", LETTERS5, None, "E"),
+    ("<think>\nSo E.\n\nFinal answer: E. Wait, maybe", LETTERS5, None, None),  # taking it back
+    ("It's 200 revolutions per minute.", LETTERS4, ["50 rpm", "20 rpm", "200 rpm", "2,000 rpm"], "C"),
+    ("The fourth answer choice is correct.", LETTERS4, None, "D"),
 ]
 
 

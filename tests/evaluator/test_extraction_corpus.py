@@ -188,7 +188,13 @@ TUNED_BOUNDS = {"extraction_corpus_fresh": (1, 0.02), "extraction_corpus_fresh2"
                 # lightly: 13 of its 17 unscored left are unclosed traces that say "So the answer is H."
                 # and go on re-checking the options until cut off, which the reader counts as no final
                 # answer (docs/protocol.md) and this tester as the answer stated
-                "extraction_corpus_fresh20": (0, 0.029)}
+                "extraction_corpus_fresh20": (0, 0.029),
+                # the twenty-fifth, 700 by a twenty-fourth tester, a mix, measured once untouched on
+                # the reader of the day (5 wrong, 1.7% unscored; naive 60 wrong), then tuned on: the 2
+                # wrong left are "Answer: 6" and "7" for options "Step 1", "Step 3", "Step 6", "Step 8",
+                # read as the step they name (no option's place), which that tester's instructions
+                # counted as no answer (docs/protocol.md: the reader's rule)
+                "extraction_corpus_fresh21": (2, 0.011)}
 
 
 @pytest.mark.parametrize("folder", sorted(TUNED_BOUNDS))
