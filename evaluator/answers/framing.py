@@ -103,7 +103,8 @@ def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -
     if m is None:
         return False
     rest = t[m.end():].split("\n", 1)[0]
-    rest = rest[2:] if rest.startswith("**") else rest[3:] if rest.startswith((".**", ")**")) else rest  # "**D** — <text>"
+    if rest.startswith(("**", ".**", ")**")):  # "**D** — <text>", "**D.** <text>": read as "D — ", "D. "
+        rest = rest[2:] if rest.startswith("**") and _DASHED_RE.match(rest, 2) else rest[0] + rest[3:] if rest[0] != "*" else rest
     step = re.match(r"\s*[(,.:：\-–—]*\s*(?i:step)\s+(\d{1,2})\b", rest)
     if step and lab and lab.get(step.group(1)) not in (None, label):
         return True
@@ -133,7 +134,8 @@ _REASONS_RE = re.compile(r"(?i:because|since|as|for|in|on|at|from|after|before|w
 _GLOSS_RE = re.compile(r"\s*[.,:：\-–—]\s*(?:[\"“]([^\"”\n]{4,300})[\"”]|([^\"”\n]{8,300}?)\s*(?:[.;!]\s|[.;!]?$|\s[—–]\s))")
 
 
-_GLOSS_START_RE = re.compile(r"\**(?:\s*[:,—–-]\s|\s*,?\s*[\"“])|[.)]\*\*\s+")  # also "**D** — ...", "**D.** ..."
+_DASHED_RE = re.compile(r"\s*[:—–-]\s")
+_GLOSS_START_RE = re.compile(r"\**(?:\s*[:,—–-]\s|\s*,?\s*[\"“])")  # also "**D** — ..."
 
 
 def gloss_against_label(t: str, label, opts, lab: dict) -> bool:

@@ -25,7 +25,7 @@ _OTHER_ORDINALS = {w: i + 1 for i, ws in enumerate((
     "huitième octava octavo ottava ottavo achte achten achter achtes")) for w in ws.split()}
 NUMBER_WORDS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten".split())}
 _ZH_NUMS = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")}
-_ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|(?:10|[1-9])(?:st|nd|rd|th)"
+_ORD_ALT = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|(?<!to-)(?<!to )last|(?:10|[1-9])(?:st|nd|rd|th)"
 _ALL_ORD = _ORD_ALT + "|" + "|".join(sorted(_OTHER_ORDINALS, key=len, reverse=True))
 _NUM_ALT = "one|two|three|four|five|six|seven|eight|nine|ten"
 _ARTICLE = r"(?:the|la|le|el|il|lo|die|der|das|l['’])"

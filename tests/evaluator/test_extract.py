@@ -1690,6 +1690,20 @@ FRESHER_SHAPES = [
     ("<think>\nSo E.\n\nFinal answer: E. Wait, maybe", LETTERS5, None, None),  # taking it back
     ("It's 200 revolutions per minute.", LETTERS4, ["50 rpm", "20 rpm", "200 rpm", "2,000 rpm"], "C"),
     ("The fourth answer choice is correct.", LETTERS4, None, "D"),
+    # a second reviewer's cases: a bold label retelling another option, what a cut-off trace
+    # may say after its final answer, "second-to-last"
+    ("Answer: **D.** The chef tastes the broth and sprinkles black pepper.", LETTERS4,
+     ["The chef adds salt first", "The chef stirs the soup", "The chef tastes the broth, then sprinkles black pepper",
+      "The chef turns off the stove"], None),
+    ("**C.** Step 3 is shown at 0:12, then the video jumps to step 5, so step 4 is missing.", LETTERS4,
+     ["Step 2", "Step 3", "Step 4", "Step 5"], "C"),
+    ("<think>\nThe order is clear.\n\nFinal answer: H. I fits better with the timestamps shown in the", LETTERS10, None,
+     None),
+    ("<think>\nThe order is clear.\n\nFinal answer: B. I misread the order earlier; the door opens after the", LETTERS4,
+     None, None),
+    ("<think>\nThe order is clear.\n\nFinal answer: B. Let me double-check, since step four might be the", LETTERS4,
+     None, None),
+    ("The second-to-last answer choice is correct.", LETTERS5, None, None),  # not the last
 ]
 
 
