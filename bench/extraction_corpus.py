@@ -28,7 +28,8 @@ tester who had not seen the reader when it was written:
   fresh18  tests/data/extraction_corpus_fresh18/: 700 by a twenty-first tester
   fresh19  tests/data/extraction_corpus_fresh19/: 700 by a twenty-second tester
   fresh20  tests/data/extraction_corpus_fresh20/: 600 by a twenty-third tester
-  fresh21  tests/data/extraction_corpus_fresh21/: the newest, 700 by a twenty-fourth tester
+  fresh21  tests/data/extraction_corpus_fresh21/: 700 by a twenty-fourth tester
+  fresh22  tests/data/extraction_corpus_fresh22/: the newest, 700 by a twenty-fifth tester
 
 Each was measured once, untouched, before the reader was changed for it (those figures
 are in docs/protocol.md); each was tuned against afterwards, so they are
@@ -88,6 +89,7 @@ CORPORA = {
     "fresh19": (DATA / "extraction_corpus_fresh19", ("exact", "videommmu", "expvid", "causalstep")),
     "fresh20": (DATA / "extraction_corpus_fresh20", ("exact", "videommmu", "expvid", "causalstep")),
     "fresh21": (DATA / "extraction_corpus_fresh21", ("exact", "videommmu", "expvid", "causalstep")),
+    "fresh22": (DATA / "extraction_corpus_fresh22", ("exact", "videommmu", "expvid", "causalstep")),
 }
 MAX_UNSCORED = {name: 0.02 for name in CORPORA if name != "v1"}
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Z]|[0-9]{1,2})(?![A-Za-z0-9])")

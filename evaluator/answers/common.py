@@ -232,6 +232,8 @@ def prep(text) -> tuple[str, str]:
             return "", ""
     low = aligned_lower(t)
     tag = "<answer>" if "<answer>" in low or not low.rstrip().endswith("</ans>") else "<ans>"  # "<ans>2</ans>" closing it
+    if tag == "<answer>" and "<answer>" not in low and "</choice>" in low:
+        tag = "<choice>"  # "<output><choice>2</choice></output>"
     p = low.rfind(tag)
     if p >= 0:
         q = low.find("</" + tag[1:], p)

@@ -134,6 +134,7 @@ _REASONS_RE = re.compile(r"(?i:because|since|as|for|in|on|at|from|after|before|w
 _GLOSS_RE = re.compile(r"\s*[.,:：\-–—]\s*(?:[\"“]([^\"”\n]{4,300})[\"”]|([^\"”\n]{8,300}?)\s*(?:[.;!]\s|[.;!]?$|\s[—–]\s))")
 
 
+_OFFER_QUESTION_RE = re.compile(r"[.!]\s+(?i:would\s+you\s+like|shall\s+I|do\s+you\s+want|want\s+me\s+to)\b[^.!?]*\?\s*$")
 _DASHED_RE = re.compile(r"\s*[:—–-]\s")
 _GLOSS_START_RE = re.compile(r"\**(?:\s*[:,—–-]\s|\s*,?\s*[\"“])")  # also "**D** — ..."
 
@@ -224,7 +225,8 @@ def gives_none(t: str, low: str, lab: dict) -> bool:
     two = _TWO_OPENING_RE.match(t)
     if two and len({lab.get(two.group(1)), lab.get(two.group(2))} - {None}) == 2:
         return True  # "A and B, since the sample is first in ...": two answers
-    return t.rstrip().endswith(("?", "？")) and "\n" not in t.strip() and len(t) < 160 and t.count("?") <= 1
+    return (t.rstrip().endswith(("?", "？")) and "\n" not in t.strip() and len(t) < 160 and t.count("?") <= 1
+            and not _OFFER_QUESTION_RE.search(t))  # not "... my answer is C. Would you like me to explain?"
 
 
 def _two_answer_lines(t: str, lab: dict) -> bool:

@@ -18,6 +18,7 @@ M_INTL = re.compile(
            (?:\s+(?:correcta|correcte|correta|corretta|giusta|richtige|final|finale|правильный))?
            \s*(?:\b(?:es|est|ist|lautet|é|è)\b|[:：]|[—–-](?=\s))
            \s*(?:(?:la|le|die|a)\s+|l['’]\s*)?(?:(?:opci[óo]n|option|opção|opzione|вариант)\s+)?
+        |(?<=lautet\sdie\s)antwort\s+|(?<=ist\sdie\s)antwort\s+  # "Daher lautet die Antwort 2."
         |opci[óo]n\s+(?:correcta\s+)?(?:es\s+(?:la\s+)?)?
         |ответ\s+(?=[A-ZА-Я0-9(](?:\W|$))|corret[ao]\s+é\s+|doğru\s+cevap\s*[:：]?\s*
         |jawaban(?:nya)?\s+(?:yang\s+benar\s+)?adalah\s+

@@ -52,6 +52,7 @@ for _dim, _table in {
     "frequency": {("ghz",): 1e9, ("mhz",): 1e6, ("khz", "kilohertz"): 1e3, ("hz", "hertz"): 1.0},
     "energy": {("kj", "kilojoule", "kilojoules"): 1e3, ("j", "joule", "joules"): 1.0},
     "rcf": {("× g", "x g", "xg", "×g", "rcf"): 1.0},
+    "speed": {("m/s",): 1.0, ("km/s",): 1e3, ("cm/s",): 1e-2, ("km/h", "kph"): 1 / 3.6, ("mph",): 0.44704},
     "rotation": {("rpm", "revolutions per minute", "revolution per minute", "rev/min"): 1.0},
     "fahrenheit": {("°f", "ºf", "℉", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"): 1.0},
 }.items():
@@ -195,7 +196,8 @@ def _same(a: tuple, b: tuple) -> bool:
     (va, da, fa), (vb, db, fb) = a, b
     if da is None or db is None:  # "22.5" for "22.5 kN·m", "4 balls" for "Four", "0.5" for "50%"
         return (math.isclose(va, vb, rel_tol=1e-9, abs_tol=1e-12)
-                or (da is None and db == "percent" and math.isclose(va * 100, vb, rel_tol=1e-9)))
+                or (da is None and db == "percent" and math.isclose(va * 100, vb, rel_tol=1e-9))
+                or (db is None and da == "percent" and math.isclose(va / 100, vb, rel_tol=1e-9)))  # "50%" for "1/2"
     if da != db:  # units of other dimensions, or two different unknown words
         return False
     return math.isclose(va * fa, vb * fb, rel_tol=1e-6, abs_tol=1e-15)
@@ -209,6 +211,8 @@ def value_choice(text: str, vopts: tuple):
     scope = text if len(text) <= 200 else re.split(r"(?<=[.!?])\s+|\n", text.rstrip())[-1]
     if len(scope) > 200:
         return None
+    if "%" in scope:
+        scope = _CONFIDENCE_RE.sub("", scope)  # "Answer: E\nConfidence: 75%": no value of the answer
     chosen = set()
     for q in _quantity(_clean(scope), False):
         named = {lab for v, lab in vopts if _same(q, v)}
@@ -221,6 +225,8 @@ def value_choice(text: str, vopts: tuple):
     return chosen.pop() if len(chosen) == 1 else None
 
 
+_CONFIDENCE_RE = re.compile(r"(?i)\(?\b(?:confidence|certainty|probability)\s*(?:level\s*)?[:=]?\s*(?:of\s+)?\d+(?:\.\d+)?\s*%\)?"
+                            r"|\d+(?:\.\d+)?\s*%\s*(?:confident|sure|certain|confidence)")
 _PLACE_RE = re.compile(r"(?i)\b(?:option|choice|number|no\.|pick)|#\s*\d|\d(?:st|nd|rd|th)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _DOUBT = re.compile(r"\b(?:not|no|never|rather|instead|wrong|incorrect|except|or|maybe|perhaps|possibly|between)\b|n't",

@@ -1704,6 +1704,19 @@ FRESHER_SHAPES = [
     ("<think>\nThe order is clear.\n\nFinal answer: B. Let me double-check, since step four might be the", LETTERS4,
      None, None),
     ("The second-to-last answer choice is correct.", LETTERS5, None, None),  # not the last
+    # the twenty-sixth corpus (fresh22): XML, German word order, a closing offer as a question,
+    # a percent for a fraction (not a confidence), speeds in other units
+    ("<output><choice>2</choice></output>", DIGITS5, None, "2"),
+    ("Im Video sieht man es deutlich.\n\nDaher lautet die Antwort 2.", DIGITS5, None, "2"),
+    ("Happy to help. Having reviewed the footage, my answer is C. Would you like me to explain the reasoning?",
+     LETTERS4, None, "C"),
+    ("Would you like me to pick C?", LETTERS4, None, None),
+    ("Answer: 50%", LETTERS5, ["1/2", "1/4", "3/4", "1/8", "1/16"], "A"),
+    ("Answer: E\nConfidence: 75%", LETTERS5, ["1", "3/4", "0", "1/2", "1/4"], "E"),  # a confidence, not 3/4
+    ("E (75% confident)", LETTERS5, ["1", "3/4", "0", "1/2", "1/4"], "E"),
+    ("The slide gives this as 300,000 km/s.\n\n**300,000 km/s**", LETTERS4,
+     ["3 × 10^5 m/s", "3 × 10^8 m/s", "3 × 10^10 m/s", "3 × 10^6 m/s"], "B"),
+    ("300 m/s", LETTERS4, ["3 × 10^5 m/s", "3 × 10^8 m/s", "3 × 10^10 m/s", "3 × 10^6 m/s"], None),
 ]
 
 
