@@ -123,12 +123,12 @@ def reasoning_cut_off(text) -> bool:
     return _last_close(low) < 0 and _first_open(low) >= 0 and _CLOSING_ANSWER_RE.search(text) is None
 
 
-# an unclosed trace that ends on its final answer, or on one more sentence cut off that takes
-# nothing back ("Final answer: 2. Although, just to be thorough, the"): from there it is read
 # a sentence cut off as it begins to check or write out the answer, saying nothing yet:
 # "Final answer: 3. Let me just double-check the", "Final answer: E. Before I write it out, I should"
 _HARMLESS_TAIL = (r"(?i:let\s+me\s+(?:just\s+)?(?:double-?check|re-?check|verify|confirm)|before\s+I\s+(?:write|finali[sz]e|give))"
                   r"[^.!?\n<A-HJ-Z0-9]{0,20}")
+# an unclosed trace that ends on its final answer, or on one more sentence cut off that takes
+# nothing back ("Final answer: 2. Although, just to be thorough, the"): from there it is read
 _CLOSING_ANSWER_RE = re.compile(r"(?i:final\s+answer)\s*(?:is|[:：])\s*\**\(?\s*(?:[A-Za-z]|\d{1,2})\s*\)?\**\s*"
                                 r"(?:[.!]\s+(?:" + _HARMLESS_TAIL + r"|(?![^\n]*(?:(?<![A-Za-z0-9'’])[A-Z0-9](?![A-Za-z0-9'’])|\b(?i:wait|"
                                 r"actually|hmm|no|not|reconsider|instead|chang\w*|but|however|or|maybe|re-?check\w*|re-?watch\w*|"

@@ -103,8 +103,10 @@ def other_options_text(t: str, pos: int, label, opts, lab: dict | None = None) -
     if m is None:
         return False
     rest = t[m.end():].split("\n", 1)[0]
-    if rest.startswith(("**", ".**", ")**")):  # "**D** — <text>", "**D.** <text>": read as "D — ", "D. "
-        rest = rest[2:] if rest.startswith("**") and _DASHED_RE.match(rest, 2) else rest[0] + rest[3:] if rest[0] != "*" else rest
+    if rest.startswith("**") and _DASHED_RE.match(rest, 2):
+        rest = rest[2:]  # "**D** — <text>": as "D — <text>"
+    elif rest.startswith((".**", ")**")):
+        rest = rest[0] + rest[3:]  # "**D.** <text>": as "D. <text>"
     step = re.match(r"\s*[(,.:：\-–—]*\s*(?i:step)\s+(\d{1,2})\b", rest)
     if step and lab and lab.get(step.group(1)) not in (None, label):
         return True

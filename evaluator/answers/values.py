@@ -68,7 +68,8 @@ _ENGLISH_NUMBERS = {w: i for i, w in enumerate(
 # "seventy-two" ("one" alone is left alone: "one of them" names no value)
 _NUMBER_WORD_RE = re.compile(r"\b(?:(?P<century>seventeen|eighteen|nineteen|twenty)[-\s](?P<year>(?:twenty|thirty|forty|fifty|"
                              r"sixty|seventy|eighty|ninety)(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?|ten|"
-                             r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![-\w])|(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-\s]"
+                             r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?![-\w])"
+                             r"|(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-\s]"
                              r"(?P<ones>one|two|three|four|five|six|seven|eight|nine)(?!-)|(?P<word>"
                              + "|".join(sorted(set(_ENGLISH_NUMBERS) - {"one"}, key=len, reverse=True))
                              + r")|half\s+an?)\b", re.I)
