@@ -1717,6 +1717,11 @@ FRESHER_SHAPES = [
     ("The slide gives this as 300,000 km/s.\n\n**300,000 km/s**", LETTERS4,
      ["3 × 10^5 m/s", "3 × 10^8 m/s", "3 × 10^10 m/s", "3 × 10^6 m/s"], "B"),
     ("300 m/s", LETTERS4, ["3 × 10^5 m/s", "3 × 10^8 m/s", "3 × 10^10 m/s", "3 × 10^6 m/s"], None),
+    # "Option 2" among options that are numbers: the second, or the one that reads 2?
+    ("Option 2", LETTERS4, ["3", "5", "2", "4"], None),
+    ("Option 2 (B)", LETTERS4, ["3", "5", "2", "4"], "B"),
+    ("Option 4", LETTERS4, ["3", "5", "2", "4"], "D"),  # both readings agree
+    ("2", LETTERS4, ["3", "5", "2", "4"], "C"),  # a bare number is the value
 ]
 
 
