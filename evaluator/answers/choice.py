@@ -18,7 +18,7 @@ from evaluator.answers.labels import (
     NO_ANSWER_RE, SHORT_RE, bare_label, decide_span, label_at, label_map, last_sentence, negated_label,
 )
 from evaluator.answers.options import (
-    norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase,
+    SAYS_OPTION_RE, norm, norm_options, option_contained, option_exact, option_numbers, option_paraphrase,
 )
 from evaluator.answers.statements import statements_named
 from evaluator.answers.checklists import choice_from_checklist
@@ -358,7 +358,7 @@ def _choice_from_shape(t: str, low: str, lab: dict, opts, rewritten: bool, vopts
 
 def _option_told(t: str, low: str, opts, last_line: str, vopts, amounts: tuple):
     """The option a reply tells in its own words or values, where it names no label."""
-    if vopts and _OPTION_NUMBER_RE.search(t):
+    if vopts and SAYS_OPTION_RE.search(t):
         return None  # "Option 2" among "3", "5", "2", "4": the second, or the one that reads 2?
     if vopts and (r := concluded_value(t, amounts)) is not None:
         return r  # "... 50 kg bag contains 10,000 g": the amount it closes on, not one of its working
@@ -372,7 +372,6 @@ def _option_told(t: str, low: str, opts, last_line: str, vopts, amounts: tuple):
 
 
 _VALUE_OR_VALUE_RE = re.compile(r"\d\s+or\s+\d")
-_OPTION_NUMBER_RE = re.compile(r"(?i:option|choice)\s*#?\s*\d")
 
 
 def _option_in_words(t: str, low: str, opts, last_line: str):

@@ -146,15 +146,15 @@ def option_numbers(options: tuple, labels: tuple, text: str = "") -> dict:
     """Step number -> label, when the labels are letters and every option is or opens
     with its own step number: then "\\boxed{3}" and "Answer: Step 3" name the option
     of step 3. Empty otherwise (a number is then a label or nothing). Where the options are
-    bare step numbers and the reply `text` never says "step", a number that is also another
-    option's place names none: "The answer is 2." for "Step 2", "Step 4", "Step 6" (A, or the
-    second?)."""
+    bare step numbers and the reply `text` never says "step", or are bare numbers and it says
+    "option N", a number that is also another option's place names none: "The answer is 2." for
+    "Step 2", "Step 4", "Step 6" (A, or the second?), "Option 2" for "3", "5", "2", "4"."""
     out = _step_numbers(options, labels)
-    if not out:
+    text = str(text)
+    clash = ((not _SAYS_STEP_RE.search(text) and all(_BARE_STEP_RE.fullmatch(str(o)) for o in options))
+             or (SAYS_OPTION_RE.search(text) and all(str(o).strip().isdigit() for o in options)))
+    if not out or not clash:
         return out
-    if _SAYS_STEP_RE.search(str(text)) or not all(_BARE_STEP_RE.fullmatch(str(o)) for o in options):
-        if not (_SAYS_OPTION_RE.search(str(text)) and all(str(o).strip().isdigit() for o in options)):
-            return out  # "Option 2" among "3", "5", "2", "4": the second, or the one that reads 2? (below)
     return {n: lb for n, lb in out.items() if not (1 <= int(n) <= len(labels) and labels[int(n) - 1] != lb)}
 
 
@@ -172,7 +172,7 @@ def _step_numbers(options: tuple, labels: tuple) -> dict:
 
 
 _BARE_STEP_RE = re.compile(r"\s*(?i:step)\s*\d{1,2}\s*")
-_SAYS_OPTION_RE = re.compile(r"(?i:option|choice)\s*#?\s*\d")
+SAYS_OPTION_RE = re.compile(r"(?i:option|choice)\s*#?\s*\d")
 _SAYS_STEP_RE = re.compile(r"(?i:step)\s*\d")  # "Step 2", not "step by step"
 
 
