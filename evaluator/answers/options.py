@@ -150,10 +150,12 @@ def option_numbers(options: tuple, labels: tuple, text: str = "") -> dict:
     "option N", a number that is also another option's place names none: "The answer is 2." for
     "Step 2", "Step 4", "Step 6" (A, or the second?), "Option 2" for "3", "5", "2", "4"."""
     out = _step_numbers(options, labels)
+    if not out:
+        return out
     text = str(text)
     clash = ((not _SAYS_STEP_RE.search(text) and all(_BARE_STEP_RE.fullmatch(str(o)) for o in options))
              or (SAYS_OPTION_RE.search(text) and all(str(o).strip().isdigit() for o in options)))
-    if not out or not clash:
+    if not clash:
         return out
     return {n: lb for n, lb in out.items() if not (1 <= int(n) <= len(labels) and labels[int(n) - 1] != lb)}
 
