@@ -25,6 +25,8 @@ looks at signals, nearly always the same part), and the other threads' CPU time 
   BLAS and other threads   OpenBLAS would spin its idle threads for about 0.1 s after a
                   threaded product (ExpVid's interval: its statistics are not whole
                   numbers); evaluator/__init__.py sets their wait to the shortest
+  all but answer reading   the parts above less the reading: what scoring would cost if
+                  reading the answers took no time
 and a floor: parsing the file plus a minimal pure-Python pass that touches each response
 once (one regex search of its text, one dict per response), the work no Python scorer
 can avoid, as a ratio to parse.
@@ -284,6 +286,9 @@ def main() -> int:
         print(f"  {'total':22s} {total * 1000:8.1f}        {total / t_parse[0]:8.2f}   "
               f"(a sampled run: {t_profiled[0] * 1000:.1f} ms CPU, {(t_profiled[0] / t_score[0] - 1) * 100:+.0f}% "
               f"against the figure's runs)")
+        rest = total - sampler.spent["answer reading"] / runs
+        print(f"  {'all but answer reading':22s} {rest * 1000:8.1f}        {rest / t_parse[0]:8.2f}   "
+              f"(the goal is {GOAL:g}x: the rest alone, with no reading at all)")
         floor = t_parse[0] + t_floor[0]
         print(f"floor: parse + one regex search and one dict per response ({t_floor[0] * 1000:.1f} ms) = "
               f"{floor * 1000:.1f} ms CPU, {floor / t_parse[0]:.2f}x parse: what no Python scorer avoids; "
