@@ -49,15 +49,17 @@ workers run elsewhere), so the server's CPU is the site's own.
                    filter changes; default filters) through gradio_client, on the --results-small
                    home: one user alone (2 x --calls calls in a row), then --users users at once, each
                    in its own process with its own client, released together, --calls calls each.
-                   Goal: the concurrent p95 at most 5x the single-user median. Both include
-                   gradio_client's own overhead (it polls for results in 50 ms steps), and the users'
-                   processes share this machine's cores with the server.
+                   No goal: both include gradio_client's own overhead (it polls for results in 50 ms
+                   steps), and the users' processes share this machine's cores with the server, so the
+                   ratio measures the clients as much as the site (it prints both floors). How many
+                   visitors the site serves is bench/site_capacity.py's figure, with its goal: the
+                   server on one core, one light load generator on the other.
 
 Usage: python bench/site_speed.py [--results-small 1000] [--results-large 10000] [--loads 7]
                                   [--users 50] [--calls 10] [--cpu-sizes 100,1000,10000] [--cpu-calls 100]
 Needs /usr/bin/chromium for (a) (`make bench` installs it); without it (a) is skipped.
 Takes several minutes: building the 10,000-result home alone takes about a minute.
-Exit status 1 when a goal is missed.
+Exit status 1 when a goal of (a) or (b) is missed.
 """
 
 from __future__ import annotations
@@ -95,7 +97,6 @@ from site_server import (
 
 RENDER_GOAL = 1.2  # first rows, x the bare Gradio app showing the same rows
 CPU_GOAL = 2.0  # server CPU per call, most results / fewest
-LATENCY_GOAL = 5.0  # p95 under many users / the single-user median
 SITE_ENV = {"LEADERBOARD_EMBEDDED_WORKER": "0"}  # the site alone, as on the Space
 # Gradio's own settings that app.py makes for the site; the bare app gets them too
 GRADIO_ENV = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": "1000"}
@@ -399,7 +400,7 @@ def concurrent_users(url: str, suite: str, users: int, calls: int) -> tuple[list
     return [t for a in answers for t in a[3]], span
 
 
-def latency_series(home: Path, size: int, users: int, calls: int) -> bool:
+def latency_series(home: Path, size: int, users: int, calls: int) -> None:
     suite = demo_suite_id(home)  # the results are in the demo suite; the page opens on the papers' rows
     with SiteServer(home, dev_user=None, env=SITE_ENV) as site:
         cpu, mine = server_cpu_seconds(site.process.pid), time.process_time()
@@ -412,13 +413,12 @@ def latency_series(home: Path, size: int, users: int, calls: int) -> bool:
         server_together = (server_cpu_seconds(site.process.pid) - cpu) / (users * (calls + 1))
     median, p95_alone, p95_together = statistics.median(alone), percentile(alone, 95), percentile(together, 95)
     ratio = p95_together / median
-    ok = ratio <= LATENCY_GOAL
     print(f"(c) {ENDPOINT} through gradio_client, {size} results + baselines, loopback")
     print(f"    1 user, {len(alone)} calls:   median {ms(median)}   p95 {ms(p95_alone)}")
     print(f"    {users} users at once ({users} processes), {len(together)} calls:   p95 {ms(p95_together)}   "
           f"median {ms(statistics.median(together))}")
-    print(f"    ratio {ratio:6.1f}x  (p95 under {users} users / single-user median)   (goal <= {LATENCY_GOAL:g}x)   "
-          f"{verdict(ok)}")
+    print(f"    ratio {ratio:6.1f}x  (p95 under {users} users / single-user median)   (no goal: the clients share the "
+          f"cores, see the floors; bench/site_capacity.py measures how many visitors the site serves)")
     cores = os.cpu_count() or 1
     print(f"    CPU a call: the server {ms(server_alone)} alone, {ms(server_together)} under {users} users "
           f"(connections included), {ms(floor_call)} for Gradio's own work on an event that does nothing "
@@ -430,7 +430,6 @@ def latency_series(home: Path, size: int, users: int, calls: int) -> bool:
           f"{ms(client_alone).strip()} / {cores} cores = {ms(clients).strip()} ({clients / median:.1f}x the "
           f"single-user median); Gradio's per-event work alone above {users} x {ms(floor_call).strip()} = "
           f"{ms(server).strip()} ({server / median:.1f}x)")
-    return ok
 
 
 def main() -> int:
@@ -460,7 +459,7 @@ def main() -> int:
         if "b" in args.only:
             ok &= cpu_series({n: homes[n] for n in cpu_sizes}, args.cpu_calls)
         if "c" in args.only:
-            ok &= latency_series(homes[args.results_small], args.results_small, args.users, args.calls)
+            latency_series(homes[args.results_small], args.results_small, args.users, args.calls)
     return 0 if ok else 1
 
 
