@@ -10,7 +10,7 @@ per call. Time is scaled down, proportions kept:
      time per distinct frame here (tiny frames decode far faster than real ones);
   2. the sleep per call is --generate-s (a real per-call generate time) times
      (decode per frame here / decode per frame of real videos), so generating and
-     decoding keep the real ratio; real decode per frame: the issue's 10.7 and 28.6 ms
+     decoding keep the real ratio; real decode per frame: 10.7 and 28.6 ms, measured
      (the current decoder, real videos, this 2-core machine), both ends shown;
   3. for each, the runner in the old order (decode_ahead=0: each batch decoded, then
      answered) and overlapped (decode_ahead=1, decode workers = cores), --repeats times,
@@ -45,7 +45,7 @@ from evaluator.suite import build_suite, load_answers  # noqa: E402
 from submissions.requests import Request  # noqa: E402
 
 GOAL = 0.10
-REAL_DECODE_S_PER_FRAME = (0.0107, 0.0286)  # the range: real videos, current decoder, 2 cores
+REAL_DECODE_S_PER_FRAME = (0.0107, 0.0286)  # real videos, the current decoder, a 2-core machine
 
 
 class SleepingBackend:
