@@ -4,7 +4,7 @@ whether the two rows' protocols differ (leaderboard/compare.py and
 leaderboard/compare_protocol.py do the work).
 
     compare = CompareHandlers(h)          # h: leaderboard.ui.Handlers (board, stores, settings, cache)
-    compare.choices(suite, a, b)          # the two pickers' updates
+    compare.choices(suite, a, b)          # the two pickers' updates and the status line's
     compare.compare(suite, a, b)          # (status Markdown, the comparison frame)
     build(h, suite, generation)           # the tab's layout and wiring, inside build_ui's gr.Tabs
 
@@ -48,6 +48,9 @@ INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and
          "Only rows of the same suite and judge can be compared. " + logic.REPORTED_NOTE.split(": ")[0] +
          ": a paper gives no per-video results. The About tab explains the method.")
 PICK_TWO = "Pick two rows to compare."
+NONE_HERE = ("Nothing to compare in this view: Compare needs two ✓ verified rows of one suite, and a paper's "
+             "reported numbers come without per-video results. Pick a suite under **Show** above.")
+ONE_HERE = "This suite has one ✓ verified row so far; Compare needs two."
 GENERIC_ERROR = "Something went wrong on our side; the maintainers have the details in the site's log."
 
 
@@ -63,16 +66,19 @@ class CompareHandlers:
         board = self.h.board(suite)
         return board[board["source_kind"] == "verified"]
 
-    def choices(self, suite: str, a: str | None, b: str | None) -> tuple[dict, dict]:
+    def choices(self, suite: str, a: str | None, b: str | None) -> tuple[dict, dict, dict]:
         """The verified rows, best first, as (label, id); a choice that left the suite is
         cleared. An empty choice is left alone: this event's inputs may be older than a
-        pick the visitor made meanwhile, which must not be undone."""
+        pick the visitor made meanwhile, which must not be undone. The status line says why
+        the pickers are empty where the view has fewer than two verified rows (the papers'
+        view has none), asks for two rows where none is picked, and is the comparison's otherwise."""
         options = compare_protocol.picker_options(self._rows(suite))
         ids = {i for _, i in options}
 
         def update(chosen: str | None) -> dict:
             return gr.update(choices=options) if not chosen or chosen in ids else gr.update(choices=options, value=None)
-        return update(a), update(b)
+        status = NONE_HERE if not options else ONE_HERE if len(options) == 1 else None if a or b else PICK_TWO
+        return update(a), update(b), gr.update(value=status) if status else gr.update()
 
     def _row(self, suite: str, submission: str) -> dict[str, Any]:
         board = self.h.board(suite)
@@ -134,7 +140,8 @@ def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State, opened: gr.S
                              show_search="filter", max_height=640, label="A − B", elem_id="compare-table",
                              # pixels, shares of 1,200: a phone scrolls the table rather than squeeze it
                              column_widths=[f"{12 * p}px" for p in (10, 12, 4, 7, 7, 6, 11, 5, 7, 6, 9, 16)])
-    fill_when_open(tab, "compare", opened, suite, generation, c.choices, [suite, a, b], [a, b], "compare_choices")
+    fill_when_open(tab, "compare", opened, suite, generation, c.choices, [suite, a, b], [a, b, status],
+                   "compare_choices")
     gr.on([a.change, b.change], _as_table(c.compare), [suite, a, b], [status, shown], trigger_mode="always_last",
           api_name="compare")
     return c

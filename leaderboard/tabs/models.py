@@ -65,7 +65,10 @@ class ModelsHandlers(BaseHandlers):
     def models_note(self, shown: pd.DataFrame) -> str:
         configured = self.configured_suite()
         where = views.suite_label(configured) if configured else "no suite yet"
-        return (f"{len(shown)} models, ranked by **{shown.attrs['sort_by']}** (models without it follow, unranked) · "
+        total = shown.attrs.get("total", len(shown))
+        count = f"{len(shown)} models" if len(shown) == total else f"{len(shown)} of {total} models (ranks are over all {total})"
+        return (f"{count}, ranked by **{shown.attrs['sort_by']}** (models without it follow, unranked; baselines are "
+                f"never ranked) · "
                 f"{model_views.VERIFIED_MARK} verified "
                 f"by our worker ({where}) · {model_views.REPORTED_MARK} reported in the benchmark's paper · "
                 f"{model_views.AUTHOR_MARK} reported by the model's authors on its Hub page (never ranked) · "

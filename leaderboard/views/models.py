@@ -7,8 +7,9 @@ the benchmark's paper reports, with the paper's beside a verified one.
 
 Reported numbers come from five papers' protocols, so no Average is made of them: a row
 gets one only where all five of its cells are verified on one suite. A rank is given
-within the column the view is sorted by, to models only (human and random baselines are
-shown as the papers print them, unranked).
+within the column the view is sorted by, to models only (human and random baselines, the
+papers' and our own built-in ones, are shown unranked), and over every model: a search
+shows fewer rows, each with the rank it has in the whole list.
 
 A third kind of number, what a model's own authors report on its Hub page (the maintainers'
 scan: leaderboard/author_results.py), is shown beside the others marked AUTHOR_MARK and is
@@ -77,6 +78,9 @@ def _paper_identity(row: pd.Series, benchmark: str, table: models.ModelTable) ->
 
 def _verified_identity(row: pd.Series, table: models.ModelTable) -> models.Identity:
     thinking = str(row.get("thinking_text", "")) == "on"
+    if str(row.get("kind")) == "baseline":  # a built-in baseline (random, first option): a reference point, no model
+        name = str(row["model"])
+        return models.Identity(key=f"baseline:{name.casefold()}", name=name, display=name, kind="baseline", listed=False)
     if str(row.get("kind")) == "model":
         return models.resolve_hub_model(str(row["model"]), thinking=thinking, table=table)
     declared = row.get("meta.hub_id")
@@ -165,7 +169,8 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     """Rank, Model (Markdown), the five benchmarks (numbers; their "61.20 ✓" text in
     attrs["display"]) and Average where any row has one, sorted by `sort_by` (best first,
     rows without that score last) and ranked in it: 1 + the models scoring strictly
-    higher, so ties share a rank."""
+    higher, so ties share a rank. Ranks are over every row, searched or not; attrs["total"]
+    is how many rows there are before the search."""
     terms = [t.strip().lower() for t in (search or "").split(";") if t.strip()]
     chosen = [r for r in rows if _matches(r, terms)]
     sort_by = sort_by if sort_by in sort_choices(rows) else default_sort(rows)
@@ -174,7 +179,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     def value(row: ModelRow) -> float | None:
         return row.average if sort_by == AVERAGE else row.score(key[sort_by])
     chosen.sort(key=lambda r: (value(r) is None, -(value(r) or 0.0), r.identity.display.lower()))
-    ranked = [value(r) for r in chosen if r.identity.kind == "model" and value(r) is not None]
+    ranked = [value(r) for r in rows if r.identity.kind == "model" and value(r) is not None]
     # the column ranked by comes first after the model: on a phone it is the one in view
     scores = [*SCORE_COLUMNS, *([AVERAGE] if AVERAGE in sort_choices(rows) else [])]
     columns = [RANK, MODEL, sort_by, *(c for c in scores if c != sort_by)]
@@ -196,6 +201,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     out[RANK] = out[RANK].astype("Int64") if len(out) else out[RANK]
     out.attrs["display"] = texts
     out.attrs["sort_by"] = sort_by
+    out.attrs["total"] = len(rows)
     return out
 
 

@@ -142,9 +142,26 @@ def place_text(board: pd.DataFrame, submission: str) -> str:
         return "Scored; its row appears on the Leaderboard at the next refresh."
     row = found.iloc[0]
     if bool(row.get("ranked")) and not pd.isna(row.get("rank")):
-        return f"On the Leaderboard: rank {int(row['rank'])}."
+        return _rank_text(board, found.index[0])
     return (f"On the Leaderboard, not ranked ({row.get('protocol_text')}): shown marked, with the Protocol filter "
             f"on All rows (its default).")
+
+
+def _rank_text(board: pd.DataFrame, at) -> str:
+    """A ranked row's rank among the rows ranked beside it (same judge), saying so where it
+    shares the rank: a rank counts only the rows surely ahead (whole interval above), so
+    rows whose intervals overlap share one, and the message must not read as first place."""
+    ranked = board[board["ranked"].astype(bool) & board["rank"].notna()]
+    if "judge_text" in board:
+        ranked = ranked[ranked["judge_text"] == board.at[at, "judge_text"]]
+    rank = int(board.at[at, "rank"])
+    sharing = ranked[ranked["rank"] == rank]
+    if len(sharing) < 2:
+        return f"On the Leaderboard: rank {rank} of {len(ranked)} ranked rows."
+    by_score = list(sharing.index).index(at) + 1  # the board is in score order
+    return (f"On the Leaderboard: rank {rank} of {len(ranked)} ranked rows, shared with {len(sharing) - 1} other "
+            f"row{'s' if len(sharing) > 2 else ''} whose 95% intervals overlap its own (none of them is surely "
+            f"ahead); by score it is {by_score} of those {len(sharing)}.")
 
 
 def my_log(requests: Sequence, user: str | None, submission: str | None, read_log: Callable[[str], str | None],

@@ -347,7 +347,8 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
     from evaluator.baselines import predictions
     from evaluator.predictions import write_predictions
     from worker.loop import Worker
-    from leaderboard.tabs.compare import PICK_TWO, CompareHandlers
+    from leaderboard import views
+    from leaderboard.tabs.compare import NONE_HERE, PICK_TWO, CompareHandlers
     from leaderboard.source import TableSource
     from leaderboard.ui import Handlers
     from space_config.settings import Quotas, get_settings
@@ -390,15 +391,19 @@ def test_the_worker_writes_the_statistics_and_the_tab_compares_its_row(tmp_path,
         text, frame = handlers.compare(suite.id, request.id, baseline_id("random", suite.id))
         assert "before comparisons existed" in text and frame.empty
         # the pickers offer verified rows only
-        a, _ = handlers.choices(suite.id, request.id, None)
+        a, _, status = handlers.choices(suite.id, request.id, None)
+        assert "value" not in status  # three rows to pick from: the status line is the comparison's
         assert {value for _, value in a["choices"]} == {request.id, baseline_id("random", suite.id),
                                                         baseline_id("first-option", suite.id)}
         # each with its protocol status, as the Leaderboard's Protocol column writes it
         assert ("random seed 11 · reference (declared)", request.id) in a["choices"]
         assert ("Baseline: random · ✓ reference", baseline_id("random", suite.id)) in a["choices"]
         assert "value" not in a  # a valid pick is kept
-        a, _ = handlers.choices(suite.id, "gone", None)
+        a, _, _ = handlers.choices(suite.id, "gone", None)
         assert a["value"] is None  # a row no longer in the suite is cleared
+        # the papers' view has no verified rows: the status line says where to find some
+        a, b, status = handlers.choices(views.REPORTED_SUITE, None, None)
+        assert a["choices"] == b["choices"] == [] and status["value"] == NONE_HERE and "**Show**" in NONE_HERE
     finally:
         get_settings.cache_clear()
 

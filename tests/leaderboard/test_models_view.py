@@ -78,3 +78,23 @@ def test_the_default_column_is_the_one_with_the_most_models(papers):
     rows = model_views.model_rows(papers)
     counts = {views.TITLES[b]: sum(r.score(b) is not None for r in rows) for b in views.BENCHMARKS}
     assert model_views.default_sort(rows) == max(counts, key=counts.get)
+
+
+def test_a_search_shows_each_model_with_its_rank_in_the_whole_list():
+    table = models.load_models()
+    pick = [i for i in table.identities if i.kind == "model"][:3]
+    rows = [model_views.ModelRow(i, reported={"exact": score}) for i, score in zip(pick, (70.0, 60.0, 50.0))]
+    found = model_views.model_view(rows, "ExAct", search=pick[2].display)
+    assert model_views.model_names(found) == [pick[2].display]
+    assert list(found["Rank"]) == [3]  # third of three, not first of the one shown
+    assert found.attrs["total"] == 3 and model_views.model_view(rows, "ExAct").attrs["total"] == 3
+
+
+def test_our_built_in_baselines_are_shown_but_never_ranked(papers):
+    scores = {f"{b}.overall": 99.0 for b in views.BENCHMARKS}  # above every model: it would rank first
+    mine = verified({"id": "baseline-random", "model": "Baseline: random", "kind": "baseline", **scores})
+    rows = model_views.model_rows(papers, mine)
+    shown = model_views.model_view(rows, "ExpVid")
+    at = model_views.model_names(shown).index("Baseline: random")
+    assert pd.isna(shown["Rank"].iloc[at]) and shown.attrs["display"]["Rank"][at] == "—"
+    assert list(shown["Rank"].dropna())[0] == 1  # the best model is still first

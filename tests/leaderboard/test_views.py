@@ -192,6 +192,17 @@ def test_equal_scores_share_a_rank_and_overlapping_intervals_tie_with_the_leader
     assert list(ranks) == [1, 1, 1, 4, 5, 6]
 
 
+def test_a_finished_submissions_place_says_when_its_rank_is_shared():
+    board = pd.DataFrame({"id": ["lead", "close", "mine", "far", "paper"],
+                          "ranked": [True, True, True, True, False], "rank": pd.array([1, 1, 1, 4, None], "Int64"),
+                          "judge_text": ["j"] * 5, "protocol_text": [""] * 5})
+    tied = views.place_text(board, "mine")
+    assert tied.startswith("On the Leaderboard: rank 1 of 4 ranked rows, shared with 2 other rows")
+    assert "by score it is 3 of those 3" in tied  # the last of the three sharing rank 1, not first place
+    assert views.place_text(board, "far") == "On the Leaderboard: rank 4 of 4 ranked rows."
+    assert views.place_text(board, "gone").startswith("Scored; its row appears")
+
+
 def test_ranks_stay_within_a_judge_and_skip_paper_rows():
     score = pd.Series([80.0, 60.0, 70.0, 90.0])
     ranks = views.interval_ranks(score, pd.Series([0.0] * 4), np.zeros(4), pd.Series(["a", "a", "b", "b"]),
