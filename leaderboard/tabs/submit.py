@@ -28,7 +28,7 @@ from submissions.suites import explain_refusal, suite_manifest
 log = logging.getLogger("leaderboard.ui")
 
 PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its prompt, and per video its file, a path
-   inside the suite's folder of the public suite dataset, and the frame times to show).
+   inside the suite's folder named above, and the frame times to show).
 2. Answer every call with your model and write one JSON line per call:
    `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
    (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
@@ -39,6 +39,19 @@ PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its p
 BUDGETS_NOTE = ("**Frame budgets.** Where a paper let each model choose how many frames it sees, you may too, "
                 "within the paper's range. Leave a field blank for the paper's own count where the paper ran your "
                 "model, else its default. Rows within the ranges are ranked together; the card shows each count.")
+
+
+def videos_text(settings, suite_id: str) -> str:
+    """Where the suite's videos are: each call's `file` in the call list is a path inside this folder."""
+    if settings.store == "hub" and settings.hub_owner:
+        from submissions.stores.hub import hub_repo_id  # the Hub client: only where the stores are on the Hub
+
+        repo = hub_repo_id(settings.hub_owner, settings.hub_prefix, "suite")
+        return (f"Its videos are in the public dataset [{repo}](https://huggingface.co/datasets/{repo}/tree/main/"
+                f"{suite_id}), folder `{suite_id}/` (each call's `file` is a path inside it); to fetch them: "
+                f"`hf download {repo} --repo-type dataset --include \"{suite_id}/*\" --local-dir .`")
+    folder = (Path(settings.home) / "suite" / suite_id).resolve()
+    return f"Its videos are in the folder `{folder}` on this machine (each call's `file` is a path inside it)."
 
 
 def budget_rules() -> dict:
@@ -159,7 +172,8 @@ class SubmitHandlers(BaseHandlers):
             if page_suite == views.REPORTED_SUITE else " (the suite on the page takes no submissions)"
         return (f"Submissions made now are evaluated on **{markup.escape(views.suite_label(target))}**{shown}; "
                 "pick another suite under Show to submit to it. Its answers are never published. A submission "
-                "that fails for our reasons (download, worker crash) does not count against your quota.")
+                "that fails for our reasons (download, worker crash) does not count against your quota. "
+                + videos_text(self.settings, target))
 
     def check_file(self, file: str | None, page_suite: str | None = None) -> str:
         """Validate an upload at once: every problem by line, or how many predictions it holds."""

@@ -9,7 +9,9 @@ a real site in a real browser."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +33,7 @@ from evaluator.suite import build_suite
 from results import aggregate
 from leaderboard import views
 from leaderboard.source import TableSource
+from leaderboard.tabs.submit import videos_text
 from leaderboard.ui import Handlers
 from space_config.settings import get_settings
 from submissions.errors import NotFoundError
@@ -146,6 +149,17 @@ def test_submissions_go_to_the_suite_on_the_page(home, handlers, official, demo,
     assert demo in handlers.target_text(views.REPORTED_SUITE)
     assert "papers' reported results" in handlers.target_text(views.REPORTED_SUITE)
     assert official in Path(handlers.calls_file(official)).name
+    # the line says where the suite's videos are: the call list's file paths are inside that folder
+    folder = Path(re.search(r"videos are in the folder `([^`]+)` on this machine", handlers.target_text(official))[1])
+    first = json.loads(Path(handlers.calls_file(official)).read_text().splitlines()[0])
+    assert first["frames"][0]["file"] and (folder / first["frames"][0]["file"]).is_file()
+
+
+def test_on_the_hub_the_submit_line_links_the_suites_dataset_folder():
+    settings = dataclasses.replace(get_settings(), store="hub", hub_owner="org", hub_prefix="vrl")
+    text = videos_text(settings, "full-v1-abc")
+    assert "[org/vrl-suite](https://huggingface.co/datasets/org/vrl-suite/tree/main/full-v1-abc)" in text
+    assert 'hf download org/vrl-suite --repo-type dataset --include "full-v1-abc/*"' in text
 
 
 def test_every_view_opens_on_a_benchmark_the_suite_holds(handlers, official):
