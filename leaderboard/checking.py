@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
+from itertools import chain
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -44,6 +45,10 @@ class Checked:
     answered: int = 0  # distinct calls answered
     calls: int = 0  # calls in the suite
     sha256: str = ""  # of the file as validated
+    # multiple-choice answers in which the answer reader finds no option: (benchmark, count) and a few call ids
+    unread: tuple[tuple[str, int], ...] = ()
+    unread_examples: tuple[str, ...] = ()
+    choice_answers: int = 0  # the multiple-choice answers read
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -51,8 +56,11 @@ class Checked:
         return self.calls - self.answered
 
 
-def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings: Settings) -> Checked:
-    """Validate `path` against the call list `data` (parsed once per `key`). Runs in the pool."""
+def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings: Settings,
+                          read_answers: bool = False) -> Checked:
+    """Validate `path` against the call list `data` (parsed once per `key`). Runs in the pool.
+    `read_answers`: also count the multiple-choice answers that name no option (the upload's
+    check tells the submitter; the submission itself needs only the validation)."""
     from evaluator.errors import EvaluatorError
     from submissions.errors import SubmissionError
     from evaluator.hashing import file_sha256
@@ -65,10 +73,33 @@ def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings
     except (SubmissionError, EvaluatorError) as e:
         return Checked(ok=False, message=str(e), calls=len(calls))
     answered = set(responses.by_id) | {call_id for call_id, _ in responses.by_context}
+    read, unread, examples = unread_choices(responses, calls) if read_answers else (0, {}, [])
     return Checked(ok=True, predictions=len(responses.by_id) + len(responses.by_context),
                    in_context=len(responses.by_context),
                    context_calls=len({call_id for call_id, _ in responses.by_context}),
-                   answered=len(answered & set(calls)), calls=len(calls), sha256=file_sha256(Path(path)))
+                   answered=len(answered & set(calls)), calls=len(calls), sha256=file_sha256(Path(path)),
+                   unread=tuple(sorted(unread.items())), unread_examples=tuple(examples), choice_answers=read)
+
+
+def unread_choices(responses, calls: dict, examples: int = 3) -> tuple[int, dict[str, int], list[str]]:
+    """The multiple-choice answers read with the scorers' reader and the call's public labels and
+    options: how many were read, how many name no option the reader finds, by benchmark (they
+    will score as unparseable, that is wrong), and the first few such calls' ids. Reading needs
+    no answer key, so the submitter can be told before the file takes a place in the queue."""
+    from evaluator.answers import extract_choice
+
+    read, unread, found = 0, {}, []
+    in_context = ((call_id, prediction) for (call_id, _), prediction in responses.by_context.items())
+    for call_id, prediction in chain(responses.by_id.items(), in_context):
+        call = calls.get(call_id)
+        if call is None or call.answer_format != "choice" or not call.labels:
+            continue
+        read += 1
+        if extract_choice(prediction.response, call.labels, call.options) is None:
+            unread[call.benchmark] = unread.get(call.benchmark, 0) + 1
+            if len(found) < examples:
+                found.append(call.id)
+    return read, unread, found
 
 
 def _ready() -> bool:
@@ -100,11 +131,12 @@ class FileChecker:
         except Exception:  # noqa: BLE001 - the first check starts it instead
             log.exception("could not start the validation process")
 
-    def check(self, path: str | Path, store: Store, suite_id: str, settings: Settings) -> Checked:
+    def check(self, path: str | Path, store: Store, suite_id: str, settings: Settings,
+              read_answers: bool = False) -> Checked:
         from submissions.submit import call_list_bytes, call_list_key
 
         found = call_list_bytes(store, suite_id)
-        args = (str(path), call_list_key(store, suite_id, found.version), found.data, settings)
+        args = (str(path), call_list_key(store, suite_id, found.version), found.data, settings, read_answers)
         try:
             return self._executor().submit(check_in_this_process, *args).result()
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, one more try

@@ -54,6 +54,18 @@ def videos_text(settings, suite_id: str) -> str:
     return f"Its videos are in the folder `{folder}` on this machine (each call's `file` is a path inside it)."
 
 
+def unread_text(checked) -> str:
+    """A warning where the answer reader finds no option in some multiple-choice answers."""
+    if not checked.unread:
+        return ""
+    total = sum(n for _, n in checked.unread)
+    where = ", ".join(f"{views.TITLES.get(b, b)} {n}" for b, n in checked.unread)
+    examples = ", ".join(f"`{i}`" for i in checked.unread_examples)  # ids of our own calls
+    return (f"\n\n⚠️ In {total} of {checked.choice_answers} multiple-choice answers ({where}) the answer reader finds "
+            f"no option: they will count as unparseable, that is wrong. First: {examples}. Each call's prompt lists "
+            "its option labels (letters or numbers); end the answer with one of them, e.g. `\\boxed{B}`.")
+
+
 def budget_rules() -> dict:
     """The frame budgets a model's author may choose (evaluator/reference.py), in order."""
     return {key: rule for key, rule in reference.frame_rules().items() if rule.budget}
@@ -181,7 +193,7 @@ class SubmitHandlers(BaseHandlers):
             return ""
         try:
             suite_id = self.submission_suite(page_suite)
-            checked = self.checker.check(file, self.stores.suite, suite_id, self.settings)
+            checked = self.checker.check(file, self.stores.suite, suite_id, self.settings, read_answers=True)
         except (SubmissionError, EvaluatorError) as e:
             return status(str(e), ok=False)
         except Exception:
@@ -197,7 +209,7 @@ class SubmitHandlers(BaseHandlers):
                      f"\"context\").")
         if checked.missing:
             text += f" {checked.missing} calls have no prediction: they will score as unanswered."
-        return done(text)
+        return done(text + unread_text(checked))
 
     def _submitted(self, request) -> str:
         self.wake_worker()

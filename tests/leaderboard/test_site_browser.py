@@ -15,6 +15,7 @@ view (virtual scrolling) but states how many it holds there.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -343,6 +344,22 @@ def test_a_malformed_file_gets_a_line_numbered_error(page, tmp_path, site):
     open_tab(page, "Hub model")  # the file's refusal stays with the file form
     expect(page.locator("#submit-model-status")).not_to_contain_text("❌")
     expect(page.locator("#submit-status")).to_be_hidden()
+
+
+def test_an_upload_whose_answers_name_no_option_is_warned_before_it_is_sent(page, tmp_path, site):
+    good = write_baseline_predictions(site.home, tmp_path / "good.jsonl")
+    records = [json.loads(line) for line in good.read_text().splitlines()]
+    exact = [r for r in records if r["id"].startswith("exact/")]
+    for r in exact:
+        r["response"] = "The answer is A."  # ExAct's options are numbered 1-5
+    lettered = tmp_path / "lettered.jsonl"
+    lettered.write_text("".join(json.dumps(r) + "\n" for r in records))
+    open_tab(page, "Submit")
+    page.locator("#submit-file input[type=file]").set_input_files(str(lettered))
+    status = page.locator("#submit-status")
+    expect(status).to_contain_text("ready to submit")
+    expect(status).to_contain_text(f"answers (ExAct {len(exact)}) the answer reader finds no option")
+    expect(status.locator("code").filter(has_text="\\boxed{B}")).to_be_visible()
 
 
 def test_an_uploaded_prediction_file_reaches_the_leaderboard(page, tmp_path, site, screenshots):

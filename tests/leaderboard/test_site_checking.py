@@ -11,6 +11,7 @@ import pytest
 
 from evaluator.baselines import predictions
 from leaderboard.checking import FileChecker
+from leaderboard.tabs.submit import unread_text
 from space_config.settings import get_settings
 from submissions.errors import Refused
 from submissions.stores import Stores
@@ -53,8 +54,28 @@ def test_a_good_file_is_checked_in_another_process(deployment, checker, tmp_path
     checked = checker.check(path, stores.suite, suite_id, settings)
     assert checked.ok and checked.missing == 0 and checked.calls == len(read_calls(stores.suite, suite_id))
     assert checked.sha256 == file_sha256(path)
+    read = checker.check(path, stores.suite, suite_id, settings, read_answers=True)
+    assert read.choice_answers > 0 and read.unread == ()  # the baseline names an option in every answer
     workers = set(checker._pool._processes)  # the pool's process ids
     assert workers and os.getpid() not in workers
+
+
+def test_the_uploads_check_counts_the_choice_answers_that_name_no_option(deployment, checker, tmp_path):
+    """Answering "A" everywhere: ExAct's options are numbered, so none of its answers names one;
+    letters are fine elsewhere. Only the upload's check reads the answers, and says so."""
+    stores, settings, suite_id = deployment
+    calls = read_calls(stores.suite, suite_id)
+    lines = [{"id": c.id, "response": "A", **({"context": c.labels[0]} if c.context else {})} for c in calls.values()]
+    path = write(tmp_path / "all-a.jsonl", lines)
+    checked = checker.check(path, stores.suite, suite_id, settings, read_answers=True)
+    exact = [c.id for c in calls.values() if c.benchmark == "exact" and c.answer_format == "choice"]
+    assert checked.ok and dict(checked.unread) == {"exact": len(exact)}
+    assert checked.choice_answers >= len(exact) + 1 and set(checked.unread_examples) <= set(exact)
+    shown = unread_text(checked)
+    assert f"In {len(exact)} of {checked.choice_answers} multiple-choice answers (ExAct {len(exact)})" in shown
+    assert f"`{checked.unread_examples[0]}`" in shown
+    plain = checker.check(path, stores.suite, suite_id, settings)  # the submission's own check: no reading
+    assert plain.ok and plain.unread == () and unread_text(plain) == ""
 
 
 def test_a_bad_file_gets_every_problem_by_line(deployment, checker, tmp_path):
