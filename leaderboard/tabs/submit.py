@@ -21,6 +21,7 @@ from results import markup
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
+from leaderboard.views.submit_notes import unread_text, videos_text
 from submissions.errors import SubmissionError
 from submissions.submit import Identity, read_calls, remaining_quota, submit_model, submit_predictions
 from submissions.suites import explain_refusal, suite_manifest
@@ -39,31 +40,6 @@ PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its p
 BUDGETS_NOTE = ("**Frame budgets.** Where a paper let each model choose how many frames it sees, you may too, "
                 "within the paper's range. Leave a field blank for the paper's own count where the paper ran your "
                 "model, else its default. Rows within the ranges are ranked together; the card shows each count.")
-
-
-def videos_text(settings, suite_id: str) -> str:
-    """Where the suite's videos are: each call's `file` in the call list is a path inside this folder."""
-    if settings.store == "hub" and settings.hub_owner:
-        from submissions.stores.hub import hub_repo_id  # the Hub client: only where the stores are on the Hub
-
-        repo = hub_repo_id(settings.hub_owner, settings.hub_prefix, "suite")
-        return (f"Its videos are in the public dataset [{repo}](https://huggingface.co/datasets/{repo}/tree/main/"
-                f"{suite_id}), folder `{suite_id}/` (each call's `file` is a path inside it); to fetch them: "
-                f"`hf download {repo} --repo-type dataset --include \"{suite_id}/*\" --local-dir .`")
-    folder = (Path(settings.home) / "suite" / suite_id).resolve()
-    return f"Its videos are in the folder `{folder}` on this machine (each call's `file` is a path inside it)."
-
-
-def unread_text(checked) -> str:
-    """A warning where the answer reader finds no option in some multiple-choice answers."""
-    if not checked.unread:
-        return ""
-    total = sum(n for _, n in checked.unread)
-    where = ", ".join(f"{views.TITLES.get(b, b)} {n}" for b, n in checked.unread)
-    examples = ", ".join(f"`{i}`" for i in checked.unread_examples)  # ids of our own calls
-    return (f"\n\n⚠️ In {total} of {checked.choice_answers} multiple-choice answers ({where}) the answer reader finds "
-            f"no option: they will count as unparseable, that is wrong. First: {examples}. Each call's prompt lists "
-            "its option labels (letters or numbers); end the answer with one of them, e.g. `\\boxed{B}`.")
 
 
 def budget_rules() -> dict:

@@ -11,7 +11,7 @@ import pytest
 
 from evaluator.baselines import predictions
 from leaderboard.checking import FileChecker
-from leaderboard.tabs.submit import unread_text
+from leaderboard.views.submit_notes import unread_text
 from space_config.settings import get_settings
 from submissions.errors import Refused
 from submissions.stores import Stores

@@ -33,7 +33,7 @@ from evaluator.suite import build_suite
 from results import aggregate
 from leaderboard import views
 from leaderboard.source import TableSource
-from leaderboard.tabs.submit import videos_text
+from leaderboard.views.submit_notes import videos_text
 from leaderboard.ui import Handlers
 from space_config.settings import get_settings
 from submissions.errors import NotFoundError
@@ -211,8 +211,8 @@ def test_a_file_for_the_official_suite_is_accepted_on_its_page(browser, site, ho
     expect(page.locator("#submit-status")).to_contain_text(f"calls of suite {official}", timeout=WAIT_MS)
     expect(page.locator("#submit-status")).to_contain_text("ready to submit")
     # on the demo suite's page the same file is refused in one line naming the official suite
-    page.goto(f"{site.url}?suite={demo}")
-    expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(demo)
+    page.goto(f"{site.url}?suite={demo}")  # a new page load: bounded like open_page's, not by expect's 5 s
+    expect(page.locator("#suite-select input[type=radio]:checked")).to_have_value(demo, timeout=WAIT_MS)
     open_tab(page, "Submit")
     expect(page.locator("#submit-suite")).to_contain_text(demo)
     page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
