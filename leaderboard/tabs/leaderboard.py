@@ -32,6 +32,10 @@ count as the protocol) are ranked. Other rows are shown too, never ranked: **≠
 their Rank cell and what differs in the Protocol column (**?** when unknown); the Protocol filter can hide them. The **Protocol card** under
 the table (or a click on a row) says how a row's numbers were produced and where our protocol differs from each
 paper's; the Compare tab tests the difference of two rows directly."""
+TYPES_INFO = ("open: public weights · closed: weights not public · baseline: our built-in runs (random choice, first "
+              "option) · human, random: a paper's people or chance · unspecified: a prediction file that did not say")
+COLUMNS_INFO = ("\"(no video)\": the same model asked the same questions with black frames (model-id runs; "
+                "About explains) · 95% CI: a score's interval bounds · GPU-s, TTFT, Tokens/s, GPU: what a run cost")
 
 
 class LeaderboardHandlers(BaseHandlers):
@@ -130,7 +134,7 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
                                          scale=2, elem_id="filter-size")
             with gr.Row():
                 types = gr.CheckboxGroup(list(views.TYPES), value=list(views.TYPES), label="Model type", scale=3,
-                                         elem_id="filter-type")
+                                         elem_id="filter-type", info=TYPES_INFO)
                 board = h.board(initial)
                 frames = gr.Dropdown(views.frame_choices(board), value=[], multiselect=True, label="Frames",
                                      info="Empty: any", elem_id="filter-frames")
@@ -138,7 +142,7 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
                                      info="Empty: any", elem_id="filter-judge")
                 protocols = protocol_panel.protocol_filter()
             columns = gr.CheckboxGroup(list(views.OPTIONAL_COLUMNS), value=list(views.DEFAULT_COLUMNS),
-                                       label="Columns shown", elem_id="columns")
+                                       label="Columns shown", elem_id="columns", info=COLUMNS_INFO)
         note = gr.Markdown(h.suite_note(initial), elem_id="suite-note")
         # The first page only is inlined in the page's /config (small whatever the results).
         shaped, text, number = h.leaderboard_page(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,

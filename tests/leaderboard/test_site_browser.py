@@ -329,6 +329,9 @@ def test_source_and_type_filters_change_the_rows(page):
     people_or_chance = sum(r["row_kind"] in ("human", "random") for r in reported_rows(REPORTED_SUITE)
                            if any(r.get(f"{b}.overall") is not None for b in views.BENCHMARKS))
     wait_rows(page, total - people_or_chance, what=f"{total - people_or_chance} rows without human/random rows")
+    # each type and optional column is explained where it is picked
+    expect(page.locator("#filter-type")).to_contain_text("unspecified: a prediction file that did not say")
+    expect(page.locator("#columns")).to_contain_text("the same model asked the same questions with black frames")
 
 
 def test_a_malformed_file_gets_a_line_numbered_error(page, tmp_path, site):
