@@ -14,6 +14,14 @@ from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import as_tables, failsafe, fill_when_open, fitted
 
 
+def hidden_note(minimum: int) -> str:
+    """What the two texts in place of a group's score mean (results/disclosure.py decides)."""
+    return (f" A cell reading \"n too small (n=…)\" is a group of fewer than {minimum} items, published without "
+            "its score (a group of one would tell whether that answer was right); \"hidden with a smaller bucket\" "
+            "is a group big enough to show, hidden so that a smaller hidden one cannot be worked out from the "
+            "overall score.")
+
+
 def note_frame(text: str) -> pd.DataFrame:
     """A table holding one line, where a view has nothing to show, so the page says why."""
     return pd.DataFrame({"": [text]})
@@ -87,7 +95,8 @@ class BreakdownHandlers(BaseHandlers):
 def build_level(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("By level", id="by-level", elem_id="tab-by-level") as tab:
         gr.Markdown(f"Each benchmark's levels ({views.levels_in_words()}). Rows are ranked by the column you "
-                    "pick, shown first (levels carry no interval: only equal scores tie).")
+                    "pick, shown first (levels carry no interval: only equal scores tie)."
+                    + hidden_note(h.settings.min_bucket_items))
         rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id="by-level-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
@@ -100,7 +109,7 @@ def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.Sta
     with gr.Tab(title, id=f"by-{slug}", elem_id=f"tab-by-{slug}") as tab:
         gr.Markdown(note + " Rows are ranked by the score you pick, shown first: the benchmark's overall score "
                     "(ranked with its interval, as on the Leaderboard) or one group's (no interval: only equal "
-                    "scores tie).")
+                    "scores tie)." + hidden_note(h.settings.min_bucket_items))
         with gr.Row():
             # no value until filled: the suite's first breakdown with data is picked then
             key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=None, label="Breakdown",

@@ -157,11 +157,10 @@ def _rank_text(board: pd.DataFrame, at) -> str:
     rank = int(board.at[at, "rank"])
     sharing = ranked[ranked["rank"] == rank]
     if len(sharing) < 2:
-        return f"On the Leaderboard: rank {rank} of {len(ranked)} ranked rows."
+        return f"On the Leaderboard: rank {rank} of {len(ranked)}."
     by_score = list(sharing.index).index(at) + 1  # the board is in score order
-    return (f"On the Leaderboard: rank {rank} of {len(ranked)} ranked rows, shared with {len(sharing) - 1} other "
-            f"row{'s' if len(sharing) > 2 else ''} whose 95% intervals overlap its own (none of them is surely "
-            f"ahead); by score it is {by_score} of those {len(sharing)}.")
+    return (f"On the Leaderboard: rank {rank} of {len(ranked)}, tied with {len(sharing) - 1} "
+            f"(overlapping intervals); {by_score} of the {len(sharing)} tied by score.")
 
 
 def my_log(requests: Sequence, user: str | None, submission: str | None, read_log: Callable[[str], str | None],

@@ -197,9 +197,9 @@ def test_a_finished_submissions_place_says_when_its_rank_is_shared():
                           "ranked": [True, True, True, True, False], "rank": pd.array([1, 1, 1, 4, None], "Int64"),
                           "judge_text": ["j"] * 5, "protocol_text": [""] * 5})
     tied = views.place_text(board, "mine")
-    assert tied.startswith("On the Leaderboard: rank 1 of 4 ranked rows, shared with 2 other rows")
-    assert "by score it is 3 of those 3" in tied  # the last of the three sharing rank 1, not first place
-    assert views.place_text(board, "far") == "On the Leaderboard: rank 4 of 4 ranked rows."
+    assert tied.startswith("On the Leaderboard: rank 1 of 4, tied with 2 (overlapping intervals)")
+    assert "3 of the 3 tied by score" in tied  # the last of the three sharing rank 1, not first place
+    assert views.place_text(board, "far") == "On the Leaderboard: rank 4 of 4."
     assert views.place_text(board, "gone").startswith("Scored; its row appears")
 
 
