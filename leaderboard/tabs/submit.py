@@ -161,7 +161,7 @@ class SubmitHandlers(BaseHandlers):
         return (f"Submissions made now are evaluated on **{markup.escape(views.suite_label(target))}**{shown}; "
                 "pick another suite under Show to submit to it. Its answers are never published. A submission "
                 "that fails for our reasons (download, worker crash) does not count against your quota. "
-                + videos_text(self.settings, target))
+                + videos_text(self.settings, self.stores.suite, target))
 
     def check_file(self, file: str | None, page_suite: str | None = None) -> str:
         """Validate an upload at once: every problem by line, or how many predictions it holds."""

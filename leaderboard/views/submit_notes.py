@@ -4,13 +4,12 @@ no gradio: leaderboard/tabs/submit.py shows it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from leaderboard.views.columns import TITLES
 
 
-def videos_text(settings, suite_id: str) -> str:
-    """Where the suite's videos are: each call's `file` in the call list is a path inside this folder."""
+def videos_text(settings, store, suite_id: str) -> str:
+    """Where the suite's videos are: each call's `file` in the call list is a path inside this folder
+    (`store`: the suite store; its own folder where it is local, the dataset's where it is on the Hub)."""
     if settings.store == "hub" and settings.hub_owner:
         from submissions.stores.hub import hub_repo_id  # the Hub client: only where the stores are on the Hub
 
@@ -18,7 +17,7 @@ def videos_text(settings, suite_id: str) -> str:
         return (f"Its videos are in the public dataset [{repo}](https://huggingface.co/datasets/{repo}/tree/main/"
                 f"{suite_id}), folder `{suite_id}/` (each call's `file` is a path inside it); to fetch them: "
                 f"`hf download {repo} --repo-type dataset --include \"{suite_id}/*\" --local-dir .`")
-    folder = (Path(settings.home) / "suite" / suite_id).resolve()
+    folder = store.local_folder(suite_id).resolve()
     return f"Its videos are in the folder `{folder}` on this machine (each call's `file` is a path inside it)."
 
 

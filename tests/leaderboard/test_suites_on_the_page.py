@@ -157,7 +157,7 @@ def test_submissions_go_to_the_suite_on_the_page(home, handlers, official, demo,
 
 def test_on_the_hub_the_submit_line_links_the_suites_dataset_folder():
     settings = dataclasses.replace(get_settings(), store="hub", hub_owner="org", hub_prefix="vrl")
-    text = videos_text(settings, "full-v1-abc")
+    text = videos_text(settings, None, "full-v1-abc")  # on the Hub the store is not asked
     assert "[org/vrl-suite](https://huggingface.co/datasets/org/vrl-suite/tree/main/full-v1-abc)" in text
     assert 'hf download org/vrl-suite --repo-type dataset --include "full-v1-abc/*"' in text
 
