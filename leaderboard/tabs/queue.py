@@ -61,6 +61,13 @@ class QueueHandlers(BaseHandlers):
         return gr.Dropdown(choices=[(f"{r.model} · {r.id}", r.id) for r in mine],
                            value=chosen if chosen in ids else None)
 
+    @failsafe(outputs=4)
+    def declared(self, profile: gr.OAuthProfile | None, submission: str | None) -> tuple[str, str, str, bool]:
+        """What the user declared about one of their own prediction files, to start the form from."""
+        user = current_user(profile, self.settings)
+        found = [r for r in self.queue.requests() if r.id == submission and user and r.submitter == user]
+        return views.declared_fields(found[0].metadata if found else {})
+
     def correct(self, submission: str | None, params: str, weights: str, frames: str, thinking: bool,
                 profile: gr.OAuthProfile | None) -> str:
         """Replace the declared settings of one of the user's own prediction files; it is
@@ -135,8 +142,9 @@ def build(h: QueueHandlers, signature: gr.State) -> None:
             with gr.Accordion("Correct the declared settings of a prediction file", open=False,
                               elem_id="correct-settings"):
                 gr.Markdown("What you stated about a file (frames, parameters, weights, thinking) decides how its "
-                            "row is labelled and whether it is ranked. Correct it here: the file is scored again "
-                            "with the new settings; no upload, nothing counted against your quota.")
+                            "row is labelled and whether it is ranked. Pick the file: the form shows what you "
+                            "stated; change what is wrong. The file is scored again with the new settings; no "
+                            "upload, nothing counted against your quota.")
                 with gr.Row():
                     fix_pick = gr.Dropdown([], value=None, label="Prediction file", scale=2, elem_id="correct-pick",
                                            allow_custom_value=True)
@@ -159,6 +167,8 @@ def build(h: QueueHandlers, signature: gr.State) -> None:
     signature.change(h.my_submissions, None, mine, api_name="my_submissions")
     signature.change(h.log_picker, [chosen], chosen, api_name="log_picker")
     signature.change(h.correctable, [fix_pick], fix_pick, api_visibility="private")
+    fix_pick.change(h.declared, [fix_pick], [fix_params, fix_weights, fix_frames, fix_thinking],
+                    api_visibility="private")
     fix.click(h.correct, [fix_pick, fix_params, fix_weights, fix_frames, fix_thinking], fixed,
               api_name="correct_settings", concurrency_limit=4)
     gr.on([chosen.change, signature.change], h.my_log, [chosen], shown_log, api_name="my_log")

@@ -159,8 +159,23 @@ def _rank_text(board: pd.DataFrame, at) -> str:
     if len(sharing) < 2:
         return f"On the Leaderboard: rank {rank} of {len(ranked)}."
     by_score = list(sharing.index).index(at) + 1  # the board is in score order
-    return (f"On the Leaderboard: rank {rank} of {len(ranked)}, tied with {len(sharing) - 1} "
-            f"(overlapping intervals); {by_score} of the {len(sharing)} tied by score.")
+    others = len(sharing) - 1
+    return (f"On the Leaderboard: rank {rank} of {len(ranked)}, shared with {others} other row{'s' * (others > 1)} "
+            f"whose 95% intervals overlap yours; by score alone yours is {_ordinal(by_score)} of these "
+            f"{len(sharing)}.")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def declared_fields(metadata: Mapping[str, str]) -> tuple[str, str, str, bool]:
+    """What a prediction file's submitter declared (a request's metadata), as the correction
+    form's fields: parameters, weights ("open", "closed", "not stated"), frames, thinking.
+    The form starts from them, so correcting one setting keeps the others."""
+    weights = {"yes": "open", "no": "closed"}.get(str(metadata.get("open", "")), "not stated")
+    return (str(metadata.get("params", "")), weights, str(metadata.get("frames", "")),
+            str(metadata.get("thinking", "")).lower() == "true")
 
 
 def my_log(requests: Sequence, user: str | None, submission: str | None, read_log: Callable[[str], str | None],

@@ -159,12 +159,14 @@ def test_a_declared_frame_count_off_the_protocol_is_warned_shown_and_correctable
     """Frames per video = 8 on a suite whose protocol gives each benchmark its paper's frames:
     a warning before submitting, a success message and a My submissions line that say where
     the row is, the row shown (marked, unranked) under the default filter, and a correction
-    in place that ranks it, with no new upload."""
+    in place that ranks it, with no new upload: its form starts from what was declared, so
+    clearing the frames keeps the parameters stated."""
     predictions = write_baseline_predictions(site.home, tmp_path / "declared.jsonl", name="random", seed=5)
     model = "Declared Frames Model"
     context, page = open_page(browser, site, DESK)
     open_tab(page, "Submit")
     page.locator("#submit-frames textarea").fill("8")
+    page.locator("#submit-params textarea").fill("7")
     expect(page.locator("#submit-frames-note")).to_contain_text("outside this suite's reference protocol")
     page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
     expect(page.locator("#submit-status")).to_contain_text("ready to submit")
@@ -185,8 +187,12 @@ def test_a_declared_frame_count_off_the_protocol_is_warned_shown_and_correctable
     page.locator("#correct-settings .label-wrap").first.click()
     page.locator("#correct-pick input[role=combobox]").click()
     page.get_by_role("option", name=re.compile(re.escape(submission.group(1)))).click()
+    expect(page.locator("#correct-frames textarea")).to_have_value("8")  # what was declared
+    expect(page.locator("#correct-params textarea")).to_have_value("7")
+    page.locator("#correct-frames textarea").fill("")
     page.locator("#correct-button").click()
     expect(page.locator("#correct-status")).to_contain_text("Corrected")
+    expect(page.locator("#correct-status")).to_contain_text("params 7")
     open_tab(page, "Leaderboard")
     expect(page.locator("#leaderboard-table [role=gridcell]", has_text=model).first).to_be_visible()
     deadline = 120

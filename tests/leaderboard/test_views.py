@@ -192,13 +192,22 @@ def test_equal_scores_share_a_rank_and_overlapping_intervals_tie_with_the_leader
     assert list(ranks) == [1, 1, 1, 4, 5, 6]
 
 
+def test_the_correction_form_starts_from_what_was_declared():
+    from leaderboard.tabs.submit import declared_metadata
+
+    for declared in ({}, {"params": "7", "open": "yes", "frames": "8", "thinking": "true"}, {"open": "no"},
+                     {"params": "0.5"}):
+        assert declared_metadata(*views.declared_fields({**declared, "hub_id": "a/b"})) == declared
+    assert views.declared_fields({}) == ("", "not stated", "", False)
+
+
 def test_a_finished_submissions_place_says_when_its_rank_is_shared():
     board = pd.DataFrame({"id": ["lead", "close", "mine", "far", "paper"],
                           "ranked": [True, True, True, True, False], "rank": pd.array([1, 1, 1, 4, None], "Int64"),
                           "judge_text": ["j"] * 5, "protocol_text": [""] * 5})
     tied = views.place_text(board, "mine")
-    assert tied.startswith("On the Leaderboard: rank 1 of 4, tied with 2 (overlapping intervals)")
-    assert "3 of the 3 tied by score" in tied  # the last of the three sharing rank 1, not first place
+    assert tied.startswith("On the Leaderboard: rank 1 of 4, shared with 2 other rows whose 95% intervals overlap")
+    assert "by score alone yours is 3rd of these 3" in tied  # the last of the three sharing rank 1, not first place
     assert views.place_text(board, "far") == "On the Leaderboard: rank 4 of 4."
     assert views.place_text(board, "gone").startswith("Scored; its row appears")
 
