@@ -134,8 +134,10 @@ def card_markdown(row: dict | pd.Series) -> str:
     if status == PAPER:
         return head + ("**Paper's own protocol.** This number is printed in the benchmark's paper and was produced "
                        "with that paper's frames, prompts and judge, not by our worker, so nothing more about how it "
-                       "was run is recorded here; it is never ranked. docs/protocol.md (About) gives each paper's "
-                       "protocol and where ours differs.")
+                       "was run is recorded here. It is ranked only among its paper's rows (\"3 📄\"), never beside "
+                       "our verified rows. docs/protocol.md (About) gives each paper's protocol, where ours differs, "
+                       "and how an overall score a paper does not print (ExpVid's, CausalStep's) is computed from "
+                       "its numbers.")
     raw = row.get(CARD)
     if status == UNKNOWN or not isinstance(raw, str) or not raw:
         return head + ("**Protocol unknown.** This result was written before results carried a protocol card: how it "

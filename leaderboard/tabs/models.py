@@ -63,16 +63,13 @@ class ModelsHandlers(BaseHandlers):
                 self.models_note(shown))
 
     def models_note(self, shown: pd.DataFrame) -> str:
+        return model_views.models_note(shown, views.is_official(self.configured_suite()))
+
+    @failsafe()
+    def models_legend(self) -> str:
         configured = self.configured_suite()
         where = views.suite_label(configured) if configured else "no suite yet"
-        total = shown.attrs.get("total", len(shown))
-        count = f"{len(shown)} models" if len(shown) == total else f"{len(shown)} of {total} models (ranks are over all {total})"
-        return (f"{count}, ranked by **{shown.attrs['sort_by']}** (models without it follow, unranked; baselines are "
-                f"never ranked) · "
-                f"{model_views.VERIFIED_MARK} verified "
-                f"by our worker ({where}) · {model_views.REPORTED_MARK} reported in the benchmark's paper · "
-                f"{model_views.AUTHOR_MARK} reported by the model's authors on its Hub page (never ranked) · "
-                f"{model_views.NO_AVERAGE}")
+        return model_views.models_legend(where, views.is_official(configured))
 
 
 def shaped(shown: pd.DataFrame) -> dict:
@@ -98,6 +95,8 @@ def build(h: ModelsHandlers, generation: gr.State) -> None:
                              column_widths=first.get("column_widths"), interactive=False, show_search="none",
                              pinned_columns=2, max_height=900, wrap=True, label="Models", show_label=False,
                              elem_id="models-table", buttons=[])
+        with gr.Accordion("How this page ranks", open=False, elem_id="models-legend-box"):
+            legend = gr.Markdown(h.models_legend(), elem_id="models-legend")
         gr.Markdown("### Reported by the models' authors", elem_id="author-heading")
         first_authors, authors_note = h.authors_table("")
         shown_authors_note = gr.Markdown(authors_note, elem_id="author-note")
@@ -107,5 +106,6 @@ def build(h: ModelsHandlers, generation: gr.State) -> None:
                                      elem_id="author-table", buttons=[], max_height=400)
     gr.on([search.change, sort_by.change, generation.change], h.models_table, [search, sort_by],
           [shown, sort_by, shown_note], trigger_mode="always_last", api_name="models")
+    generation.change(h.models_legend, None, legend, api_visibility="private")
     gr.on([search.change, generation.change], h.authors_table, [search], [shown_authors, shown_authors_note],
           trigger_mode="always_last", api_name="author_results")

@@ -21,7 +21,7 @@ from results import markup
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
-from leaderboard.views.submit_notes import unread_text, videos_text
+from leaderboard.views.submit_notes import checked_text, unread_text, videos_text
 from submissions.errors import SubmissionError
 from submissions.submit import Identity, read_calls, remaining_quota, submit_model, submit_predictions
 from submissions.suites import explain_refusal, suite_manifest
@@ -156,10 +156,10 @@ class SubmitHandlers(BaseHandlers):
         except SubmissionError as e:
             return status(str(e), ok=False)
         shown = "" if target == page_suite else \
-            " (the page shows the papers' reported results, which take no submissions)" \
-            if page_suite == views.REPORTED_SUITE else " (the suite on the page takes no submissions)"
-        return (f"Submissions made now are evaluated on **{markup.escape(views.suite_label(target))}**{shown}; "
-                "pick another suite under Show to submit to it. Its answers are never published. A submission "
+            " (the papers' reported results shown on the page take no submissions)" \
+            if page_suite == views.REPORTED_SUITE else " (the suite shown on the page takes no submissions)"
+        return (f"Your submission will be scored on **{markup.escape(views.suite_label(target))}**{shown}. To "
+                "submit to another suite, pick it under Show. The suite's answers are never published. A submission "
                 "that fails for our reasons (download, worker crash) does not count against your quota. "
                 + videos_text(self.settings, self.stores.suite, target))
 
@@ -177,15 +177,7 @@ class SubmitHandlers(BaseHandlers):
             return status(GENERIC_ERROR, ok=False)
         if not checked.ok:
             return status(explain_refusal(self.stores, file, suite_id, checked.message), ok=False)
-        text = f"{checked.predictions} predictions for {checked.calls} calls of suite `{suite_id}`; ready to submit."
-        if checked.in_context:  # why there are more predictions than calls
-            text += (f" {checked.predictions - checked.in_context} calls have one answer each; "
-                     f"{checked.context_calls} CausalStep calls asked after an earlier answer have "
-                     f"{checked.in_context}, one for each earlier answer your model gave (the lines with "
-                     f"\"context\").")
-        if checked.missing:
-            text += f" {checked.missing} calls have no prediction: they will score as unanswered."
-        return done(text + unread_text(checked))
+        return done(checked_text(checked, suite_id) + unread_text(checked))
 
     def _submitted(self, request) -> str:
         self.wake_worker()

@@ -11,6 +11,12 @@ within the column the view is sorted by, to models only (human and random baseli
 papers' and our own built-in ones, are shown unranked), and over every model: a search
 shows fewer rows, each with the rank it has in the whole list.
 
+A verified number is ranked beside the papers' only where it means what theirs mean: a
+row of an official suite (the benchmarks' own data) at each paper's reference protocol.
+Another verified number (a demo suite's synthetic videos, a run off the protocol, marked
+OFF_MARK as on the Leaderboard) is shown, sorted by its value, unranked; where the paper
+reports the model, the row is ranked by the paper's number and shows ours beside it.
+
 A third kind of number, what a model's own authors report on its Hub page (the maintainers'
 scan: leaderboard/author_results.py), is shown beside the others marked AUTHOR_MARK and is
 never ranked: a cell holding only an author's number has no value to sort or rank by.
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -28,12 +35,13 @@ from results import markup
 from leaderboard import models
 from results.number_format import score
 from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, as_text
+from leaderboard.views.suites import is_official
 
-VERIFIED_MARK, REPORTED_MARK, AUTHOR_MARK = "✓", "📄", "✍"
-BASELINE_RANK = "—"  # a human or random row: a reference point, never ranked
+VERIFIED_MARK, REPORTED_MARK, AUTHOR_MARK, OFF_MARK = "✓", "📄", "✍", "≠"
+BASELINE_RANK = "—"  # a human or random row, or a number not comparable with the papers': never ranked
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
-NO_AVERAGE = ("no Average of papers' numbers (each paper its own protocol); a row has one where all "
-              f"{len(BENCHMARKS)} scores are verified on one suite.")
+NO_AVERAGE = (f"No Average of papers' numbers: a row has one where all {len(BENCHMARKS)} scores are verified on "
+              "one suite.")
 
 
 @dataclass
@@ -44,9 +52,18 @@ class ModelRow:
     verified: dict[str, float] = field(default_factory=dict)
     reported: dict[str, float] = field(default_factory=dict)
     authors: dict[str, float] = field(default_factory=dict)  # the model's authors' own (never ranked)
+    comparable: bool = True  # the verified numbers are an official suite's, at the reference protocol
+    off_protocol: bool = False  # the verified row is off the reference protocol (≠ on the Leaderboard)
 
     def score(self, benchmark: str) -> float | None:
-        return self.verified.get(benchmark, self.reported.get(benchmark))
+        """The number the row is sorted by in this benchmark's column (see rankable)."""
+        mine, paper = self.verified.get(benchmark), self.reported.get(benchmark)
+        return mine if mine is not None and (self.comparable or paper is None) else paper
+
+    def rankable(self, benchmark: str) -> bool:
+        """Whether score(benchmark) may be ranked: a paper's number, or a comparable verified one."""
+        return self.identity.kind == "model" and (benchmark in self.reported or
+                                                   (benchmark in self.verified and self.comparable))
 
     @property
     def average(self) -> float | None:
@@ -120,6 +137,8 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
             taken.add(identity.key)
             entry = found.setdefault(identity.key, ModelRow(identity))
             entry.verified = {b: s for b in BENCHMARKS if (s := _score(row, b)) is not None}
+            entry.off_protocol = not bool(row["ranked"])
+            entry.comparable = is_official(row.get("suite_id")) and not entry.off_protocol
     for reported in authors:
         value = _number(reported.get("value"))
         if reported.get("benchmark") in BENCHMARKS and value is not None and reported.get("model"):
@@ -129,14 +148,17 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
 
 
 def _cell_text(row: ModelRow, benchmark: str) -> str | None:
+    """The number sorted by first, then the others beside it: "61.20 ✓ · 📄 58.10"."""
     mine, paper, author = row.verified.get(benchmark), row.reported.get(benchmark), row.authors.get(benchmark)
-    beside = f" · {AUTHOR_MARK} {score(author)}" if author is not None else ""
-    if mine is not None:
-        return (f"{score(mine)} {VERIFIED_MARK}" + (f" · {REPORTED_MARK} {score(paper)}" if paper is not None else "")
-                + beside)
-    if paper is not None:
-        return f"{score(paper)} {REPORTED_MARK}" + beside
-    return f"{score(author)} {AUTHOR_MARK}" if author is not None else None
+    ours = f"{VERIFIED_MARK}{OFF_MARK if row.off_protocol else ''}"
+    parts = [(mine, ours), (paper, REPORTED_MARK)]
+    if mine is not None and paper is not None and row.score(benchmark) == paper and not row.comparable:
+        parts.reverse()  # ranked by the paper's number: ours beside it
+    parts = [p for p in [*parts, (author, AUTHOR_MARK)] if p[0] is not None]
+    if not parts:
+        return None
+    (first, mark), *rest = parts
+    return f"{score(first)} {mark}" + "".join(f" · {m} {score(v)}" for v, m in rest)
 
 
 def _model_cell(identity: models.Identity) -> str:
@@ -147,8 +169,10 @@ def _model_cell(identity: models.Identity) -> str:
 
 
 def sort_choices(rows: Sequence[ModelRow]) -> list[str]:
-    """The columns the view can be ranked by: each benchmark, and Average where a row has one."""
-    return [*SCORE_COLUMNS, *([AVERAGE] if any(r.average is not None for r in rows) else [])]
+    """The columns the view can be ranked by: each benchmark, and Average where a model has
+    one that can be ranked (an Average of demo or off-protocol runs would rank nothing)."""
+    averages = any(r.average is not None and r.comparable and r.identity.kind == "model" for r in rows)
+    return [*SCORE_COLUMNS, *([AVERAGE] if averages else [])]
 
 
 def default_sort(rows: Sequence[ModelRow]) -> str:
@@ -178,8 +202,13 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
 
     def value(row: ModelRow) -> float | None:
         return row.average if sort_by == AVERAGE else row.score(key[sort_by])
+
+    def rankable(row: ModelRow) -> bool:
+        if sort_by == AVERAGE:
+            return row.identity.kind == "model" and row.comparable and row.average is not None
+        return row.rankable(key[sort_by])
     chosen.sort(key=lambda r: (value(r) is None, -(value(r) or 0.0), r.identity.display.lower()))
-    ranked = [value(r) for r in rows if r.identity.kind == "model" and value(r) is not None]
+    ranked = [value(r) for r in rows if rankable(r)]
     # the column ranked by comes first after the model: on a phone it is the one in view
     scores = [*SCORE_COLUMNS, *([AVERAGE] if AVERAGE in sort_choices(rows) else [])]
     columns = [RANK, MODEL, sort_by, *(c for c in scores if c != sort_by)]
@@ -187,9 +216,10 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     texts: dict[str, list] = {c: [] for c in columns[2:]} | {RANK: []}
     for row in chosen:
         v = value(row)
-        rank = 1 + sum(other > v for other in ranked) if row.identity.kind == "model" and v is not None else None
+        rank = 1 + sum(other > v for other in ranked) if rankable(row) else None
         data[RANK].append(float(rank) if rank is not None else np.nan)
-        texts[RANK].append(BASELINE_RANK if row.identity.kind != "model" else None)
+        texts[RANK].append(None if rank is not None or v is None and row.identity.kind == "model"
+                           else OFF_MARK if row.identity.kind == "model" and row.off_protocol else BASELINE_RANK)
         data[MODEL].append(_model_cell(row.identity))
         for b in BENCHMARKS:
             data[TITLES[b]].append(row.score(b) if row.score(b) is not None else np.nan)
@@ -201,8 +231,47 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     out[RANK] = out[RANK].astype("Int64") if len(out) else out[RANK]
     out.attrs["display"] = texts
     out.attrs["sort_by"] = sort_by
+    out.attrs["default"] = sort_by == default_sort(rows)  # the column the page opens on
     out.attrs["total"] = len(rows)
     return out
+
+
+@lru_cache(maxsize=1)
+def derived_overall() -> tuple[str, ...]:
+    """The benchmarks whose paper prints no overall score (its reported table says how the
+    one shown is computed from the paper's numbers)."""
+    from leaderboard.reported import load_reported
+
+    return tuple(TITLES[t.benchmark] for t in load_reported() if "overall" in t.derived)
+
+
+def models_note(shown: pd.DataFrame, official: bool) -> str:
+    """The line above the table: what it is ranked by and why, and what the marks mean (in
+    full: models_legend, under the table)."""
+    total = shown.attrs.get("total", len(shown))
+    count = f"{len(shown)} models" if len(shown) == total else f"{len(shown)} of {total} models (ranks are over all {total})"
+    why = ", the benchmark with the most models scored (Rank by picks another)" if shown.attrs.get("default") else ""
+    demo = "" if official else f", {VERIFIED_MARK} on this demo suite"
+    return (f"{count}, ranked by **{shown.attrs['sort_by']}**{why} · {VERIFIED_MARK} verified by our worker · "
+            f"{REPORTED_MARK} the paper's · {AUTHOR_MARK} the model's authors' · unranked: **{BASELINE_RANK}** "
+            f"baselines{demo}; **{OFF_MARK}** off the paper's protocol · how this ranks: under the table.")
+
+
+def models_legend(suite: str, official: bool) -> str:
+    """How the page ranks, in full: which numbers are ranked together, which are shown
+    unranked and why. `suite`: how the verified rows' suite is named."""
+    demo = ("" if official else f" Runs on {suite.removeprefix(VERIFIED_MARK).strip()} are shown {BASELINE_RANK}, "
+            "unranked: its videos are not the benchmarks' own data.")
+    derived = "'s and ".join(derived_overall())
+    made = (f" {REPORTED_MARK} {derived}'s overall: computed from the paper's numbers, which give none (About → "
+            f"Protocol)." if derived else "")
+    return (f"Each model is ranked by one number per column: {VERIFIED_MARK} our worker's, where it ran on the "
+            f"benchmarks' own data at the paper's protocol, else {REPORTED_MARK} the paper's; both are ranked together "
+            f"(each paper its own setup: read a point or two as a tie). **{BASELINE_RANK}**: a baseline (people, "
+            f"chance, our built-in runs), never ranked.{demo} **{OFF_MARK}**: our run off the paper's protocol, shown "
+            f"unranked (the Leaderboard says what differs); where the paper reports the model, the row is ranked by "
+            f"the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
+            f"never ranked.{made} {NO_AVERAGE}")
 
 
 def model_names(view: pd.DataFrame) -> list[str]:

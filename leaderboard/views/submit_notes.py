@@ -21,6 +21,26 @@ def videos_text(settings, store, suite_id: str) -> str:
     return f"Its videos are in the folder `{folder}` on this machine (each call's `file` is a path inside it)."
 
 
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def checked_text(checked, suite_id: str) -> str:
+    """What the upload's check found in a file it accepts: its predictions, and a warning
+    where calls have none (each counts as wrong, and the submission still uses a slot)."""
+    text = (f"{_plural(checked.predictions, 'prediction', 'predictions')} for {checked.answered} of the "
+            f"{checked.calls} calls of suite `{suite_id}`; ready to submit.")
+    if checked.in_context:  # why there are more predictions than calls
+        text += (f" Of them, {checked.in_context} answer CausalStep's "
+                 f"{_plural(checked.context_calls, 'call', 'calls')} that follow an earlier step, once for each "
+                 f"answer your model gave to that step (the lines with \"context\").")
+    if checked.missing:
+        text += (f"\n\n⚠️ {_plural(checked.missing, 'call has', 'calls have')} no prediction: each will count as "
+                 f"unanswered, that is wrong, in its benchmark's score, and the row is ranked so. Submitting uses "
+                 f"one of your submissions either way: add the missing answers first if your model has them.")
+    return text
+
+
 def unread_text(checked) -> str:
     """A warning where the answer reader finds no option in some multiple-choice answers."""
     if not checked.unread:

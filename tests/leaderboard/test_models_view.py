@@ -20,7 +20,8 @@ def papers() -> pd.DataFrame:
 
 def verified(*rows: dict) -> pd.DataFrame:
     """Prepared-board-like verified rows: only the columns the view reads."""
-    base = {"source_kind": "verified", "ranked": True, "thinking_text": "", "kind": "predictions"}
+    base = {"source_kind": "verified", "ranked": True, "thinking_text": "", "kind": "predictions",
+            "suite_id": "official-v1"}
     return pd.DataFrame([base | r for r in rows])
 
 
@@ -98,3 +99,42 @@ def test_our_built_in_baselines_are_shown_but_never_ranked(papers):
     at = model_views.model_names(shown).index("Baseline: random")
     assert pd.isna(shown["Rank"].iloc[at]) and shown.attrs["display"]["Rank"][at] == "—"
     assert list(shown["Rank"].dropna())[0] == 1  # the best model is still first
+
+
+def test_verified_numbers_not_comparable_with_the_papers_are_shown_unranked(papers):
+    """A demo suite's run and a run off the protocol: each shown, sorted by its number, never
+    ranked among the papers' numbers; a model the paper reports is ranked by the paper's."""
+    high = {f"{b}.overall": 99.0 for b in views.BENCHMARKS}  # above every model: it would rank first
+    for suite, ranked, mark in (("demo-v1-abc", True, "—"), ("official-v1", False, "≠")):
+        mine = verified({"id": "sub-new", "model": "brand-new-model", "suite_id": suite, "ranked": ranked, **high},
+                        {"id": "sub-qwen", "model": "my qwen", "meta.hub_id": QWEN, "suite_id": suite,
+                         "ranked": ranked, **high})
+        rows = model_views.model_rows(papers, mine)
+        shown = model_views.model_view(rows, "ExpVid")
+        names, text = model_views.model_names(shown), shown.attrs["display"]
+        new = names.index("brand-new-model")
+        assert new == 0 and pd.isna(shown["Rank"].iloc[new]) and text["Rank"][new] == mark, (suite, text["Rank"][new])
+        assert text["ExpVid"][new] == ("99.00 ✓" if ranked else "99.00 ✓≠")
+        qwen = next(r for r in rows if r.identity.hub_id == QWEN)
+        at = names.index(qwen.identity.display)
+        paper = qwen.reported["expvid"]
+        assert shown.loc[at, "ExpVid"] == paper and text["ExpVid"][at].startswith(f"{paper:.2f} 📄 · ✓")
+        assert shown["Rank"].iloc[at] == 1 + sum(v > paper for v in (r.reported.get("expvid") for r in rows
+                                                                   if r.identity.kind == "model") if v is not None)
+        assert list(shown["Rank"].dropna())[0] == 1  # the best paper-reported model is still first
+        assert views.AVERAGE not in model_views.sort_choices(rows)  # these Averages rank nothing
+
+
+def test_the_line_above_says_why_this_column_and_what_is_not_ranked(papers):
+    rows = model_views.model_rows(papers)
+    opened = model_views.model_view(rows)
+    note = model_views.models_note(opened, official=False)
+    assert f"ranked by **{opened.attrs['sort_by']}**, the benchmark with the most models scored" in note
+    assert "✓ on this demo suite" in note and "**≠**" in note and "**—**" in note
+    other = next(c for c in model_views.SCORE_COLUMNS if c != opened.attrs["sort_by"])
+    picked = model_views.models_note(model_views.model_view(rows, other), official=True)
+    assert f"ranked by **{other}** ·" in picked and "demo" not in picked
+    legend = model_views.models_legend("✓ Demo suite (demo-v1)", official=False)
+    assert "Runs on Demo suite (demo-v1) are shown —, unranked" in legend
+    assert "ExpVid's and CausalStep's overall: computed from the paper's numbers" in legend  # as their tables say
+    assert "demo" not in model_views.models_legend("✓ official-v1", official=True)

@@ -217,9 +217,8 @@ def test_a_checked_file_says_why_it_holds_more_predictions_than_calls_and_a_subm
     status = page.locator("#submit-status")
     page.locator("#submit-file input[type=file]").set_input_files(str(predictions))
     expect(status).to_contain_text(f"{len(records)} predictions for ")
-    expect(status).to_contain_text(f"{len(records) - len(in_context)} calls have one answer each; "
-                                   f"{len(set(in_context))} CausalStep calls asked after an earlier answer have "
-                                   f"{len(in_context)}")
+    expect(status).to_contain_text(f"Of them, {len(in_context)} answer CausalStep's {len(set(in_context))} calls "
+                                   "that follow an earlier step")
     page.locator("#submit-name textarea").fill(model)
     page.locator("#submit-button").click()
     expect(status).to_contain_text("Submitted")

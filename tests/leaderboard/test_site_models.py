@@ -82,7 +82,9 @@ def test_the_first_screen_ranks_at_least_ten_models(browser, site):
         assert re.fullmatch(r"\d+|—", row[0]), row
         assert (row[0] == "—") == (row[1] in baselines), row
     assert [int(r[0]) for r in shown if r[0] != "—"] == sorted(int(r[0]) for r in shown if r[0] != "—")
-    expect(page.locator("#models-note")).to_contain_text("no Average of papers' numbers")
+    expect(page.locator("#models-note")).to_contain_text("how this ranks: under the table")
+    page.locator("#models-legend-box .label-wrap").first.click()
+    expect(page.locator("#models-legend")).to_contain_text("No Average of papers' numbers")
     context.close()
 
 
@@ -181,6 +183,9 @@ def test_a_declared_frame_count_off_the_protocol_is_warned_shown_and_correctable
     cell = page.locator("#leaderboard-table [role=gridcell]", has_text=model).first
     expect(cell).to_be_visible(timeout=120_000)  # scored, and shown under the default filter
     assert rank_of(page, model) == "≠"
+    open_tab(page, "Models")  # shown there too, marked the same, and ranked nowhere
+    found = model_rows(page, model)
+    assert [r[0] for r in found] == ["≠"] and "✓≠" in " ".join(found[0]), found
     open_tab(page, "Queue")
     expect(page.locator("#my-submissions")).to_contain_text("not ranked", timeout=WAIT_MS)
 
@@ -200,6 +205,9 @@ def test_a_declared_frame_count_off_the_protocol_is_warned_shown_and_correctable
         page.wait_for_timeout(1000)
         deadline -= 1
     assert re.fullmatch(r"\d+", rank_of(page, model)), rank_of(page, model)
+    open_tab(page, "Models")  # ranked on the demo suite's own board; on Models, beside the papers', not
+    expect(page.locator("#models-table [role=gridcell]", has_text="✓≠")).to_have_count(0, timeout=WAIT_MS)
+    assert [r[0] for r in model_rows(page, model)] == ["—"]
     context.close()
 
 

@@ -152,12 +152,13 @@ def test_a_good_upload_says_how_many_predictions_it_holds(handlers, tmp_path, ca
     path = baseline_file(tmp_path / "good.jsonl", calls, "first-option", 1)
     lines = len(Path(path).read_text().splitlines())
     message = handlers.check_file(path)
-    assert message.startswith(f"✅ {lines} predictions for {len(calls)} calls of suite `{suite_id}`; ready to submit.")
+    assert message.startswith(f"✅ {lines} predictions for {len(calls)} of the {len(calls)} calls of suite `{suite_id}`; "
+                              "ready to submit.")
     records = [json.loads(line) for line in Path(path).read_text().splitlines()]
     in_context = [r["id"] for r in records if "context" in r]
     if in_context:  # more predictions than calls: the message says where the extra ones come from
-        assert (f" {lines - len(in_context)} calls have one answer each; {len(set(in_context))} CausalStep calls "
-                f"asked after an earlier answer have {len(in_context)}, one for each earlier answer") in message
+        assert (f" Of them, {len(in_context)} answer CausalStep's {len(set(in_context))} calls that follow an "
+                "earlier step, once for each answer your model gave") in message
     else:
         assert lines == len(calls) and message.endswith("ready to submit.")
 
@@ -165,7 +166,13 @@ def test_a_good_upload_says_how_many_predictions_it_holds(handlers, tmp_path, ca
 def test_a_partial_upload_says_what_will_score_as_unanswered(handlers, tmp_path, calls):
     some = list(calls)[:5]
     message = handlers.check_file(write_file(tmp_path / "some.jsonl", [{"id": c, "response": "A"} for c in some]))
-    assert message.startswith("✅ 5 predictions") and f"{len(calls) - 5} calls have no prediction" in message
+    assert message.startswith(f"✅ 5 predictions for 5 of the {len(calls)} calls")
+    assert f"⚠️ {len(calls) - 5} calls have no prediction: each will count as unanswered, that is wrong" in message
+    full = Path(baseline_file(tmp_path / "full.jsonl", calls, "first-option", 1)).read_text().splitlines()
+    dropped = next(i for i, line in enumerate(full) if not json.loads(line)["id"].startswith("causalstep"))
+    one = tmp_path / "one.jsonl"
+    one.write_text("\n".join(full[:dropped] + full[dropped + 1:]) + "\n")
+    assert "⚠️ 1 call has no prediction" in handlers.check_file(str(one))
     assert handlers.check_file(None) == ""
 
 
