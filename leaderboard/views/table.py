@@ -194,8 +194,9 @@ def unfilled_columns(board: pd.DataFrame) -> tuple[str, ...]:
 def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMNS,
                      leave_out: Sequence[str] = ()) -> pd.DataFrame:
     """One display row per result: Rank, Model and Average, the chosen score columns (each
-    with its no-video column), Source and Band, then the other chosen columns, each group in
-    its fixed order (unknown names are ignored; `leave_out`: columns of ALWAYS_SHOWN not to
+    with its no-video column), Protocol where chosen (what a ≠ in the Rank cell means: in view
+    beside the scores, not past the table's right edge), Source and Band, then the other
+    chosen columns, each group in its fixed order (unknown names are ignored; `leave_out`: columns of ALWAYS_SHOWN not to
     show, unfilled_columns). Score columns stay numbers (they sort as numbers); their
     "score ±half-interval" text is in attrs[DISPLAY], the other numbers' kinds in
     attrs[KINDS] (views.display_text). `rows`: prepared board rows, or rows of
@@ -203,8 +204,8 @@ def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMN
     table = rows if RANK in rows.columns else leaderboard_table(rows)
     chosen = [c for c in OPTIONAL_COLUMNS if c in set(columns)]
     scores = set(run_columns.beside(SCORE_COLUMNS))
-    names = [*ALWAYS_SHOWN[:3], *(c for c in chosen if c in scores), *ALWAYS_SHOWN[3:],
-             *(c for c in chosen if c not in scores)]
+    first = [c for c in chosen if c in scores] + [PROTOCOL] * (PROTOCOL in chosen)
+    names = [*ALWAYS_SHOWN[:3], *first, *ALWAYS_SHOWN[3:], *(c for c in chosen if c not in first)]
     names = [c for c in names if c not in set(leave_out)]
     out = table[names].reset_index(drop=True)
     out.attrs[DISPLAY] = {c: list(table[_pm_key(c)]) for c in names if _pm_key(c) in table.columns}

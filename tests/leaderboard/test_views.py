@@ -269,6 +269,10 @@ def test_column_choice_keeps_the_fixed_order_and_the_identity_columns(board):
     assert list(default.columns) == [views.RANK, views.MODEL, views.AVERAGE, *views.SCORE_COLUMNS, views.SOURCE,
                                      views.BAND, *views.META_DEFAULT]
     assert views.AVERAGE not in views.leaderboard_view(board, leave_out=[views.AVERAGE])
+    # Protocol (what a ≠ Rank means) beside the scores, in view, not after every other column
+    marked = views.leaderboard_view(board, [*views.DEFAULT_COLUMNS, views.DATE, views.PROTOCOL])
+    assert list(marked.columns) == [views.RANK, views.MODEL, views.AVERAGE, *views.SCORE_COLUMNS, views.PROTOCOL,
+                                    views.SOURCE, views.BAND, *views.META_DEFAULT, views.DATE]
     everything = views.leaderboard_view(board, views.OPTIONAL_COLUMNS)
     assert views.SUBMITTER in everything and set(everything[views.SUBMITTER]) >= {"alice", "bob"}
 
