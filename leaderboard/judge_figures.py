@@ -62,7 +62,7 @@ def judges_markdown(default: str, by_benchmark: dict[str, str], figures: dict[st
              f"{titles} answers are graded by a judge; each has its own "
              f"setting ({settings}, else `LEADERBOARD_JUDGE`). "
              "Every row names its judge on its protocol card, and rows graded by different judges are not ranked "
-             "together. How each judge grades, and how it was measured: docs/judges.md (below).", ""]
+             "together. How each judge grades, and how it was measured: below.", ""]
     for bench, (title, _) in JUDGED.items():
         paper = reference.protocol(bench).judge
         remote = used[bench].startswith(("openai:", "hf:"))

@@ -135,7 +135,7 @@ def card_markdown(row: dict | pd.Series) -> str:
         return head + ("**Paper's own protocol.** This number is printed in the benchmark's paper and was produced "
                        "with that paper's frames, prompts and judge, not by our worker, so nothing more about how it "
                        "was run is recorded here. It is ranked only among its paper's rows (\"3 📄\"), never beside "
-                       "our verified rows. docs/protocol.md (About) gives each paper's protocol, where ours differs, "
+                       "our verified rows. About → Protocol gives each paper's protocol, where ours differs, "
                        "and how an overall score a paper does not print (ExpVid's, CausalStep's) is computed from "
                        "its numbers.")
     raw = row.get(CARD)
@@ -196,7 +196,7 @@ def _verdict(status: str, card: dict, source: str) -> str:
     return "**✓ The suite's reference protocol**, run by our worker."
 
 
-MATCHER_NOTE = "string matching: not comparable with the paper's judge (docs/judges.md)"
+MATCHER_NOTE = "string matching: not comparable with the paper's judge (About → Judges)"
 
 
 def _judge_text(judge: dict) -> str:
@@ -218,7 +218,7 @@ def _no_verdicts(row: dict) -> str:
     if not given:
         return ""
     return "; no verdict on " + ", ".join(f"{n} {name}" for name, n in sorted(given.items())) + \
-        " answers (scored as not correct; docs/judges.md)"
+        " answers (scored as not correct; About → Judges)"
 
 
 def _budgets(budgets: dict | None) -> str:
@@ -251,7 +251,7 @@ def paper_differences(benchmarks: list[str]) -> str:
     every row: a reader comparing a verified row with a paper's row needs to know."""
     from evaluator import reference
 
-    lines = ["**Where our reference protocol differs from the papers'** (docs/protocol.md has every point):"]
+    lines = ["**Where our reference protocol differs from the papers'** (About → Protocol has every point):"]
     for name in benchmarks:
         try:
             proto = reference.protocol(name)

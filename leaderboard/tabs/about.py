@@ -81,7 +81,7 @@ def buckets_text(min_items: int, near_duplicate_items: int) -> str:
             f"(n=...)\". Overall scores always use every item. A prediction file that changes "
             f"only a few answers of an earlier file of its submitter is refused, and buckets it "
             f"changes on fewer than **{near_duplicate_items}** items are published "
-            f"without their score (docs/protocol.md, *Near-duplicate files*).")
+            f"without their score (About → Protocol, *Near-duplicate files*).")
 
 
 def build(h: BaseHandlers) -> None:

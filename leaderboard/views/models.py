@@ -268,7 +268,7 @@ def models_legend(suite: str, official: bool) -> str:
     return (f"Each model is ranked by one number per column: {VERIFIED_MARK} our worker's, where it ran on the "
             f"benchmarks' own data at the paper's protocol, else {REPORTED_MARK} the paper's; both are ranked together "
             f"(each paper its own setup: read a point or two as a tie). **{BASELINE_RANK}**: a baseline (people, "
-            f"chance, our built-in runs), never ranked.{demo} **{OFF_MARK}**: our run off the paper's protocol, shown "
+            f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run off the paper's protocol, shown "
             f"unranked (the Leaderboard says what differs); where the paper reports the model, the row is ranked by "
             f"the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
             f"never ranked.{made} {NO_AVERAGE}")
