@@ -94,15 +94,14 @@ def thinking_text(frame: pd.DataFrame) -> pd.Series:
 
 
 def _labels(frame: pd.DataFrame) -> pd.Series:
-    """Unique names for plot pickers: the model, "(thinking)", the paper for reported
-    rows, and the end of the id where two rows would still read the same."""
-    label = as_text(column_or_empty(frame, "model")).where(as_text(column_or_empty(frame, "model")) != "", as_text(column_or_empty(frame, "id")))
-    label = label + np.where(frame["thinking_text"] == "on", " (thinking)", "")
+    """Unique names for the plots' and the protocol card's pickers: the model as the table
+    names it (model_text), the paper for reported rows, and the end of the id where two
+    rows would still read the same."""
     ids = as_text(column_or_empty(frame, "id"))
+    label = as_text(frame["model_text"]).where(as_text(frame["model_text"]) != "", ids)
     paper_bench = _paper_benchmark(frame)
     label = label.where(paper_bench.isna(), label + " (" + paper_bench.astype(str) + " paper)")
-    repeated = label.duplicated(keep=False)
-    return label.where(~repeated, label + " #" + ids.str[-6:])
+    return label.where(~label.duplicated(keep=False), label + " #" + ids.str[-6:])
 
 
 def prepare(rows: pd.DataFrame) -> pd.DataFrame:

@@ -448,8 +448,8 @@ def test_a_damaged_breakdown_cell_hides_that_row_only(board):
 def test_level_profile_is_long_model_by_level(board):
     shown = views.level_profile(board, ["run-hub", "run-file", "run-partial"])
     assert list(shown.columns) == ["model", "level", "score"]
-    assert set(shown["model"]) == {"acme/Vid-7B (thinking)", "Closed Giant (thinking)"}
-    hub = shown[shown["model"] == "acme/Vid-7B (thinking)"]
+    assert set(shown["model"]) == {"acme/Vid-7B", "Closed Giant"}  # named as the table names them
+    hub = shown[shown["model"] == "acme/Vid-7B"]
     assert list(hub["level"]) == views.LEVEL_ORDER
     assert hub.set_index("level").loc["ExpVid L1", "score"] == row(board, "run-hub")["expvid.level1"]
 
@@ -457,11 +457,17 @@ def test_level_profile_is_long_model_by_level(board):
 def test_score_against_parameters(board, official_board):
     shown = views.score_vs_params(board)
     # the partial row has no average
-    assert sorted(shown["model"]) == ["Closed Giant (thinking)", "acme/Vid-7B (thinking)"]
+    assert sorted(shown["model"]) == ["Closed Giant", "acme/Vid-7B"]
     exact = views.score_vs_params(board, "exact")
     assert len(exact) == 3 and set(exact["params_b"]) == {7.62, 120.0, 30.0}
     paper = views.score_vs_params(official_board, "videommmu")
     assert len(paper) > 5 and paper["params_b"].notna().all()
+    # a picker names a row as the table does, with its paper: no "(thinking)" the table does not show
+    labels = dict(zip(official_board["id"], official_board["label"]))
+    for _, r in official_board.iterrows():
+        paper_of = str(r["id"]).split("/")[1] if str(r["id"]).startswith("reported/") else None
+        assert labels[r["id"]].startswith(r["model_text"] + (f" ({views.TITLES[paper_of]} paper)" if paper_of else ""))
+    assert len(set(labels.values())) == len(labels)
 
 
 def test_profile_defaults_prefer_rows_with_the_most_levels(board, official_board):
