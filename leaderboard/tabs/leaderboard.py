@@ -160,7 +160,8 @@ def build(h: LeaderboardHandlers, suite: gr.Dropdown, generation: gr.State, init
             following = gr.Button("Next ▶", size="sm", scale=0, min_width=110, elem_id="page-next")
             info = gr.Markdown(text, elem_id="page-info")
         protocol_panel.card_panel(h, suite, generation, shown, initial)
-        gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
+        with gr.Accordion("How rows are ranked, and what the marks mean", open=False, elem_id="leaderboard-note-box"):
+            gr.Markdown(RANKING_NOTE, elem_id="leaderboard-note")
         # which rows the table shows (per visitor): a change of it starts again at page 1
         shown_for = gr.State(paging.view_key(initial, "", views.TYPES, views.SIZES, views.SOURCES, None, None,
                                              views.DEFAULT_COLUMNS, protocols.value))
