@@ -249,7 +249,8 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
     """The line above the table: what it is ranked by and why, and what the marks mean (in
     full: models_legend, under the table)."""
     total = shown.attrs.get("total", len(shown))
-    count = f"{len(shown)} models" if len(shown) == total else f"{len(shown)} of {total} models (ranks are over all {total})"
+    count = (f"{len(shown)} models" if len(shown) == total
+             else f"{len(shown)} of {total} models (ranks are over all {total})")
     why = ", the benchmark with the most models scored (Rank by picks another)" if shown.attrs.get("default") else ""
     demo = "" if official else f", {VERIFIED_MARK} on this demo suite"
     return (f"{count}, ranked by **{shown.attrs['sort_by']}**{why} · {VERIFIED_MARK} verified by our worker · "
@@ -268,8 +269,8 @@ def models_legend(suite: str, official: bool) -> str:
     return (f"Each model is ranked by one number per column: {VERIFIED_MARK} our worker's, where it ran on the "
             f"benchmarks' own data at the paper's protocol, else {REPORTED_MARK} the paper's; both are ranked together "
             f"(each paper its own setup: read a point or two as a tie). **{BASELINE_RANK}**: a baseline (people, "
-            f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run off the paper's protocol, shown "
-            f"unranked (the Leaderboard says what differs); where the paper reports the model, the row is ranked by "
+            f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run "
+            f"off the paper's protocol, shown unranked (the Leaderboard says what differs); where the paper reports the model, the row is ranked by "
             f"the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
             f"never ranked.{made} {NO_AVERAGE}")
 

@@ -196,10 +196,10 @@ def leaderboard_view(rows: pd.DataFrame, columns: Sequence[str] = DEFAULT_COLUMN
     """One display row per result: Rank, Model and Average, the chosen score columns (each
     with its no-video column), Protocol where chosen (what a ≠ in the Rank cell means: in view
     beside the scores, not past the table's right edge), Source and Band, then the other
-    chosen columns, each group in its fixed order (unknown names are ignored; `leave_out`: columns of ALWAYS_SHOWN not to
-    show, unfilled_columns). Score columns stay numbers (they sort as numbers); their
-    "score ±half-interval" text is in attrs[DISPLAY], the other numbers' kinds in
-    attrs[KINDS] (views.display_text). `rows`: prepared board rows, or rows of
+    chosen columns, each group in its fixed order (unknown names are ignored; `leave_out`:
+    columns of ALWAYS_SHOWN not to show, unfilled_columns). Score columns stay numbers (they
+    sort as numbers); their "score ±half-interval" text is in attrs[DISPLAY], the other
+    numbers' kinds in attrs[KINDS] (views.display_text). `rows`: prepared board rows, or rows of
     leaderboard_table."""
     table = rows if RANK in rows.columns else leaderboard_table(rows)
     chosen = [c for c in OPTIONAL_COLUMNS if c in set(columns)]

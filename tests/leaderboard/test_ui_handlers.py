@@ -152,8 +152,8 @@ def test_a_good_upload_says_how_many_predictions_it_holds(handlers, tmp_path, ca
     path = baseline_file(tmp_path / "good.jsonl", calls, "first-option", 1)
     lines = len(Path(path).read_text().splitlines())
     message = handlers.check_file(path)
-    assert message.startswith(f"✅ {lines} predictions for {len(calls)} of the {len(calls)} calls of suite `{suite_id}`; "
-                              "ready to submit.")
+    assert message.startswith(f"✅ {lines} predictions for {len(calls)} of the {len(calls)} calls of suite "
+                              f"`{suite_id}`; ready to submit.")
     records = [json.loads(line) for line in Path(path).read_text().splitlines()]
     in_context = [r["id"] for r in records if "context" in r]
     if in_context:  # more predictions than calls: the message says where the extra ones come from
