@@ -12,10 +12,12 @@ papers' and our own built-in ones, are shown unranked), and over every model: a 
 shows fewer rows, each with the rank it has in the whole list.
 
 A verified number is ranked beside the papers' only where it means what theirs mean: a
-row of an official suite (the benchmarks' own data) at each paper's reference protocol.
-Another verified number (a demo suite's synthetic videos, a run off the protocol, marked
-OFF_MARK as on the Leaderboard) is shown, sorted by its value, unranked; where the paper
-reports the model, the row is ranked by the paper's number and shows ours beside it.
+row of an official suite (the benchmarks' own data) at each paper's reference protocol,
+graded, where the benchmark needs a judge, by a language model as the paper's was (the
+offline matcher's verdicts are not comparable with it). Another verified number (a demo
+suite's synthetic videos; OFF_MARK: a run off the protocol, or a matcher's grades) is
+shown, sorted by its value, unranked; where the paper reports the model, the row is ranked
+by the paper's number and shows ours beside it.
 
 A third kind of number, what a model's own authors report on its Hub page (the maintainers'
 scan: leaderboard/author_results.py), is shown beside the others marked AUTHOR_MARK and is
@@ -24,6 +26,7 @@ never ranked: a cell holding only an author's number has no value to sort or ran
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,7 +34,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from evaluator.benchmarks import JUDGED
 from results import markup
+from results.protocol_status import CARD
 from leaderboard import models
 from results.number_format import score
 from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, as_text
@@ -52,18 +57,18 @@ class ModelRow:
     verified: dict[str, float] = field(default_factory=dict)
     reported: dict[str, float] = field(default_factory=dict)
     authors: dict[str, float] = field(default_factory=dict)  # the model's authors' own (never ranked)
-    comparable: bool = True  # the verified numbers are an official suite's, at the reference protocol
-    off_protocol: bool = False  # the verified row is off the reference protocol (≠ on the Leaderboard)
+    apart: set[str] = field(default_factory=set)  # benchmarks whose verified number is not the papers' kind
+    differs: set[str] = field(default_factory=set)  # of them, off the paper's protocol or judge (OFF_MARK)
 
     def score(self, benchmark: str) -> float | None:
         """The number the row is sorted by in this benchmark's column (see rankable)."""
         mine, paper = self.verified.get(benchmark), self.reported.get(benchmark)
-        return mine if mine is not None and (self.comparable or paper is None) else paper
+        return mine if mine is not None and (benchmark not in self.apart or paper is None) else paper
 
     def rankable(self, benchmark: str) -> bool:
         """Whether score(benchmark) may be ranked: a paper's number, or a comparable verified one."""
         return self.identity.kind == "model" and (benchmark in self.reported or
-                                                   (benchmark in self.verified and self.comparable))
+                                                   (benchmark in self.verified and benchmark not in self.apart))
 
     @property
     def average(self) -> float | None:
@@ -137,8 +142,12 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
             taken.add(identity.key)
             entry = found.setdefault(identity.key, ModelRow(identity))
             entry.verified = {b: s for b in BENCHMARKS if (s := _score(row, b)) is not None}
-            entry.off_protocol = not bool(row["ranked"])
-            entry.comparable = is_official(row.get("suite_id")) and not entry.off_protocol
+            # off the protocol: every number differs; a demo suite's: none is the papers' kind (—); an
+            # official suite's: those the offline matcher graded differ from the papers' judge
+            official, off = is_official(row.get("suite_id")), not bool(row["ranked"])
+            entry.differs = set(entry.verified) if off else set(entry.verified) & _matcher_graded(row) if official \
+                else set()
+            entry.apart = set(entry.verified) if off or not official else entry.differs
     for reported in authors:
         value = _number(reported.get("value"))
         if reported.get("benchmark") in BENCHMARKS and value is not None and reported.get("model"):
@@ -147,12 +156,23 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
     return list(found.values())
 
 
+def _matcher_graded(row: pd.Series) -> set[str]:
+    """The judged benchmarks whose answers the offline matcher graded in this row (its
+    protocol card names each benchmark's judge)."""
+    try:
+        judge = json.loads(row.get(CARD) or "{}").get("judge") or {}
+    except (TypeError, ValueError):
+        judge = {}
+    kinds = {b: (judge.get("by_benchmark") or {}).get(b, judge).get("kind", row.get("judge_kind")) for b in JUDGED}
+    return {b for b, kind in kinds.items() if kind == "normalized-match"}
+
+
 def _cell_text(row: ModelRow, benchmark: str) -> str | None:
     """The number sorted by first, then the others beside it: "61.20 ✓ · 📄 58.10"."""
     mine, paper, author = row.verified.get(benchmark), row.reported.get(benchmark), row.authors.get(benchmark)
-    ours = f"{VERIFIED_MARK}{OFF_MARK if row.off_protocol else ''}"
+    ours = f"{VERIFIED_MARK}{OFF_MARK if benchmark in row.differs else ''}"
     parts = [(mine, ours), (paper, REPORTED_MARK)]
-    if mine is not None and paper is not None and row.score(benchmark) == paper and not row.comparable:
+    if mine is not None and paper is not None and benchmark in row.apart:
         parts.reverse()  # ranked by the paper's number: ours beside it
     parts = [p for p in [*parts, (author, AUTHOR_MARK)] if p[0] is not None]
     if not parts:
@@ -171,7 +191,7 @@ def _model_cell(identity: models.Identity) -> str:
 def sort_choices(rows: Sequence[ModelRow]) -> list[str]:
     """The columns the view can be ranked by: each benchmark, and Average where a model has
     one that can be ranked (an Average of demo or off-protocol runs would rank nothing)."""
-    averages = any(r.average is not None and r.comparable and r.identity.kind == "model" for r in rows)
+    averages = any(r.average is not None and not r.apart and r.identity.kind == "model" for r in rows)
     return [*SCORE_COLUMNS, *([AVERAGE] if averages else [])]
 
 
@@ -205,8 +225,11 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
 
     def rankable(row: ModelRow) -> bool:
         if sort_by == AVERAGE:
-            return row.identity.kind == "model" and row.comparable and row.average is not None
+            return row.identity.kind == "model" and not row.apart and row.average is not None
         return row.rankable(key[sort_by])
+
+    def differs(row: ModelRow) -> bool:  # what keeps a model's shown number from a rank: ≠, else —
+        return bool(row.differs) if sort_by == AVERAGE else key[sort_by] in row.differs
     chosen.sort(key=lambda r: (value(r) is None, -(value(r) or 0.0), r.identity.display.lower()))
     ranked = [value(r) for r in rows if rankable(r)]
     # the column ranked by comes first after the model: on a phone it is the one in view
@@ -219,7 +242,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
         rank = 1 + sum(other > v for other in ranked) if rankable(row) else None
         data[RANK].append(float(rank) if rank is not None else np.nan)
         texts[RANK].append(None if rank is not None or v is None and row.identity.kind == "model"
-                           else OFF_MARK if row.identity.kind == "model" and row.off_protocol else BASELINE_RANK)
+                           else OFF_MARK if row.identity.kind == "model" and differs(row) else BASELINE_RANK)
         data[MODEL].append(_model_cell(row.identity))
         for b in BENCHMARKS:
             data[TITLES[b]].append(row.score(b) if row.score(b) is not None else np.nan)
@@ -270,7 +293,8 @@ def models_legend(suite: str, official: bool) -> str:
             f"benchmarks' own data at the paper's protocol, else {REPORTED_MARK} the paper's; both are ranked together "
             f"(each paper its own setup: read a point or two as a tie). **{BASELINE_RANK}**: a baseline (people, "
             f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run "
-            f"off the paper's protocol, shown unranked (the Leaderboard says what differs); where the paper reports the model, the row is ranked by "
+            f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
+            f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the paper reports the model, the row is ranked by "
             f"the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
             f"never ranked.{made} {NO_AVERAGE}")
 

@@ -138,3 +138,27 @@ def test_the_line_above_says_why_this_column_and_what_is_not_ranked(papers):
     assert "Runs on Demo suite (demo-v1) are shown —, unranked" in legend
     assert "ExpVid's and CausalStep's overall: computed from the paper's numbers" in legend  # as their tables say
     assert "demo" not in model_views.models_legend("✓ official-v1", official=True)
+
+
+def test_a_number_the_offline_matcher_graded_is_not_ranked_beside_the_papers_judges(papers):
+    """On an official suite at the reference protocol: a judged benchmark the matcher graded
+    is shown ≠, unranked (the papers used a language model); one a language model graded ranks."""
+    import json
+
+    card = json.dumps({"judge": {"id": "set", "kind": "judge-set", "by_benchmark": {
+        "videosimpleqa": {"id": "match", "kind": "normalized-match"}, "expvid": {"id": "gpt", "kind": "llm"}}}})
+    high = {f"{b}.overall": 99.0 for b in views.BENCHMARKS}
+    rows = model_views.model_rows(papers, verified({"id": "sub-new", "model": "brand-new-model",
+                                                   "protocol_card": card, **high}))
+    by_vsqa = model_views.model_view(rows, "Video SimpleQA")
+    at = model_views.model_names(by_vsqa).index("brand-new-model")
+    assert pd.isna(by_vsqa["Rank"].iloc[at]) and by_vsqa.attrs["display"]["Rank"][at] == "≠"
+    assert by_vsqa.attrs["display"]["Video SimpleQA"][at] == "99.00 ✓≠"
+    by_expvid = model_views.model_view(rows, "ExpVid")
+    at = model_views.model_names(by_expvid).index("brand-new-model")
+    assert by_expvid["Rank"].iloc[at] == 1 and by_expvid.attrs["display"]["ExpVid"][at] == "99.00 ✓"
+    assert views.AVERAGE not in model_views.sort_choices(rows)  # one of its five is not comparable
+    plain = model_views.model_rows(papers, verified({"id": "sub-llm", "model": "brand-new-model", "judge_kind": "llm",
+                                                     **high}))
+    assert model_views.model_view(plain, "Video SimpleQA")["Rank"].iloc[0] == 1
+    assert views.AVERAGE in model_views.sort_choices(plain)
