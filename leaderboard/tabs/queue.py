@@ -88,8 +88,7 @@ class QueueHandlers(BaseHandlers):
         self.queue.requests(fresh=True)
         self.wake_worker()
         return done(f"Corrected: `{request.id}` is {request.status.value} and will be scored again with "
-                    f"{markup.escape(', '.join(f'{k} {v}' for k, v in sorted(declared.items())) or 'no stated settings')}"
-                    f"; its row is replaced when that is done.")
+                    f"{markup.escape(views.declared_summary(declared))}; its row is replaced when that is done.")
 
     @failsafe()
     def log_picker(self, profile: gr.OAuthProfile | None, chosen: str | None) -> gr.Dropdown:

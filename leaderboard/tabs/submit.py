@@ -21,7 +21,7 @@ from results import markup
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import GENERIC_ERROR, current_user, done, failsafe, on_space, status
-from leaderboard.views.submit_notes import checked_text, unread_text, videos_text
+from leaderboard.views.submit_notes import budget_name, checked_text, unread_text, videos_text
 from submissions.errors import SubmissionError
 from submissions.submit import Identity, read_calls, remaining_quota, submit_model, submit_predictions
 from submissions.suites import explain_refusal, suite_manifest
@@ -205,8 +205,8 @@ class SubmitHandlers(BaseHandlers):
         budgets = self.frames_off(str(count) if count else None, self.submission_suite(page_suite))
         if budgets is None:
             return ""
-        differ = ", ".join(f"{k} {v}" for k, v in sorted(budgets.items()) if int(v) not in (count, 1))
-        same = ", ".join(k for k, v in sorted(budgets.items()) if int(v) == count)
+        differ = ", ".join(f"{budget_name(k)} {v}" for k, v in sorted(budgets.items()) if int(v) not in (count, 1))
+        same = ", ".join(budget_name(k) for k, v in sorted(budgets.items()) if int(v) == count)
         return FRAMES_OFF.format(count=count, differ=markup.escape(differ),
                                  matching=f" (it is the reference for {markup.escape(same)})" if same else "")
 

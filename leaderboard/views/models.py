@@ -43,7 +43,8 @@ from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, 
 from leaderboard.views.suites import is_official
 
 VERIFIED_MARK, REPORTED_MARK, AUTHOR_MARK, OFF_MARK = "✓", "📄", "✍", "≠"
-BASELINE_RANK = "—"  # a human or random row, or a number not comparable with the papers': never ranked
+BASELINE_RANK = "—"  # a human or random row: a reference point, never ranked
+DEMO_RANK = "demo"  # a run on a suite that is not the benchmarks' own data: shown, not ranked beside the papers'
 SCORE_COLUMNS = tuple(TITLES[b] for b in BENCHMARKS)
 NO_AVERAGE = (f"No Average of papers' numbers: a row has one where all {len(BENCHMARKS)} scores are verified on "
               "one suite.")
@@ -242,7 +243,8 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
         rank = 1 + sum(other > v for other in ranked) if rankable(row) else None
         data[RANK].append(float(rank) if rank is not None else np.nan)
         texts[RANK].append(None if rank is not None or v is None and row.identity.kind == "model"
-                           else OFF_MARK if row.identity.kind == "model" and differs(row) else BASELINE_RANK)
+                           else BASELINE_RANK if row.identity.kind != "model" else OFF_MARK if differs(row)
+                           else DEMO_RANK)
         data[MODEL].append(_model_cell(row.identity))
         for b in BENCHMARKS:
             data[TITLES[b]].append(row.score(b) if row.score(b) is not None else np.nan)
@@ -256,6 +258,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     out.attrs["sort_by"] = sort_by
     out.attrs["default"] = sort_by == default_sort(rows)  # the column the page opens on
     out.attrs["total"] = len(rows)
+    out.attrs["baselines"] = sum(r.identity.kind != "model" for r in rows)
     return out
 
 
@@ -271,11 +274,11 @@ def derived_overall() -> tuple[str, ...]:
 def models_note(shown: pd.DataFrame, official: bool) -> str:
     """The line above the table: what it is ranked by and why, and what the marks mean (in
     full: models_legend, under the table)."""
-    total = shown.attrs.get("total", len(shown))
-    count = (f"{len(shown)} models" if len(shown) == total
-             else f"{len(shown)} of {total} models (ranks are over all {total})")
+    total, others = shown.attrs.get("total", len(shown)), shown.attrs.get("baselines", 0)
+    rows = f"{total - others} models and {others} baselines" if others else f"{total} models"
+    count = rows if len(shown) == total else f"{len(shown)} of {rows} shown (ranks are over all of them)"
     why = ", the benchmark with the most models scored (Rank by picks another)" if shown.attrs.get("default") else ""
-    demo = "" if official else f", {VERIFIED_MARK} on this demo suite"
+    demo = "" if official else f"; **{DEMO_RANK}** runs on this demo suite"
     return (f"{count}, ranked by **{shown.attrs['sort_by']}**{why} · {VERIFIED_MARK} verified by our worker · "
             f"{REPORTED_MARK} the paper's · {AUTHOR_MARK} the model's authors' · unranked: **{BASELINE_RANK}** "
             f"baselines{demo}; **{OFF_MARK}** off the paper's protocol · how this ranks: under the table.")
@@ -284,8 +287,8 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
 def models_legend(suite: str, official: bool) -> str:
     """How the page ranks, in full: which numbers are ranked together, which are shown
     unranked and why. `suite`: how the verified rows' suite is named."""
-    demo = ("" if official else f" Runs on {suite.removeprefix(VERIFIED_MARK).strip()} are shown {BASELINE_RANK}, "
-            "unranked: its videos are not the benchmarks' own data.")
+    demo = ("" if official else f" **{DEMO_RANK}**: a run on {suite.removeprefix(VERIFIED_MARK).strip()}, shown "
+            "unranked here (its videos are not the benchmarks' own data; the Leaderboard ranks it within that suite).")
     derived = "'s and ".join(derived_overall())
     made = (f" {REPORTED_MARK} {derived}'s overall: computed from the paper's numbers, which give none (About → "
             f"Protocol)." if derived else "")

@@ -169,6 +169,14 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+def declared_summary(metadata: Mapping[str, str]) -> str:
+    """Every declared setting in words, those left empty too: "parameters 7 B, weights not
+    stated, frames as the call list gives them, thinking off"."""
+    params, weights, frames, thinking = declared_fields(metadata)
+    return (f"parameters {f'{params} B' if params else 'not stated'}, weights {weights}, frames "
+            f"{frames or 'as the call list gives them'}, thinking {'on' if thinking else 'off'}")
+
+
 def declared_fields(metadata: Mapping[str, str]) -> tuple[str, str, str, bool]:
     """What a prediction file's submitter declared (a request's metadata), as the correction
     form's fields: parameters, weights ("open", "closed", "not stated"), frames, thinking.

@@ -21,6 +21,14 @@ def videos_text(settings, store, suite_id: str) -> str:
     return f"Its videos are in the folder `{folder}` on this machine (each call's `file` is a path inside it)."
 
 
+def budget_name(key: str) -> str:
+    """A frame budget's key in words: "expvid_level3" -> "ExpVid level 3", "causalstep_segment"
+    -> "CausalStep segments"."""
+    bench, _, part = key.partition("_")
+    part = "segments" if part == "segment" else part.replace("level", "level ")
+    return f"{TITLES.get(bench, bench)} {part}".strip()
+
+
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 

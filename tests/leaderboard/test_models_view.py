@@ -105,7 +105,7 @@ def test_verified_numbers_not_comparable_with_the_papers_are_shown_unranked(pape
     """A demo suite's run and a run off the protocol: each shown, sorted by its number, never
     ranked among the papers' numbers; a model the paper reports is ranked by the paper's."""
     high = {f"{b}.overall": 99.0 for b in views.BENCHMARKS}  # above every model: it would rank first
-    for suite, ranked, mark in (("demo-v1-abc", True, "—"), ("official-v1", False, "≠")):
+    for suite, ranked, mark in (("demo-v1-abc", True, "demo"), ("official-v1", False, "≠")):
         mine = verified({"id": "sub-new", "model": "brand-new-model", "suite_id": suite, "ranked": ranked, **high},
                         {"id": "sub-qwen", "model": "my qwen", "meta.hub_id": QWEN, "suite_id": suite,
                          "ranked": ranked, **high})
@@ -130,12 +130,14 @@ def test_the_line_above_says_why_this_column_and_what_is_not_ranked(papers):
     opened = model_views.model_view(rows)
     note = model_views.models_note(opened, official=False)
     assert f"ranked by **{opened.attrs['sort_by']}**, the benchmark with the most models scored" in note
-    assert "✓ on this demo suite" in note and "**≠**" in note and "**—**" in note
+    assert "**demo** runs on this demo suite" in note and "**≠**" in note and "**—**" in note
+    baselines = sum(r.identity.kind != "model" for r in rows)
+    assert note.startswith(f"{len(rows) - baselines} models and {baselines} baselines, ranked by")
     other = next(c for c in model_views.SCORE_COLUMNS if c != opened.attrs["sort_by"])
     picked = model_views.models_note(model_views.model_view(rows, other), official=True)
     assert f"ranked by **{other}** ·" in picked and "demo" not in picked
     legend = model_views.models_legend("✓ Demo suite (demo-v1)", official=False)
-    assert "Runs on Demo suite (demo-v1) are shown —, unranked" in legend
+    assert "**demo**: a run on Demo suite (demo-v1), shown unranked here" in legend
     assert "ExpVid's and CausalStep's overall: computed from the paper's numbers" in legend  # as their tables say
     assert "demo" not in model_views.models_legend("✓ official-v1", official=True)
 

@@ -163,6 +163,14 @@ def test_a_good_upload_says_how_many_predictions_it_holds(handlers, tmp_path, ca
         assert lines == len(calls) and message.endswith("ready to submit.")
 
 
+def test_the_frames_note_names_the_budgets_in_words(handlers, suite_id):
+    budgets = handlers.frames_off("8", suite_id)
+    assert budgets, "the demo suite's protocol gives each benchmark its paper's frames, none of them 8"
+    note = handlers.frames_note("8", suite_id)
+    assert "outside this suite's reference protocol" in note and "ExpVid level 3" in note
+    assert not any(key in note for key in budgets if "_" in key)  # no internal key ("expvid_level3")
+
+
 def test_a_partial_upload_says_what_will_score_as_unanswered(handlers, tmp_path, calls):
     some = list(calls)[:5]
     message = handlers.check_file(write_file(tmp_path / "some.jsonl", [{"id": c, "response": "A"} for c in some]))

@@ -199,6 +199,8 @@ def test_the_correction_form_starts_from_what_was_declared():
                      {"params": "0.5"}):
         assert declared_metadata(*views.declared_fields({**declared, "hub_id": "a/b"})) == declared
     assert views.declared_fields({}) == ("", "not stated", "", False)
+    assert views.declared_summary({"params": "7", "open": "no", "thinking": "true"}) == \
+        "parameters 7 B, weights closed, frames as the call list gives them, thinking on"
 
 
 def test_a_finished_submissions_place_says_when_its_rank_is_shared():
