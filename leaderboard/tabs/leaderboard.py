@@ -20,8 +20,8 @@ overall score: theirs is computed from the paper's numbers, as About → Protoco
 score, such as ExpVid's human row with levels 1 and 2 only, is under By level). **baseline**: a
 built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
 videos ("95% CI" under Filters and columns shows the exact bounds). Rows are sorted by the average of the overall
-scores of the suite's benchmarks (all of them, unless the line above the table says otherwise; shown only when a row has all of
-them; its interval combines theirs), then by the mean of the overall scores a row has; a row with all of them
+scores of the suite's benchmarks (all of them, unless the line above the table says otherwise; shown only when a
+row has all of them; its interval combines theirs), then by the mean of the overall scores a row has; a row with all of them
 ranks above every row without.
 **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
 rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be

@@ -297,8 +297,8 @@ def models_legend(suite: str, official: bool) -> str:
             f"(each paper its own setup: read a point or two as a tie). **{BASELINE_RANK}**: a baseline (people, "
             f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run "
             f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
-            f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the paper reports the model, the row is ranked by "
-            f"the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
+            f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the "
+            f"paper reports the model, the row is ranked by the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
             f"never ranked.{made} {NO_AVERAGE}")
 
 
