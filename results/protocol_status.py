@@ -196,13 +196,25 @@ def _verdict(status: str, card: dict, source: str) -> str:
     return "**✓ The suite's reference protocol**, run by our worker."
 
 
+MATCHER_KIND = "normalized-match"  # the offline matcher's judge kind
 MATCHER_NOTE = "string matching: not comparable with the paper's judge (About → Judges)"
+
+
+def matcher_graded(row: dict | pd.Series) -> set[str]:
+    """The judged benchmarks whose answers the offline matcher graded in this row, as its
+    protocol card names each benchmark's judge (else the row's judge_kind)."""
+    try:
+        judge = json.loads(row.get(CARD) or "{}").get("judge") or {}
+    except (TypeError, ValueError):
+        judge = {}
+    kinds = {b: (judge.get("by_benchmark") or {}).get(b, judge).get("kind", row.get("judge_kind")) for b in JUDGED}
+    return {b for b, kind in kinds.items() if kind == MATCHER_KIND}
 
 
 def _judge_text(judge: dict) -> str:
     """The judge of each judged benchmark; the offline matcher says it is not the paper's judge."""
     def one(j: dict) -> str:
-        note = f"; {MATCHER_NOTE}" if j.get("kind") == "normalized-match" else ""
+        note = f"; {MATCHER_NOTE}" if j.get("kind") == MATCHER_KIND else ""
         return f"{_code(j.get('id'))} ({j.get('kind')}, pinned revision {_code(j.get('revision'))}{note})"
     by = judge.get("by_benchmark") or {}
     if not by:

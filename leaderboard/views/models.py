@@ -26,7 +26,6 @@ never ranked: a cell holding only an author's number has no value to sort or ran
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,9 +33,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from evaluator.benchmarks import JUDGED
 from results import markup
-from results.protocol_status import CARD
+from results.protocol_status import matcher_graded
 from leaderboard import models
 from results.number_format import score
 from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, as_text
@@ -70,6 +68,11 @@ class ModelRow:
         """Whether score(benchmark) may be ranked: a paper's number, or a comparable verified one."""
         return self.identity.kind == "model" and (benchmark in self.reported or
                                                    (benchmark in self.verified and benchmark not in self.apart))
+
+    @property
+    def average_rankable(self) -> bool:
+        """Whether the Average may be ranked: a model's, every one of its verified numbers comparable."""
+        return self.identity.kind == "model" and not self.apart and self.average is not None
 
     @property
     def average(self) -> float | None:
@@ -146,7 +149,7 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
             # off the protocol: every number differs; a demo suite's: none is the papers' kind (—); an
             # official suite's: those the offline matcher graded differ from the papers' judge
             official, off = is_official(row.get("suite_id")), not bool(row["ranked"])
-            entry.differs = set(entry.verified) if off else set(entry.verified) & _matcher_graded(row) if official \
+            entry.differs = set(entry.verified) if off else set(entry.verified) & matcher_graded(row) if official \
                 else set()
             entry.apart = set(entry.verified) if off or not official else entry.differs
     for reported in authors:
@@ -155,17 +158,6 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
             identity = _author_identity(str(reported["model"]), table)
             found.setdefault(identity.key, ModelRow(identity)).authors.setdefault(reported["benchmark"], value)
     return list(found.values())
-
-
-def _matcher_graded(row: pd.Series) -> set[str]:
-    """The judged benchmarks whose answers the offline matcher graded in this row (its
-    protocol card names each benchmark's judge)."""
-    try:
-        judge = json.loads(row.get(CARD) or "{}").get("judge") or {}
-    except (TypeError, ValueError):
-        judge = {}
-    kinds = {b: (judge.get("by_benchmark") or {}).get(b, judge).get("kind", row.get("judge_kind")) for b in JUDGED}
-    return {b for b, kind in kinds.items() if kind == "normalized-match"}
 
 
 def _cell_text(row: ModelRow, benchmark: str) -> str | None:
@@ -192,8 +184,7 @@ def _model_cell(identity: models.Identity) -> str:
 def sort_choices(rows: Sequence[ModelRow]) -> list[str]:
     """The columns the view can be ranked by: each benchmark, and Average where a model has
     one that can be ranked (an Average of demo or off-protocol runs would rank nothing)."""
-    averages = any(r.average is not None and not r.apart and r.identity.kind == "model" for r in rows)
-    return [*SCORE_COLUMNS, *([AVERAGE] if averages else [])]
+    return [*SCORE_COLUMNS, *([AVERAGE] if any(r.average_rankable for r in rows) else [])]
 
 
 def default_sort(rows: Sequence[ModelRow]) -> str:
@@ -218,16 +209,15 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     is how many rows there are before the search."""
     terms = [t.strip().lower() for t in (search or "").split(";") if t.strip()]
     chosen = [r for r in rows if _matches(r, terms)]
-    sort_by = sort_by if sort_by in sort_choices(rows) else default_sort(rows)
+    opening = default_sort(rows)
+    sort_by = sort_by if sort_by in sort_choices(rows) else opening
     key = {TITLES[b]: b for b in BENCHMARKS}
 
     def value(row: ModelRow) -> float | None:
         return row.average if sort_by == AVERAGE else row.score(key[sort_by])
 
     def rankable(row: ModelRow) -> bool:
-        if sort_by == AVERAGE:
-            return row.identity.kind == "model" and not row.apart and row.average is not None
-        return row.rankable(key[sort_by])
+        return row.average_rankable if sort_by == AVERAGE else row.rankable(key[sort_by])
 
     def differs(row: ModelRow) -> bool:  # what keeps a model's shown number from a rank: ≠, else —
         return bool(row.differs) if sort_by == AVERAGE else key[sort_by] in row.differs
@@ -256,7 +246,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     out[RANK] = out[RANK].astype("Int64") if len(out) else out[RANK]
     out.attrs["display"] = texts
     out.attrs["sort_by"] = sort_by
-    out.attrs["default"] = sort_by == default_sort(rows)  # the column the page opens on
+    out.attrs["default"] = sort_by == opening  # the column the page opens on
     out.attrs["total"] = len(rows)
     out.attrs["baselines"] = sum(r.identity.kind != "model" for r in rows)
     return out
@@ -298,8 +288,8 @@ def models_legend(suite: str, official: bool) -> str:
             f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run "
             f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
             f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the "
-            f"paper reports the model, the row is ranked by the paper's number, ours beside it. {AUTHOR_MARK}: the model's authors' own number on its Hub page, "
-            f"never ranked.{made} {NO_AVERAGE}")
+            f"paper reports the model, the row is ranked by the paper's number, ours beside it. {AUTHOR_MARK}: the "
+            f"model's authors' own number on its Hub page, never ranked.{made} {NO_AVERAGE}")
 
 
 def model_names(view: pd.DataFrame) -> list[str]:
