@@ -28,7 +28,7 @@ import pandas as pd
 
 from evaluator.benchmarks import JUDGED
 from evaluator.protocol_card import PROTOCOL_SCHEMA_VERSION
-from results import markup, number_format
+from results import coverage, markup, number_format
 
 REFERENCE, DECLARED, DIFFERS, UNKNOWN, PAPER = "reference", "declared", "differs", "unknown", "paper"
 DEFAULT_STATUSES = (REFERENCE, DECLARED, PAPER)
@@ -148,7 +148,9 @@ def card_markdown(row: dict | pd.Series) -> str:
     verdict = _verdict(status, card, source)
     judge = card.get("judge") or {}
     generation = card.get("generation")
-    given = "frames per call (the call list given)" if source == "prediction-file" else "frames per call"
+    # budgets, not counts: a call over a video with fewer frames holds all of them (the call list has each call's times)
+    given = ("frames per call, at most (a shorter video gives all its frames; CausalStep: per segment)"
+             + ("; the call list given" if source == "prediction-file" else ""))
     pairs = {
         "source": f"{source} ({'verified' if verified else 'declared, not verified'})",
         "suite": _code(card.get("suite_id")),
@@ -176,6 +178,12 @@ def card_markdown(row: dict | pd.Series) -> str:
         "card schema": _code(card.get("schema_version")),
     }
     benchmarks = sorted(card.get("frame_times_sha256") or {})
+    unanswered, skipped = coverage.coverage_text(row), coverage.not_answered(row, benchmarks)
+    if unanswered:  # a low score may be partly calls never answered: said before anything else
+        verdict += (f"\n\n**{coverage.PARTIAL_MARK} Answered in part**: {unanswered}. Each unanswered call counts "
+                    "as wrong in its benchmark's score.")
+    if skipped:
+        verdict += f"\n\n**Not answered at all, so no score**: {', '.join(skipped)}."
     return "\n".join([head, verdict, "", *_fields(pairs), "", paper_differences(benchmarks)])
 
 

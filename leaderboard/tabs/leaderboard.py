@@ -9,6 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from leaderboard import paging, views
+from results import coverage
 from leaderboard.tabs import protocol_panel
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
@@ -32,7 +33,7 @@ protocol** (its paper's frames, resolution, decoding and runs; frame budgets the
 count as the protocol) are ranked. Other rows are shown too, never ranked: **≠** in
 their Rank cell and what differs in the Protocol column (**?** when unknown); the Protocol filter can hide them. The **Protocol card** under
 the table (or a click on a row) says how a row's numbers were produced and where our protocol differs from each
-paper's; the Compare tab tests the difference of two rows directly."""
+paper's; the Compare tab tests the difference of two rows directly. """ + coverage.PARTIAL_NOTE
 TYPES_INFO = ("open: public weights · closed: weights not public · baseline: our built-in runs (random choice, first "
               "option) · human, random: a paper's people or chance · unspecified: a prediction file that did not say")
 COLUMNS_INFO = ("\"(no video)\": the same model asked the same questions with black frames (model-id runs; "

@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from results import markup
+from results import coverage, markup
 from results.protocol_status import matcher_graded
 from leaderboard import models
 from results.number_format import score
@@ -58,6 +58,7 @@ class ModelRow:
     authors: dict[str, float] = field(default_factory=dict)  # the model's authors' own (never ranked)
     apart: set[str] = field(default_factory=set)  # benchmarks whose verified number is not the papers' kind
     differs: set[str] = field(default_factory=set)  # of them, off the paper's protocol or judge (OFF_MARK)
+    partial: set[str] = field(default_factory=set)  # benchmarks whose verified run left calls unanswered
 
     def score(self, benchmark: str) -> float | None:
         """The number the row is sorted by in this benchmark's column (see rankable)."""
@@ -152,6 +153,7 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
             entry.differs = set(entry.verified) if off else set(entry.verified) & matcher_graded(row) if official \
                 else set()
             entry.apart = set(entry.verified) if off or not official else entry.differs
+            entry.partial = set(coverage.unanswered(row)) & set(entry.verified)
     for reported in authors:
         value = _number(reported.get("value"))
         if reported.get("benchmark") in BENCHMARKS and value is not None and reported.get("model"):
@@ -163,7 +165,8 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
 def _cell_text(row: ModelRow, benchmark: str) -> str | None:
     """The number sorted by first, then the others beside it: "61.20 ✓ · 📄 58.10"."""
     mine, paper, author = row.verified.get(benchmark), row.reported.get(benchmark), row.authors.get(benchmark)
-    ours = f"{VERIFIED_MARK}{OFF_MARK if benchmark in row.differs else ''}"
+    ours = (f"{VERIFIED_MARK}{OFF_MARK if benchmark in row.differs else ''}"
+            f"{coverage.PARTIAL_MARK if benchmark in row.partial else ''}")
     parts = [(mine, ours), (paper, REPORTED_MARK)]
     if mine is not None and paper is not None and benchmark in row.apart:
         parts.reverse()  # ranked by the paper's number: ours beside it
@@ -241,7 +244,8 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
             texts[TITLES[b]].append(_cell_text(row, b))
         if AVERAGE in data:
             data[AVERAGE].append(row.average if row.average is not None else np.nan)
-            texts[AVERAGE].append(f"{score(row.average)} {VERIFIED_MARK}" if row.average is not None else None)
+            mark = VERIFIED_MARK + coverage.PARTIAL_MARK * bool(row.partial)
+            texts[AVERAGE].append(f"{score(row.average)} {mark}" if row.average is not None else None)
     out = pd.DataFrame(data, columns=columns)
     out[RANK] = out[RANK].astype("Int64") if len(out) else out[RANK]
     out.attrs["display"] = texts
@@ -249,6 +253,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     out.attrs["default"] = sort_by == opening  # the column the page opens on
     out.attrs["total"] = len(rows)
     out.attrs["baselines"] = sum(r.identity.kind != "model" for r in rows)
+    out.attrs["partial"] = any(r.partial for r in rows)
     return out
 
 
@@ -269,9 +274,10 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
     count = rows if len(shown) == total else f"{len(shown)} of {rows} shown (ranks are over all of them)"
     why = ", the benchmark with the most models scored (Rank by picks another)" if shown.attrs.get("default") else ""
     demo = "" if official else f"; **{DEMO_RANK}** runs on this demo suite"
+    partial = f" · **{coverage.PARTIAL_MARK}** calls left unanswered" if shown.attrs.get("partial") else ""
     return (f"{count}, ranked by **{shown.attrs['sort_by']}**{why} · {VERIFIED_MARK} verified by our worker · "
             f"{REPORTED_MARK} the paper's · {AUTHOR_MARK} the model's authors' · unranked: **{BASELINE_RANK}** "
-            f"baselines{demo}; **{OFF_MARK}** off the paper's protocol · how this ranks: under the table.")
+            f"baselines{demo}; **{OFF_MARK}** off the paper's protocol{partial} · how this ranks: under the table.")
 
 
 def models_legend(suite: str, official: bool) -> str:
@@ -289,7 +295,9 @@ def models_legend(suite: str, official: bool) -> str:
             f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
             f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the "
             f"paper reports the model, the row is ranked by the paper's number, ours beside it. {AUTHOR_MARK}: the "
-            f"model's authors' own number on its Hub page, never ranked.{made} {NO_AVERAGE}")
+            f"model's authors' own number on its Hub page, never ranked.{made} **{coverage.PARTIAL_MARK}**: our "
+            f"run's prediction file left some of the benchmark's calls unanswered; each counts as wrong in the "
+            f"score (the Leaderboard's protocol card says how many). {NO_AVERAGE}")
 
 
 def model_names(view: pd.DataFrame) -> list[str]:

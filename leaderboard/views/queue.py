@@ -9,6 +9,7 @@ from datetime import datetime
 import pandas as pd
 
 from leaderboard.views.columns import column_or_empty, as_text
+from results import coverage
 from submissions.requests import request_log_path
 
 
@@ -142,9 +143,13 @@ def place_text(board: pd.DataFrame, submission: str) -> str:
         return "Scored; its row appears on the Leaderboard at the next refresh."
     row = found.iloc[0]
     if bool(row.get("ranked")) and not pd.isna(row.get("rank")):
-        return _rank_text(board, found.index[0])
-    return (f"On the Leaderboard, not ranked ({row.get('protocol_text')}): shown marked, with the Protocol filter "
-            f"on All rows (its default).")
+        place = _rank_text(board, found.index[0])
+    else:
+        place = (f"On the Leaderboard, not ranked ({row.get('protocol_text')}): shown marked, with the Protocol "
+                 f"filter on All rows (its default).")
+    unanswered = coverage.coverage_text(row)
+    return f"{place} Answered in part ({coverage.PARTIAL_MARK}): {unanswered}, counted as wrong." if unanswered \
+        else place
 
 
 def _rank_text(board: pd.DataFrame, at) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evaluator.benchmarks import hook
-from results import number_format, protocol_status
+from results import coverage, number_format, protocol_status
 from leaderboard.views import run_columns
 from results.ranking import half_widths, mean_half_width
 from leaderboard.views.board import ci_text, source_text
@@ -113,6 +113,12 @@ def score_text(score: pd.Series, half: pd.Series) -> pd.Series:
     return pd.Series(out, index=score.index, dtype=object)
 
 
+def marked(text: pd.Series, partial: np.ndarray) -> np.ndarray:
+    """Score texts with coverage.PARTIAL_MARK where the score counts calls left unanswered."""
+    return np.array([f"{t} {coverage.PARTIAL_MARK}" if p and t is not None else t
+                     for t, p in zip(text.to_numpy(), partial)], dtype=object)
+
+
 def rank_marks(board: pd.DataFrame) -> pd.Series:
     """What the Rank cell shows instead of a blank for a row that is not ranked because it
     is off the reference protocol ("≠") or its protocol is unknown ("?"); None elsewhere."""
@@ -147,10 +153,11 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     board = board[~((board["source_kind"] == "reported") & board["mean_available"].isna()).to_numpy(bool)]
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
-    data[_pm_key(AVERAGE)] = score_text(board["average"], mean_half_width(board)).to_numpy()
+    data[_pm_key(AVERAGE)] = marked(score_text(board["average"], mean_half_width(board)), coverage.any_partial(board))
     data[_pm_key(RANK)] = rank_marks(board).to_numpy()
     for b in BENCHMARKS:
-        data[_pm_key(TITLES[b])] = score_text(column_or_empty(board, f"{b}.overall"), half_widths(board, b)).to_numpy()
+        text = score_text(column_or_empty(board, f"{b}.overall"), half_widths(board, b))
+        data[_pm_key(TITLES[b])] = marked(text, coverage.partial(board, b))
     return pd.DataFrame(data)
 
 

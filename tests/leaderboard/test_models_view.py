@@ -164,3 +164,20 @@ def test_a_number_the_offline_matcher_graded_is_not_ranked_beside_the_papers_jud
                                                      **high}))
     assert model_views.model_view(plain, "Video SimpleQA")["Rank"].iloc[0] == 1
     assert views.AVERAGE in model_views.sort_choices(plain)
+
+
+def test_a_verified_number_that_counts_unanswered_calls_is_marked(papers):
+    """A prediction file that left ExpVid calls unanswered: its ExpVid number (and the
+    Average) carries the mark, the note names it; a fully answered benchmark does not."""
+    high = {f"{b}.overall": 99.0 for b in views.BENCHMARKS}
+    counts = {"expvid.n_calls": 60, "expvid.n_answered": 13, "exact.n_calls": 22, "exact.n_answered": 22}
+    rows = model_views.model_rows(papers, verified({"id": "sub-half", "model": "half-model", "judge_kind": "llm",
+                                                   **high, **counts}))
+    shown = model_views.model_view(rows, "ExpVid")
+    at = model_views.model_names(shown).index("half-model")
+    text = shown.attrs["display"]
+    assert text["ExpVid"][at] == "99.00 ✓◐" and text["ExAct"][at] == "99.00 ✓"
+    assert text[views.AVERAGE][at] == "99.00 ✓◐"
+    assert "**◐** calls left unanswered" in model_views.models_note(shown, official=True)
+    assert "◐" not in model_views.models_note(model_views.model_view(model_views.model_rows(papers)), official=True)
+    assert "**◐**: our run's prediction file left some" in model_views.models_legend("✓ official-v1", official=True)

@@ -57,6 +57,13 @@ def _add_results(home) -> None:
     del legacy["protocol"]
     legacy["submission"] = {**legacy["submission"], "id": "old-result", "model": "Old Result"}
     stores.results.write("old-result.json", json.dumps(legacy).encode())
+    # a prediction file that skips every other ExpVid call and all of ExAct
+    preds = [p for i, p in enumerate(predictions("first-option", suite.calls))
+             if p.id.split("/")[0] != "exact" and not (p.id.startswith("expvid/") and i % 2)]
+    scores, counts = score_responses(suite, key, as_responses(preds), judge, bootstrap_samples=20)
+    half = make_result(suite, scores, counts, judge, ScoringOptions(),
+                       {"id": "half-answered", "kind": "predictions", "model": "Half Answered", "submitter": "u"})
+    stores.results.write("half-answered.json", half.model_dump_json().encode())
     rebuild(stores.results)
 
 
@@ -77,17 +84,17 @@ def page(browser, site):
 
 def test_every_row_shows_by_default_marked_and_the_filter_keeps_the_reference(page, site):
     show_suite(page, site.suite_id())
-    wait_rows(page, 4, what="every row: no row is hidden by default")
+    wait_rows(page, 5, what="every row: no row is hidden by default")
     expect(model_cell(page, "≠ scoring")).to_be_visible()
     expect(model_cell(page, "? protocol unknown")).to_be_visible()
     expect(model_cell(page, "✓ reference").first).to_be_visible()
 
     open_filters(page)
     page.locator("#filter-protocol input[type=radio][value=reference]").click()
-    wait_rows(page, 2, what="the two baselines (the reference protocol)")
+    wait_rows(page, 3, what="the two baselines and the prediction file (the reference protocol)")
     expect(model_cell(page, "Other Restart")).to_have_count(0)
     page.locator("#filter-protocol input[type=radio][value=all]").click()
-    wait_rows(page, 4, what="every row again")
+    wait_rows(page, 5, what="every row again")
 
 
 def test_a_click_on_a_row_opens_its_protocol_card(page, site):
@@ -107,6 +114,23 @@ def test_a_click_on_a_row_opens_its_protocol_card(page, site):
     model_cell(page, "Baseline: first-option").click()
     expect(card).to_contain_text("The suite's reference protocol")
     expect(page.locator("#protocol-pick input[role=combobox]")).to_have_value("Baseline: first-option · ✓ reference")
+
+
+def test_a_row_that_left_calls_unanswered_is_marked_and_its_card_says_how_many(page, site):
+    """A prediction file that answered half of ExpVid and none of ExAct: its ExpVid score (the
+    unanswered counted wrong) is marked, the mark is explained under the table, and the card
+    counts the calls; ExAct has no score, which the card says too."""
+    row = page.locator("#leaderboard-table [role=row]").filter(has_text="Half Answered")
+    expect(row).to_contain_text("◐")
+    model_cell(page, "Half Answered").click()
+    card = page.locator("#protocol-card")
+    expect(card).to_contain_text("Answered in part", timeout=WAIT_MS)
+    expect(card).to_contain_text("unanswered")
+    expect(card).to_contain_text("Not answered at all, so no score: ExAct")
+    full = page.locator("#leaderboard-table [role=row]").filter(has_text="Baseline: random")
+    expect(full).not_to_contain_text("◐")
+    page.locator("#leaderboard-note-box").get_by_text("How rows are ranked").click()
+    expect(page.locator("#leaderboard-note")).to_contain_text("◐: the prediction file left some")
 
 
 def test_the_about_tab_describes_the_card_and_the_filter(page):

@@ -212,6 +212,10 @@ def test_a_finished_submissions_place_says_when_its_rank_is_shared():
     assert "by score alone yours is 3rd of these 3" in tied  # the last of the three sharing rank 1, not first place
     assert views.place_text(board, "far") == "On the Leaderboard: rank 4 of 4."
     assert views.place_text(board, "gone").startswith("Scored; its row appears")
+    board["expvid.n_calls"], board["expvid.n_answered"] = [60] * 5, [60, 60, 60, 13, None]
+    assert views.place_text(board, "far") == ("On the Leaderboard: rank 4 of 4. Answered in part (◐): ExpVid 13 of "
+                                              "60 calls (47 unanswered), counted as wrong.")
+    assert "◐" not in views.place_text(board, "mine")
 
 
 def test_ranks_stay_within_a_judge_and_skip_paper_rows():
