@@ -191,12 +191,17 @@ def _rounded(value: float) -> float:
     return round_half_up(value) if np.isfinite(value) else float("nan")
 
 
+TOO_SMALL = ": not compared"  # a bucket's note where it holds too few items
+
+
 def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
     """One row per benchmark and bucket either result has: the scores, A − B, the 95%
     paired bootstrap interval of A − B, its p-value raw and adjusted over every compared
     row (Holm, Benjamini-Hochberg) and whether the headline's is at most 5%; a bucket
     with fewer than `min_items` items, or one only one model has, gets a note and no
-    numbers. `frame.attrs`: "path", "benchmark", "low", "high" per row (the bounds as numbers)."""
+    numbers. The buckets too small to compare come last, after every compared row (on a small
+    suite they are most of the buckets). `frame.attrs`: "path", "benchmark", "low", "high" per
+    row (the bounds as numbers)."""
     if (a.samples, a.seed) != (b.samples, b.seed):
         raise CompareRefused(f"The two results' statistics were made with different bootstrap settings "
                              f"({a.samples} and {b.samples} resamples): a maintainer's rerun aligns them.")
@@ -226,12 +231,13 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
             n = min(sa.n, sb.n)
             row[N] = n
             if path != OVERALL and 0 < n < min_items:
-                rows.append(row | {NOTE: f"{hidden_text(n)}: not compared"})
+                rows.append(row | {NOTE: f"{hidden_text(n)}{TOO_SMALL}"})
                 continue
             if drawn is None:
                 rows.append(row | {NOTE: "the two results were scored on different items"})
                 continue
             rows.append(row | compare_bucket(sa, sb, a.samples, a.seed, drawn))
+    rows.sort(key=lambda row: row.get(NOTE, "").endswith(TOO_SMALL))  # stable: each group keeps its order
     return _frame(adjusted(rows))
 
 
@@ -287,12 +293,15 @@ def summary(row_a: dict[str, Any], row_b: dict[str, Any], frame: pd.DataFrame, s
     rows with their protocol status, how many scores differ significantly after the headline
     correction (and after the other one, and uncorrected), and whether the protocols differ."""
     n = counts(frame)
+    small = int(frame[NOTE].str.endswith(TOO_SMALL).sum()) if len(frame) else 0
+    listed = (f" {small} bucket{'s' * (small != 1)} with too few items to compare {'are' if small != 1 else 'is'} "
+              f"listed last." if small else "")
     return (f"**Model A**: {_named(row_a)}; **Model B**: {_named(row_b)} — same suite and judge. "
             f"A − B with a 95% paired bootstrap interval and p-value ({samples} resamples of videos, the same "
             f"videos for both models in each). **{n[HEADLINE]}** of {n['compared']} compared scores differ "
             f"significantly after the Benjamini-Hochberg correction for testing {n['compared']} at once (false "
             f"discovery rate 5%; column {SIGNIFICANT}). After Holm's stricter correction (family-wise error 5%): "
-            f"{n[multiple_testing.HOLM]}; uncorrected (p ≤ 0.05): {n['raw']}.\n\n" + gap.note())
+            f"{n[multiple_testing.HOLM]}; uncorrected (p ≤ 0.05): {n['raw']}.{listed}\n\n" + gap.note())
 
 
 def cell_text(column: str, value: Any) -> str:

@@ -170,7 +170,9 @@ def card_markdown(row: dict | pd.Series) -> str:
                            source),
         "dtype": _stated(card.get("dtype"), source),
         "code version": _code(card.get("code_version")),
-        # fingerprints last: what a reader compares between two cards, not reads
+    }
+    # what a reader compares between two cards, not reads: folded under the fields
+    prints = {
         "frame times hash": _code(card.get("frame_times_sha256")),
         "prompts hash": _code(card.get("prompts_sha256")),
         "prompt template hashes": _code(card.get("prompt_templates")),
@@ -184,7 +186,15 @@ def card_markdown(row: dict | pd.Series) -> str:
                     "as wrong in its benchmark's score.")
     if skipped:
         verdict += f"\n\n**Not answered at all, so no score**: {', '.join(skipped)}."
-    return "\n".join([head, verdict, "", *_fields(pairs), "", paper_differences(benchmarks)])
+    return "\n".join([head, verdict, "", *_fields(pairs), "",
+                      _folded("Fingerprints: equal hashes on two cards mean the same frames and prompts",
+                              "\n".join(_fields(prints))),
+                      _folded("Where our reference protocol differs from the papers'", paper_differences(benchmarks))])
+
+
+def _folded(title: str, body: str) -> str:
+    """Markdown folded under a one-line title (an HTML details block; blank lines keep its Markdown)."""
+    return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>\n" if body else ""
 
 
 def _verdict(status: str, card: dict, source: str) -> str:
@@ -271,7 +281,7 @@ def paper_differences(benchmarks: list[str]) -> str:
     every row: a reader comparing a verified row with a paper's row needs to know."""
     from evaluator import reference
 
-    lines = ["**Where our reference protocol differs from the papers'** (About → Protocol has every point):"]
+    lines = ["About → Protocol explains each point:"]
     for name in benchmarks:
         try:
             proto = reference.protocol(name)

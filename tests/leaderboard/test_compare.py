@@ -259,6 +259,8 @@ def test_small_buckets_are_refused_and_the_overall_never_is(pair):
         assert pd.isna(r[compare.SCORE_A]) and pd.isna(r[compare.DIFF]) and r[compare.INTERVAL] == ""
     big = frame[(frame[compare.N] >= 10) & (frame[compare.NOTE] == "")]
     assert len(big) and (big[compare.SIGNIFICANT].isin(["yes", "no"])).all()
+    notes = list(frame[compare.NOTE].str.endswith(": not compared"))
+    assert notes == sorted(notes), "the buckets not compared come after every compared one"
     # the same pair with no minimum compares those buckets too
     assert (compare.compare(a, b, min_items=0)[compare.NOTE].str.startswith("n too small")).sum() == 0
 
