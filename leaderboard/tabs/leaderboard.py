@@ -14,26 +14,28 @@ from leaderboard.tabs import protocol_panel
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
 
-RANKING_NOTE = """**✓ verified**: scored by our worker on this suite. **📄 ... paper**: the number printed in that
-benchmark's paper (that paper's own setup; on this page a paper's rows are ranked only among themselves, "3 📄",
-never with verified rows, and the rank starts again at 1 for each paper; ExpVid's and CausalStep's papers print no
-overall score: theirs is computed from the paper's numbers, as About → Protocol says; a paper's row with no overall
-score, such as ExpVid's human row with levels 1 and 2 only, is under By level). **baseline**: a
-built-in baseline. A score reads **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over
-videos ("95% CI" under Filters and columns shows the exact bounds). Rows are sorted by the average of the overall
-scores of the suite's benchmarks (all of them, unless the line above the table says otherwise; shown only when a
-row has all of them; its interval combines theirs), then by the mean of the overall scores a row has; a row with all of them
-ranks above every row without.
-**Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
-rank, and every row whose interval overlaps the leader's ranks 1 with it, because their difference may be
-noise. **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins it
-while its interval overlaps the leader's (papers' rows get no Average and no Band: their page shows neither
-column). Rows are ranked only against rows of the same judge, and only rows at each benchmark's **reference
-protocol** (its paper's frames, resolution, decoding and runs; frame budgets the paper let each model choose
-count as the protocol) are ranked. Other rows are shown too, never ranked: **≠** in
-their Rank cell and what differs in the Protocol column (**?** when unknown); the Protocol filter can hide them. The **Protocol card** under
-the table (or a click on a row) says how a row's numbers were produced and where our protocol differs from each
-paper's; the Compare tab tests the difference of two rows directly. """ + coverage.PARTIAL_NOTE
+RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **baseline**: one of our built-in baselines (random
+  choice, first option), ranked with the suite's rows as a yardstick.
+- **📄 … paper**: the number printed in that benchmark's paper, with that paper's own setup. A paper's rows are
+  ranked only among themselves ("3 📄"), starting again at 1 for each paper, never with verified rows.
+  ExpVid's and CausalStep's papers print no overall score: theirs is computed from the paper's numbers
+  (About → Protocol). A paper's row with no overall score (ExpVid's human row, levels 1 and 2 only) is under
+  By level.
+- **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over videos ("95% CI" under
+  Filters and columns shows the bounds).
+- **Order**: by the Average of the overall scores of the suite's benchmarks (unless the line above the table
+  says otherwise; shown only where a row has them all, and its interval combines theirs), then by the mean of
+  the scores a row has. A row with every score comes before every row without.
+- **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
+  rank, and every row whose interval overlaps the leader's ranks 1 with it, as their difference may be noise. **Band** groups rows to read as tied: the
+  best row not yet in a band leads one, and each next row joins while its interval overlaps the leader's.
+- **Who is ranked together**: rows of the same judge, at each benchmark's **reference protocol** (its paper's
+  frames, resolution, decoding and runs; frame budgets a paper let each model choose count as the protocol).
+  Other rows are shown, never ranked: **≠** in the Rank cell and what differs in the Protocol column (**?**
+  when unknown); the Protocol filter can hide them.
+- The **Protocol card** under the table (or a click on a row) says how a row's numbers were produced and where
+  our protocol differs from each paper's. The Compare tab tests the difference of two rows.
+- """ + coverage.PARTIAL_NOTE
 TYPES_INFO = ("open: public weights · closed: weights not public · baseline: our built-in runs (random choice, first "
               "option) · human, random: a paper's people or chance · unspecified: a prediction file that did not say")
 COLUMNS_INFO = ("\"(no video)\": the same model asked the same questions with black frames (model-id runs; "

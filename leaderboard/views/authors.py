@@ -16,7 +16,7 @@ import pandas as pd
 from results import markup
 from leaderboard import models
 from results.number_format import score
-from leaderboard.views.columns import BENCHMARKS, MODEL, TITLES
+from leaderboard.views.columns import BENCHMARKS, MODEL, TITLES, name_matches, search_terms
 
 KIND_BADGE = "✍ model's authors"  # the row kind, beside ✓ verified and 📄 a paper's
 BENCHMARK, SCORE, DATE, SOURCE_LINK, NOTES, KIND = "Benchmark", "Score", "Date", "Source", "Notes", "Kind"
@@ -31,14 +31,14 @@ def _link(text: str, url: str | None) -> str:
 
 
 def _matches(row: Mapping, terms: list[str]) -> bool:
-    return not terms or any(t in str(row.get("model", "")).lower() for t in terms)
+    return not terms or name_matches(str(row.get("model", "")), terms)
 
 
 def author_view(rows: Sequence[Mapping], search: str = "") -> pd.DataFrame:
     """Model (a link to its Hub page), Benchmark, Score (a number; its text in attrs["display"]),
     Kind (the badge), Date, Source (a link: the source the file names, else the file itself),
     Notes; in the site's benchmark order per model, models by name."""
-    terms = [t.strip().lower() for t in (search or "").split(";") if t.strip()]
+    terms = search_terms(search)
     chosen = sorted((r for r in rows if _matches(r, terms) and r.get("benchmark") in BENCHMARKS),
                     key=lambda r: (str(r["model"]).casefold(), BENCHMARKS.index(r["benchmark"]), str(r.get("file"))))
     data: dict[str, list] = {c: [] for c in AUTHOR_COLUMNS}

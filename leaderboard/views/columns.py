@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -173,3 +175,21 @@ def flags(series: pd.Series) -> pd.Series:
 def as_text(series: pd.Series) -> pd.Series:
     """Text for display: missing values as ""."""
     return series.astype("string").fillna("").astype(object)
+
+
+# -- searching model names ----------------------------------------------------------------------------------
+
+def search_terms(search: str | None) -> list[str]:
+    """A search box's terms: separated by ";", any may match."""
+    return [t.strip() for t in (search or "").split(";") if t.strip()]
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.casefold())
+
+
+def name_matches(name: str, terms: Sequence[str]) -> bool:
+    """Whether a model name holds any term, case aside and, as the papers spell one model
+    several ways ("GPT-4o", "GPT 4o", "Gemini-2.5-Pro"), spaces, dashes and dots aside too."""
+    low, loose = name.casefold(), _loose(name)
+    return any(t.casefold() in low or (_loose(t) and _loose(t) in loose) for t in terms)

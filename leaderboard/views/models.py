@@ -37,7 +37,7 @@ from results import coverage, markup
 from results.protocol_status import matcher_graded
 from leaderboard import models
 from results.number_format import score
-from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, as_text
+from leaderboard.views.columns import AVERAGE, BENCHMARKS, MODEL, RANK, TITLES, as_text, name_matches, search_terms
 from leaderboard.views.suites import is_official
 
 VERIFIED_MARK, REPORTED_MARK, AUTHOR_MARK, OFF_MARK = "✓", "📄", "✍", "≠"
@@ -199,9 +199,8 @@ def default_sort(rows: Sequence[ModelRow]) -> str:
 def _matches(row: ModelRow, terms: list[str]) -> bool:
     if not terms:
         return True
-    names = " ".join([row.identity.display, row.identity.hub_id or "",
-                      *(n for _, ns in row.identity.names for n in ns)]).lower()
-    return any(t in names for t in terms)
+    names = [row.identity.display, row.identity.hub_id or "", *(n for _, ns in row.identity.names for n in ns)]
+    return any(name_matches(name, terms) for name in names)
 
 
 def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str = "") -> pd.DataFrame:
@@ -210,8 +209,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
     rows without that score last) and ranked in it: 1 + the models scoring strictly
     higher, so ties share a rank. Ranks are over every row, searched or not; attrs["total"]
     is how many rows there are before the search."""
-    terms = [t.strip().lower() for t in (search or "").split(";") if t.strip()]
-    chosen = [r for r in rows if _matches(r, terms)]
+    chosen = [r for r in rows if _matches(r, search_terms(search))]
     opening = default_sort(rows)
     sort_by = sort_by if sort_by in sort_choices(rows) else opening
     key = {TITLES[b]: b for b in BENCHMARKS}

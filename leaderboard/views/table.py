@@ -17,6 +17,7 @@ from leaderboard.views.columns import (
     ALWAYS_SHOWN, AVERAGE, BAND, BENCHMARKS, DATE, DEFAULT_COLUMNS, FRAMES, JUDGE, LEVELS, MODEL, MODEL_BUDGET_FRAMES,
     OPTIONAL_COLUMNS, PAPER, PARAMS, PRECISION, PROTOCOL, RANK, REVISION, RUNNER, SCORE_COLUMNS, SOURCE, SUBMISSION,
     SUBMITTER, SUITE_DEFAULT_FRAMES, THINKING, TITLES, TYPE, UNSTATED_FRAMES, ci_label, column_or_empty, as_numbers, as_text,
+    name_matches, search_terms,
 )
 from leaderboard.views.display import DISPLAY, set_kinds
 
@@ -39,14 +40,10 @@ class Filters:
 
 
 def search_mask(models: pd.Series, search: str) -> pd.Series:
-    terms = [t.strip() for t in (search or "").split(";") if t.strip()]
+    terms = search_terms(search)
     if not terms:
         return pd.Series(True, index=models.index)
-    text = as_text(models).str.lower()
-    mask = pd.Series(False, index=models.index)
-    for term in terms:
-        mask |= text.str.contains(term.lower(), regex=False)
-    return mask
+    return pd.Series([name_matches(name, terms) for name in as_text(models)], index=models.index, dtype=bool)
 
 
 def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:

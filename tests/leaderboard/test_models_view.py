@@ -181,3 +181,11 @@ def test_a_verified_number_that_counts_unanswered_calls_is_marked(papers):
     assert "**◐** calls left unanswered" in model_views.models_note(shown, official=True)
     assert "◐" not in model_views.models_note(model_views.model_view(model_views.model_rows(papers)), official=True)
     assert "**◐**: our run's prediction file left some" in model_views.models_legend("✓ official-v1", official=True)
+
+
+def test_a_search_finds_a_model_however_a_paper_spells_it(papers):
+    rows = model_views.model_rows(papers)
+    for spelled in ("gemini 2.5 pro", "Gemini-2.5-Pro", "GEMINI2.5PRO"):
+        names = model_views.model_names(model_views.model_view(rows, search=spelled))
+        assert names and all("Gemini 2.5 Pro" in n for n in names), (spelled, names)
+    assert "GPT-4o" in model_views.model_names(model_views.model_view(rows, search="gpt 4o"))

@@ -294,6 +294,10 @@ def test_search_matches_model_names_case_insensitively_and_several_terms(board):
     assert models(views.filter_rows(board, views.Filters(search="giant; ONLY"))) == ["Closed Giant", "Only ExAct"]
     assert models(views.filter_rows(board, views.Filters(search="  "))) == models(board)
     assert views.filter_rows(board, views.Filters(search="nothing like it")).empty
+    # one model spelled as another paper spells it: spaces, dashes and dots aside
+    assert models(views.filter_rows(board, views.Filters(search="vid 7b"))) == ["acme/Vid-7B"]
+    assert models(views.filter_rows(board, views.Filters(search="ClosedGiant"))) == ["Closed Giant"]
+    assert views.filter_rows(board, views.Filters(search="vid 8b")).empty
 
 
 def test_filters_by_type_size_frames_and_source(board, official_board):
