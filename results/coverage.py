@@ -22,8 +22,8 @@ from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.benchmarks import ORDER
 
 PARTIAL_MARK = "◐"
-PARTIAL_NOTE = (f"**{PARTIAL_MARK}**: the prediction file left some of the benchmark's calls unanswered, and "
-                "they count as wrong in its score; the protocol card says how many.")
+PARTIAL_NOTE = (f"**{PARTIAL_MARK}**: some of the benchmark's calls were never answered (a prediction file left "
+                "them out); they count as wrong in its score, and the protocol card says how many.")
 
 
 def _count(value: Any) -> int | None:

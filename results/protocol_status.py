@@ -148,7 +148,7 @@ def card_markdown(row: dict | pd.Series) -> str:
     verdict = _verdict(status, card, source)
     judge = card.get("judge") or {}
     generation = card.get("generation")
-    # budgets, not counts: a call over a video with fewer frames holds all of them (the call list has each call's times)
+    # budgets, not counts: a call over a shorter video holds all its frames (the call list has each call's times)
     given = ("frames per call, at most (a shorter video gives all its frames; CausalStep: per segment)"
              + ("; the call list given" if source == "prediction-file" else ""))
     pairs = {

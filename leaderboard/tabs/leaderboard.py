@@ -14,8 +14,8 @@ from leaderboard.tabs import protocol_panel
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
 
-RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **baseline**: one of our built-in baselines (random
-  choice, first option), ranked with the suite's rows as a yardstick.
+RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **baseline**: one of our built-in
+  baselines (random choice, first option), ranked with the suite's rows as a yardstick.
 - **📄 … paper**: the number printed in that benchmark's paper, with that paper's own setup. A paper's rows are
   ranked only among themselves ("3 📄"), starting again at 1 for each paper, never with verified rows.
   ExpVid's and CausalStep's papers print no overall score: theirs is computed from the paper's numbers
@@ -27,8 +27,9 @@ RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **base
   says otherwise; shown only where a row has them all, and its interval combines theirs), then by the mean of
   the scores a row has. A row with every score comes before every row without.
 - **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
-  rank, and every row whose interval overlaps the leader's ranks 1 with it, as their difference may be noise. **Band** groups rows to read as tied: the
-  best row not yet in a band leads one, and each next row joins while its interval overlaps the leader's.
+  rank, and every row whose interval overlaps the leader's ranks 1 with it, as their difference may be noise.
+  **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins while
+  its interval overlaps the leader's.
 - **Who is ranked together**: rows of the same judge, at each benchmark's **reference protocol** (its paper's
   frames, resolution, decoding and runs; frame budgets a paper let each model choose count as the protocol).
   Other rows are shown, never ranked: **≠** in the Rank cell and what differs in the Protocol column (**?**

@@ -293,9 +293,9 @@ def models_legend(suite: str, official: bool) -> str:
             f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
             f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the "
             f"paper reports the model, the row is ranked by the paper's number, ours beside it. {AUTHOR_MARK}: the "
-            f"model's authors' own number on its Hub page, never ranked.{made} **{coverage.PARTIAL_MARK}**: our "
-            f"run's prediction file left some of the benchmark's calls unanswered; each counts as wrong in the "
-            f"score (the Leaderboard's protocol card says how many). {NO_AVERAGE}")
+            f"model's authors' own number on its Hub page, never ranked.{made} **{coverage.PARTIAL_MARK}**: some "
+            f"of the benchmark's calls were never answered in our run (a prediction file left them out); each counts "
+            f"as wrong in the score (the Leaderboard's protocol card says how many). {NO_AVERAGE}")
 
 
 def model_names(view: pd.DataFrame) -> list[str]:

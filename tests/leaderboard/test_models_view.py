@@ -180,7 +180,8 @@ def test_a_verified_number_that_counts_unanswered_calls_is_marked(papers):
     assert text[views.AVERAGE][at] == "99.00 ✓◐"
     assert "**◐** calls left unanswered" in model_views.models_note(shown, official=True)
     assert "◐" not in model_views.models_note(model_views.model_view(model_views.model_rows(papers)), official=True)
-    assert "**◐**: our run's prediction file left some" in model_views.models_legend("✓ official-v1", official=True)
+    legend = model_views.models_legend("✓ official-v1", official=True)
+    assert "**◐**: some of the benchmark's calls were never answered" in legend
 
 
 def test_a_search_finds_a_model_however_a_paper_spells_it(papers):

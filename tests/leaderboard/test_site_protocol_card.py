@@ -130,7 +130,7 @@ def test_a_row_that_left_calls_unanswered_is_marked_and_its_card_says_how_many(p
     full = page.locator("#leaderboard-table [role=row]").filter(has_text="Baseline: random")
     expect(full).not_to_contain_text("◐")
     page.locator("#leaderboard-note-box").get_by_text("How rows are ranked").click()
-    expect(page.locator("#leaderboard-note")).to_contain_text("◐: the prediction file left some")
+    expect(page.locator("#leaderboard-note")).to_contain_text("◐: some of the benchmark's calls were never answered")
 
 
 def test_the_about_tab_describes_the_card_and_the_filter(page):
