@@ -180,16 +180,19 @@ def card_markdown(row: dict | pd.Series) -> str:
         "card schema": _code(card.get("schema_version")),
     }
     benchmarks = sorted(card.get("frame_times_sha256") or {})
-    unanswered, skipped = coverage.coverage_text(row), coverage.not_answered(row, benchmarks)
-    if unanswered:  # a low score may be partly calls never answered: said before anything else
-        verdict += (f"\n\n**{coverage.PARTIAL_MARK} Answered in part**: {unanswered}. Each unanswered call counts "
-                    "as wrong in its benchmark's score.")
-    if skipped:
-        verdict += f"\n\n**Not answered at all, so no score**: {', '.join(skipped)}."
-    return "\n".join([head, verdict, "", *_fields(pairs), "",
+    return "\n".join([head, verdict + _coverage(row, benchmarks), "", *_fields(pairs), "",
                       _folded("Fingerprints: equal hashes on two cards mean the same frames and prompts",
                               "\n".join(_fields(prints))),
                       _folded("Where our reference protocol differs from the papers'", paper_differences(benchmarks))])
+
+
+def _coverage(row: dict, benchmarks: list[str]) -> str:
+    """What the verdict adds where calls went unanswered: a low score may be partly calls never
+    answered, so it is said before any field."""
+    unanswered, skipped = coverage.coverage_text(row), coverage.not_answered(row, benchmarks)
+    out = (f"\n\n**{coverage.PARTIAL_MARK} Answered in part**: {unanswered}. Each unanswered call counts as wrong "
+           "in its benchmark's score.") if unanswered else ""
+    return out + (f"\n\n**Not answered at all, so no score**: {', '.join(skipped)}." if skipped else "")
 
 
 def _folded(title: str, body: str) -> str:

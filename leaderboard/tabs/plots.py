@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 
 import gradio as gr
 import pandas as pd
+from gradio.components.plot import AltairPlotData
 
-from results import number_format
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fill_when_open
@@ -18,13 +19,21 @@ NO_POINTS = ("**Score against size**: no data yet. No result in this view states
              "prediction file can give it when submitted).")
 
 
-def plot_or_placeholder(frame, placeholder: str) -> tuple:
-    """(the plot's update, its placeholder's update): an empty plot is hidden and the
-    placeholder says why, instead of an empty frame with a stray legend."""
+def drawn(frame: pd.DataFrame, spec: Callable[[pd.DataFrame], dict], chart: str) -> AltairPlotData:
+    """A gr.Plot's value: the Vega-Lite spec `spec` makes of the frame (views.level_profile_spec,
+    views.score_vs_params_spec: ticks, ranges and legend are set there), drawn in the page's
+    theme (fonts, colours) as gradio draws a `chart` ("line", "scatter")."""
+    return AltairPlotData(chart=chart, plot=json.dumps(spec(frame)))
+
+
+def plot_or_placeholder(frame, placeholder: str, spec: Callable[[pd.DataFrame], dict], chart: str) -> tuple:
+    """(the plot's update, its placeholder's update): the frame drawn (`drawn`), or, empty, the
+    plot hidden and the placeholder saying why, instead of an empty frame with a stray legend."""
     if not isinstance(frame, pd.DataFrame):
         return frame, gr.skip()  # a failed view: leave both as they are
     empty = frame.empty
-    return gr.update(value=frame, visible=not empty), gr.update(value=placeholder if empty else "", visible=empty)
+    return (gr.update(value=None if empty else drawn(frame, spec, chart), visible=not empty),
+            gr.update(value=placeholder if empty else "", visible=empty))
 
 
 class PlotHandlers(BaseHandlers):
@@ -49,7 +58,7 @@ class PlotHandlers(BaseHandlers):
                     benchmark, points = candidate, found
                     break
         return (gr.Dropdown(choices=options, value=chosen, multiselect=True), *self.level_plot_shown(suite, chosen),
-                gr.Dropdown(choices=views.plot_benchmarks(), value=benchmark), *plot_or_placeholder(points, NO_POINTS))
+                gr.Dropdown(choices=views.plot_benchmarks(), value=benchmark), *self.scatter_shown(points))
 
     @failsafe()
     def level_plot(self, suite: str, chosen: Sequence[str] | None) -> pd.DataFrame:
@@ -57,7 +66,7 @@ class PlotHandlers(BaseHandlers):
 
     @failsafe(outputs=2)
     def level_plot_shown(self, suite: str, chosen: Sequence[str] | None) -> tuple:
-        return plot_or_placeholder(self.level_plot(suite, chosen), NO_LEVELS)
+        return plot_or_placeholder(self.level_plot(suite, chosen), NO_LEVELS, views.level_profile_spec, "line")
 
     @failsafe()
     def params_plot(self, suite: str, benchmark: str) -> pd.DataFrame:
@@ -66,29 +75,23 @@ class PlotHandlers(BaseHandlers):
 
     @failsafe(outputs=2)
     def params_plot_shown(self, suite: str, benchmark: str) -> tuple:
-        return plot_or_placeholder(self.params_plot(suite, benchmark), NO_POINTS)
+        return self.scatter_shown(self.params_plot(suite, benchmark))
+
+    @staticmethod
+    def scatter_shown(points) -> tuple:
+        return plot_or_placeholder(points, NO_POINTS, views.score_vs_params_spec, "scatter")
 
 
 def build(h: PlotHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("Plots", id="plots", elem_id="tab-plots") as tab:
         models = gr.Dropdown([], value=[], multiselect=True, label="Models in the per-level profile",
                              elem_id="plot-models")
-        # No fixed height: with one, the legend falls below the rotated labels and is cut off.
-        # Axes as results/number_format.py has them: scores over 0-100, ticks without padded digits.
-        profile = gr.LinePlot(x="level", y="score", color="model", sort=views.LEVEL_ORDER,
-                              y_lim=number_format.SCORE_LIMITS, y_axis_format=number_format.AXIS_FORMAT,
-                              x_title="level", y_title="score (%)", label="Per-level profile", x_label_angle=-30,
-                              elem_id="level-profile")
+        profile = gr.Plot(label="Per-level profile", elem_id="level-profile")  # values: `drawn`
         no_profile = gr.Markdown(visible=False, elem_id="level-profile-empty")
-        benchmark = gr.Dropdown(views.plot_benchmarks(), value="average", label="Score", elem_id="plot-benchmark")
-        # x from 0: one model's size alone is a point, not a one-value axis
-        scatter = gr.ScatterPlot(x="params_b", y="score", color="source", tooltip=["model", "params_b", "score"],
-                                 x_lim=[0, None], y_lim=number_format.SCORE_LIMITS,
-                                 x_axis_format=number_format.AXIS_FORMAT, y_axis_format=number_format.AXIS_FORMAT,
-                                 x_title="parameters (billions)", y_title="score (%)", label="Score against size",
-                                 elem_id="score-vs-params",
-                                 caption="One point per result that states its parameter count (papers' rows, "
-                                         "Hub models, prediction files that give it).")
+        benchmark = gr.Dropdown(views.plot_benchmarks(), value="average", label="Score", elem_id="plot-benchmark",
+                                info="Score against size: one point per result that states its parameter count "
+                                     "(papers' rows, Hub models, prediction files that give it).")
+        scatter = gr.Plot(label="Score against size", elem_id="score-vs-params")
         no_scatter = gr.Markdown(visible=False, elem_id="score-vs-params-empty")
     fill_when_open(tab, "plots", opened, suite, generation, h.plots, [suite, models, benchmark],
                    [models, profile, no_profile, benchmark, scatter, no_scatter], "plots")

@@ -12,6 +12,7 @@ and the other views read the same prepared board:
     by_level_view(board)                        ExpVid L1-L3, Video-MMMU tracks, CausalStep desc. vs causal
     breakdown_view(board, "exact-domain")       a JSON breakdown column expanded to one column per group
     level_profile(board, ids), score_vs_params(board, "average")     data for the plots
+    level_profile_spec(frame), score_vs_params_spec(frame)           the Vega-Lite specs that draw them
     queue_view(requests), my_submissions(requests, user), my_log(...)   the Queue tab
 
 Breakdown buckets published without a score (results/disclosure.py) stay missing

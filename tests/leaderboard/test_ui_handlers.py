@@ -311,6 +311,11 @@ def test_the_embedded_worker_is_woken_by_a_submission(stores, settings, source, 
 
 # -- the other tabs' callbacks ----------------------------------------------------------------------------------------
 
+def plotted(update: dict) -> pd.DataFrame:
+    """The rows a plot's update draws (the data of its Vega-Lite spec)."""
+    return pd.DataFrame(json.loads(update["value"].plot)["data"]["values"])
+
+
 def test_every_view_callback_answers_for_the_demo_suite(handlers, suite_id):
     tables = handlers.benchmarks(suite_id)
     assert len(tables) == 5 and all(len(t) >= 2 for t in tables)
@@ -324,16 +329,18 @@ def test_every_view_callback_answers_for_the_demo_suite(handlers, suite_id):
     assert rank.value == "Sports" and shown.columns[3] == "Sports"  # ranked by Sports, shown first
     models, profile, no_profile, score, scatter, no_scatter = handlers.plots(suite_id, ["no-such-id"], "average")
     assert len(models.value) == min(5, len(handlers.board(suite_id)))  # a stale choice falls back to defaults
-    profile, scatter = profile["value"], scatter["value"]
+    assert profile["value"].chart == "line"  # drawn by a Vega-Lite spec (tests/leaderboard/test_plot_specs.py)
+    profile = plotted(profile)
     assert set(profile["level"]) <= set(views.LEVEL_ORDER) and len(profile) > 0
     assert no_profile["visible"] is False
-    assert list(scatter.columns) == ["model", "params_b", "score", "source", "type"]
-    assert no_scatter["visible"] is scatter.empty  # the placeholder stands in for an empty plot
+    # the placeholder stands in for an empty plot (the baselines state no size)
+    assert no_scatter["visible"] is not scatter["visible"] and (scatter["value"] is None) is no_scatter["visible"]
     # paper rows have no average: the plot moves to a score that has points
     models, profile, no_profile, score, scatter, no_scatter = handlers.plots(views.REPORTED_SUITE, [], "average")
-    assert score.value != "average" and len(scatter["value"]) > 5 and scatter["visible"] is True
+    assert score.value != "average" and scatter["visible"] is True and scatter["value"].chart == "scatter"
+    assert len(plotted(scatter)) > 5 and {"model", "params_b", "score", "source"} <= set(plotted(scatter).columns)
     assert no_scatter["visible"] is False
-    assert profile["value"].groupby("model").size().min() >= 3  # defaults favour rows with several levels
+    assert plotted(profile).groupby("model").size().min() >= 3  # defaults favour rows with several levels
     shown, placeholder = handlers.level_plot_shown(suite_id, ["no-such-id"])
     assert shown["visible"] is False and placeholder["visible"] is True and "no data yet" in placeholder["value"]
 
