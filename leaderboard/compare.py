@@ -38,7 +38,7 @@ from evaluator.benchmarks import ORDER
 from evaluator.benchmarks import BENCHMARKS as _MODULES
 from evaluator.paired import OVERALL, SCHEMA_VERSION, BucketStats, PairedStats, paired_path, reducer
 from evaluator.records import round_half_up
-from results import markup, number_format
+from results import coverage, markup, number_format
 from leaderboard import compare_protocol, multiple_testing
 from leaderboard.compare_protocol import ProtocolGap
 from results.disclosure import hidden_text
@@ -192,6 +192,7 @@ def _rounded(value: float) -> float:
 
 
 TOO_SMALL = ": not compared"  # a bucket's note where it holds too few items
+NOT_ATTEMPTED = "did not attempt this benchmark"
 
 
 def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
@@ -199,8 +200,9 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
     paired bootstrap interval of A − B, its p-value raw and adjusted over every compared
     row (Holm, Benjamini-Hochberg) and whether the headline's is at most 5%; a bucket
     with fewer than `min_items` items, or one only one model has, gets a note and no
-    numbers. The buckets too small to compare come last, after every compared row (on a small
-    suite they are most of the buckets). `frame.attrs`: "path", "benchmark", "low", "high" per
+    numbers; a benchmark only one model has is one row. The buckets too small to compare and
+    the benchmarks one model lacks come last, after every compared row (on a small suite the
+    small buckets are most of them). `frame.attrs`: "path", "benchmark", "low", "high" per
     row (the bounds as numbers)."""
     if (a.samples, a.seed) != (b.samples, b.seed):
         raise CompareRefused(f"The two results' statistics were made with different bootstrap settings "
@@ -215,6 +217,10 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
         if not by_path_a and not by_path_b:
             continue
         title = _MODULES[benchmark].TITLE if benchmark in _MODULES else benchmark
+        if not by_path_a or not by_path_b:  # one model has nothing here: one row says so, not one per bucket
+            rows.append({BENCHMARK: title, NUMBER: bucket_label(OVERALL), "path": "/".join(OVERALL),
+                         "benchmark": benchmark, NOTE: f"model {'A' if not by_path_a else 'B'} {NOT_ATTEMPTED}"})
+            continue
         overall_a, overall_b = by_path_a.get(OVERALL), by_path_b.get(OVERALL)
         drawn = overall_a.videos if overall_a is not None and overall_b is not None \
             and sorted(overall_a.videos) == sorted(overall_b.videos) else None
@@ -223,10 +229,7 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
             row: dict[str, Any] = {BENCHMARK: title, NUMBER: bucket_label(path), "path": "/".join(path),
                                    "benchmark": benchmark}
             if sa is None or sb is None:
-                missing = "A" if sa is None else "B"
-                what = "did not attempt this benchmark" if not (by_path_a if sa is None else by_path_b) \
-                    else "has no value here"
-                rows.append(row | {NOTE: f"model {missing} {what}"})
+                rows.append(row | {NOTE: f"model {'A' if sa is None else 'B'} has no value here"})
                 continue
             n = min(sa.n, sb.n)
             row[N] = n
@@ -237,7 +240,8 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
                 rows.append(row | {NOTE: "the two results were scored on different items"})
                 continue
             rows.append(row | compare_bucket(sa, sb, a.samples, a.seed, drawn))
-    rows.sort(key=lambda row: row.get(NOTE, "").endswith(TOO_SMALL))  # stable: each group keeps its order
+    # stable: each group keeps its order; what was not compared comes after what was
+    rows.sort(key=lambda row: row.get(NOTE, "").endswith((TOO_SMALL, NOT_ATTEMPTED)))
     return _frame(adjusted(rows))
 
 
@@ -301,7 +305,15 @@ def summary(row_a: dict[str, Any], row_b: dict[str, Any], frame: pd.DataFrame, s
             f"videos for both models in each). **{n[HEADLINE]}** of {n['compared']} compared scores differ "
             f"significantly after the Benjamini-Hochberg correction for testing {n['compared']} at once (false "
             f"discovery rate 5%; column {SIGNIFICANT}). After Holm's stricter correction (family-wise error 5%): "
-            f"{n[multiple_testing.HOLM]}; uncorrected (p ≤ 0.05): {n['raw']}.{listed}\n\n" + gap.note())
+            f"{n[multiple_testing.HOLM]}; uncorrected (p ≤ 0.05): {n['raw']}.{listed}\n\n"
+            + "".join(_unanswered(name, row) for name, row in (("A", row_a), ("B", row_b))) + gap.note())
+
+
+def _unanswered(name: str, row: dict[str, Any]) -> str:
+    """A paragraph where a model left calls unanswered: its differences there are partly those calls."""
+    text = coverage.coverage_text(row)
+    return (f"**{coverage.PARTIAL_MARK} Model {name} left calls unanswered** ({text}): each counts as wrong, so "
+            f"A − B in those benchmarks is partly calls never answered, not only the models.\n\n") if text else ""
 
 
 def cell_text(column: str, value: Any) -> str:

@@ -152,7 +152,7 @@ def card_markdown(row: dict | pd.Series) -> str:
     given = ("frames per call, at most (a shorter video gives all its frames; CausalStep: per segment)"
              + ("; the call list given" if source == "prediction-file" else ""))
     pairs = {
-        "source": f"{source} ({'verified' if verified else 'declared, not verified'})",
+        "source": f"{source} ({'verified' if verified else _DECLARED_SOURCE})",
         "suite": _code(card.get("suite_id")),
         given: _code(card.get("frames")),
         "frame budgets": _budgets(card.get("frame_budgets")),
@@ -163,7 +163,7 @@ def card_markdown(row: dict | pd.Series) -> str:
         "judge": _judge_text(judge) + _no_verdicts(row),
         "scoring options": _code(card.get("scoring")),
         # the submitter's own words: escaped, never inside a code span (which shows references as typed)
-        "declared by the submitter": ", ".join(f"{markup.escape(k)} = {markup.escape(v)}"
+        "declared by the submitter (frames, thinking)": ", ".join(f"{markup.escape(k)} = {markup.escape(v)}"
                                                for k, v in sorted((card.get("declared") or {}).items())) or "nothing",
         "decoder": _stated(card.get("decoder"), source),
         "backend": _stated(" ".join(str(v) for v in (card.get("backend"), card.get("backend_version")) if v) or None,
@@ -200,6 +200,9 @@ def _folded(title: str, body: str) -> str:
     return f"<details><summary>{title}</summary>\n\n{body}\n\n</details>\n" if body else ""
 
 
+_DECLARED_SOURCE = "answers scored by our worker; the runner declared, not verified"
+
+
 def _verdict(status: str, card: dict, source: str) -> str:
     """The card's first line: where the row stands against the reference protocol."""
     if status == DIFFERS and int(card.get("schema_version") or 1) < PROTOCOL_SCHEMA_VERSION:
@@ -210,8 +213,9 @@ def _verdict(status: str, card: dict, source: str) -> str:
         return (f"**≠ Differs from the suite's reference protocol in: {', '.join(card.get('deviations', []))}.** "
                 "Shown, marked ≠, and not ranked.")
     if status == DECLARED:
-        return ("**Reference protocol (declared, not verified).** The call list, judge and scoring are the "
-                "suite's reference; the runner fields are what the submitter declared, which we cannot check.")
+        return ("**✓ Scored by our worker at the suite's reference protocol; how the answers were produced is the "
+                "submitter's word.** The call list, judge and scoring are the suite's reference; the runner's fields "
+                "(frames, decoding, resolution) are what the submitter declared, which we cannot check.")
     if source == "baseline":
         return "**✓ The suite's reference protocol**: a built-in baseline, our own code answering the call list."
     return "**✓ The suite's reference protocol**, run by our worker."

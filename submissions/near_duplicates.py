@@ -120,8 +120,9 @@ def check(new: Mapping[str, str], earlier: Iterable[Earlier], calls: Mapping[str
             raise Refused("near_duplicate", (
                 f"This file differs from {which} on only {n} {score} item{'s' * (n != 1)} (fewer than "
                 f"{minimum}). Two {score} scores that differ on so few items would tell how those items were "
-                f"graded, so files this close are not scored. Change at least {minimum} items of every benchmark "
-                f"you change, or submit the model by its Hub id. Nothing was stored or counted against your "
-                f"quota."))
+                f"graded, so files this close are not scored (a file is scored where it differs from earlier ones "
+                f"in at least {minimum} items of each benchmark it changes). To have your model's own answers "
+                f"scored again, submit the model by its Hub id: our worker then answers every call. Nothing was "
+                f"stored or counted against your quota."))
         hidden.update(g for g, _ in close)
     return sorted(hidden)

@@ -59,7 +59,7 @@ class ModelsHandlers(BaseHandlers):
         rows = self.model_rows()
         shown = model_views.model_view(rows, sort_by, search or "")
         choices = model_views.sort_choices(rows)
-        return (shaped(shown), gr.update(choices=choices, value=shown.attrs["sort_by"]),
+        return (shaped(shown), gr.update(choices=[(f"Rank by {c}", c) for c in choices], value=shown.attrs["sort_by"]),
                 self.models_note(shown))
 
     def models_note(self, shown: pd.DataFrame) -> str:

@@ -188,8 +188,17 @@ def _loose(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.casefold())
 
 
+def _loosely_in(term: str, name: str) -> bool:
+    """`term` in `name` with spaces, dashes and dots aside, starting where a part of the name
+    starts ("gpt 4o" in "GPT-4o-2024", not "o3" in "Video-34B")."""
+    parts = [m.start() for m in re.finditer(r"[0-9a-z]+", name.casefold())]
+    loose, wanted = _loose(name), _loose(term)
+    starts = {len(_loose(name[:p])) for p in parts}
+    return bool(wanted) and any(loose.startswith(wanted, s) for s in starts)
+
+
 def name_matches(name: str, terms: Sequence[str]) -> bool:
     """Whether a model name holds any term, case aside and, as the papers spell one model
     several ways ("GPT-4o", "GPT 4o", "Gemini-2.5-Pro"), spaces, dashes and dots aside too."""
-    low, loose = name.casefold(), _loose(name)
-    return any(t.casefold() in low or (_loose(t) and _loose(t) in loose) for t in terms)
+    low = name.casefold()
+    return any(t.casefold() in low or _loosely_in(t, name) for t in terms)

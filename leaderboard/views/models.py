@@ -59,6 +59,7 @@ class ModelRow:
     apart: set[str] = field(default_factory=set)  # benchmarks whose verified number is not the papers' kind
     differs: set[str] = field(default_factory=set)  # of them, off the paper's protocol or judge (OFF_MARK)
     partial: set[str] = field(default_factory=set)  # benchmarks whose verified run left calls unanswered
+    demo: bool = False  # its verified numbers come from a demo suite (synthetic videos)
 
     def score(self, benchmark: str) -> float | None:
         """The number the row is sorted by in this benchmark's column (see rankable)."""
@@ -154,6 +155,7 @@ def model_rows(papers: pd.DataFrame, verified: pd.DataFrame | None = None,
                 else set()
             entry.apart = set(entry.verified) if off or not official else entry.differs
             entry.partial = set(coverage.unanswered(row)) & set(entry.verified)
+            entry.demo = not official
     for reported in authors:
         value = _number(reported.get("value"))
         if reported.get("benchmark") in BENCHMARKS and value is not None and reported.get("model"):
@@ -175,6 +177,14 @@ def _cell_text(row: ModelRow, benchmark: str) -> str | None:
         return None
     (first, mark), *rest = parts
     return f"{score(first)} {mark}" + "".join(f" · {m} {score(v)}" for v, m in rest)
+
+
+def _unranked(row: ModelRow, differs: bool) -> str:
+    """The Rank cell of a row shown unranked: a paper's people or chance, or our baseline on an
+    official suite (—); a run on a demo suite, our baselines' too (demo); a run off the protocol (≠)."""
+    if row.identity.kind != "model" and not (row.identity.kind == "baseline" and row.demo):
+        return BASELINE_RANK
+    return OFF_MARK if differs else DEMO_RANK
 
 
 def _model_cell(identity: models.Identity) -> str:
@@ -234,8 +244,7 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
         rank = 1 + sum(other > v for other in ranked) if rankable(row) else None
         data[RANK].append(float(rank) if rank is not None else np.nan)
         texts[RANK].append(None if rank is not None or v is None and row.identity.kind == "model"
-                           else BASELINE_RANK if row.identity.kind != "model" else OFF_MARK if differs(row)
-                           else DEMO_RANK)
+                           else _unranked(row, differs(row)))
         data[MODEL].append(_model_cell(row.identity))
         for b in BENCHMARKS:
             data[TITLES[b]].append(row.score(b) if row.score(b) is not None else np.nan)
@@ -270,7 +279,8 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
     total, others = shown.attrs.get("total", len(shown)), shown.attrs.get("baselines", 0)
     rows = f"{total - others} models and {others} baselines" if others else f"{total} models"
     count = rows if len(shown) == total else f"{len(shown)} of {rows} shown (ranks are over all of them)"
-    why = ", the benchmark with the most models scored (Rank by picks another)" if shown.attrs.get("default") else ""
+    why = ", the benchmark with the most models scored (the menu beside the search picks another)" \
+        if shown.attrs.get("default") else ""
     demo = "" if official else f"; **{DEMO_RANK}** runs on this demo suite"
     partial = f" · **{coverage.PARTIAL_MARK}** calls left unanswered" if shown.attrs.get("partial") else ""
     return (f"{count}, ranked by **{shown.attrs['sort_by']}**{why} · {VERIFIED_MARK} verified by our worker · "
@@ -297,7 +307,9 @@ def models_legend(suite: str, official: bool) -> str:
             f"Protocol)." if derived else "")
     return (f"Each model is ranked by one number per column: {VERIFIED_MARK} our worker's, where it ran on the "
             f"benchmarks' own data at the paper's protocol, else {REPORTED_MARK} the paper's; both are ranked together "
-            f"(each paper its own setup: read a point or two as a tie). **{BASELINE_RANK}**: a baseline (people, "
+            f"(each paper its own setup: read a point or two as a tie; the Leaderboard keeps them apart, ranking a "
+            f"paper's rows among themselves and a suite's verified rows among themselves). **{BASELINE_RANK}**: a "
+            f"baseline (people, "
             f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run "
             f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
             f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the "

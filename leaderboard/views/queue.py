@@ -147,9 +147,20 @@ def place_text(board: pd.DataFrame, submission: str) -> str:
     else:
         place = (f"On the Leaderboard, not ranked ({row.get('protocol_text')}): shown marked, with the Protocol "
                  f"filter on All rows (its default).")
-    unanswered = coverage.coverage_text(row)
-    return f"{place} Answered in part ({coverage.PARTIAL_MARK}): {unanswered}, counted as wrong." if unanswered \
-        else place
+    return " ".join([place, *_coverage_notes(board, row)])
+
+
+def _coverage_notes(board: pd.DataFrame, row: pd.Series) -> list[str]:
+    """What the row's place owes to calls never answered: in part (counted as wrong), or a
+    benchmark of the suite with no answer at all (no score, so no Average: the row comes after
+    every row that has one)."""
+    held = [c.removesuffix(".n_calls") for c in board.columns if c.endswith(".n_calls") and board[c].notna().any()]
+    unanswered, skipped = coverage.coverage_text(row), coverage.not_answered(row, held)
+    notes = [f"Answered in part ({coverage.PARTIAL_MARK}): {unanswered}, counted as wrong."] if unanswered else []
+    if skipped:
+        notes.append(f"No answer at all in {', '.join(skipped)}: no score there, so no Average, and the row comes "
+                     "after every row that has one.")
+    return notes
 
 
 def _rank_text(board: pd.DataFrame, at) -> str:

@@ -45,7 +45,8 @@ def checked_text(checked, suite_id: str) -> str:
     if checked.missing:
         text += (f"\n\n⚠️ {_plural(checked.missing, 'call has', 'calls have')} no prediction: each will count as "
                  f"unanswered, that is wrong, in its benchmark's score, and the row is ranked so. Submitting uses "
-                 f"one of your submissions either way: add the missing answers first if your model has them.")
+                 f"one of your submissions either way: add the missing answers first if your model has them (a "
+                 f"file that later adds only a few answers to one already scored is refused as too close to it).")
     return text
 
 

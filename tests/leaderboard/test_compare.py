@@ -236,6 +236,10 @@ def test_the_summary_counts_corrected_results(pair):
     forced = frame.copy()
     forced.loc[tested.index[0], compare.P_BH] = 0.01
     assert f"**1** of {len(tested)}" in compare.summary(*rows, forced, SAMPLES, ProtocolGap())
+    assert "unanswered" not in text
+    half = rows[1] | {"expvid.n_calls": 60, "expvid.n_answered": 30}
+    assert ("**◐ Model B left calls unanswered** (ExpVid 30 of 60 calls (30 unanswered)): each counts as wrong"
+            in compare.summary(rows[0], half, frame, SAMPLES, ProtocolGap()))
 
 
 def test_cells_show_p_values_with_three_decimals():
@@ -318,6 +322,9 @@ def test_a_benchmark_only_one_model_attempted_gets_a_note(demo_suite, pair):
     frame = compare.compare(only_exact, pair[1][1], min_items=0)
     sqa = row(frame, "Video SimpleQA", "Overall")
     assert sqa[compare.NOTE] == "model A did not attempt this benchmark" and pd.isna(sqa[compare.DIFF])
+    assert (frame[compare.BENCHMARK] == "Video SimpleQA").sum() == 1  # one row, not one per bucket
+    compared = list(frame[compare.P_RAW].notna())
+    assert compared == sorted(compared, reverse=True)  # what was not compared comes after what was
 
 
 def test_statistics_go_to_the_private_store_only(tmp_path):

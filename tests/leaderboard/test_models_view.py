@@ -99,6 +99,13 @@ def test_our_built_in_baselines_are_shown_but_never_ranked(papers):
     at = model_views.model_names(shown).index("Baseline: random")
     assert pd.isna(shown["Rank"].iloc[at]) and shown.attrs["display"]["Rank"][at] == "—"
     assert list(shown["Rank"].dropna())[0] == 1  # the best model is still first
+    # on a demo suite its number is of synthetic videos: said as for any run there
+    demo = model_views.model_rows(papers, verified({"id": "baseline-random", "model": "Baseline: random",
+                                                    "kind": "baseline", "suite_id": "demo-v1-abc", **scores}))
+    shown = model_views.model_view(demo, "ExpVid")
+    assert shown.attrs["display"]["Rank"][model_views.model_names(shown).index("Baseline: random")] == "demo"
+    human = next(i for i, r in enumerate(model_views.model_names(shown)) if r.startswith("Human"))
+    assert shown.attrs["display"]["Rank"][human] == "—"  # a paper's people stay a reference point
 
 
 def test_verified_numbers_not_comparable_with_the_papers_are_shown_unranked(papers):
@@ -190,3 +197,5 @@ def test_a_search_finds_a_model_however_a_paper_spells_it(papers):
         names = model_views.model_names(model_views.model_view(rows, search=spelled))
         assert names and all("Gemini 2.5 Pro" in n for n in names), (spelled, names)
     assert "GPT-4o" in model_views.model_names(model_views.model_view(rows, search="gpt 4o"))
+    found = model_views.model_names(model_views.model_view(rows, search="o3"))
+    assert "o3" in found and not any("Video-34B" in n for n in found)  # not "vide-o3-4b"

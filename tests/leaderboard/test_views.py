@@ -216,6 +216,10 @@ def test_a_finished_submissions_place_says_when_its_rank_is_shared():
     assert views.place_text(board, "far") == ("On the Leaderboard: rank 4 of 4. Answered in part (◐): ExpVid 13 of "
                                               "60 calls (47 unanswered), counted as wrong.")
     assert "◐" not in views.place_text(board, "mine")
+    board["exact.n_calls"], board["exact.n_answered"] = [22, 22, 22, None, 22], [22, 22, 22, None, 22]
+    assert views.place_text(board, "far").endswith("No answer at all in ExAct: no score there, so no Average, and "
+                                                   "the row comes after every row that has one.")
+    assert "No answer" not in views.place_text(board, "mine")
 
 
 def test_ranks_stay_within_a_judge_and_skip_paper_rows():

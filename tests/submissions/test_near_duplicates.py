@@ -79,6 +79,8 @@ def test_a_file_that_blanks_one_answer_is_refused_and_costs_nothing(stores, sett
         title = {"exact": "ExAct", "videommmu": "Video-MMMU"}[benchmark]
         assert f"your submission {first.id} on only 1 {title} item (fewer than 10)" in message
         assert "Nothing was stored or counted" in message
+        # it points to the Hub id, and never tells the submitter to alter answers until the file passes
+        assert "submit the model by its Hub id" in message and "Change at least" not in message
     assert len(stored_requests(stores)) == before and used(stores, settings) == quota
 
 
