@@ -90,10 +90,10 @@ class Handlers(ModelsHandlers, LeaderboardHandlers, BenchmarkHandlers, Breakdown
 def follow_tabs(h: Handlers, tabs: gr.Tabs, shown: list) -> None:
     """On each switch of tabs: which tab is open (fill_when_open), the suite picker shown or not,
     and, for the tabs showing the queue, its signature now (its change fills their tables)."""
-    opened, suite, scope, signature = shown
+    opened, suite_row, signature = shown
     for tab in [t for t in tabs.children if isinstance(t, gr.Tab)]:
         tab.select(functools.partial(h.tab_opened, tab.id), None,
-                   [opened, suite, scope, *([signature] if tab.id in QUEUE_TABS else [])],
+                   [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
                    show_progress="hidden", api_visibility="private")
 
 
@@ -112,12 +112,10 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
             gr.Markdown(HEADER, elem_id="site-title")
             updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
         gr.Markdown(BLURB, elem_id="site-blurb")
-        # The suite picker serves every tab but the first (Models shows every model at once), which
-        # says so in its place: the row keeps its height, so the tab bar stays where it is
-        with gr.Row(elem_id="suite-row"):
+        # The suite picker serves every tab but the first (Models shows every model at once)
+        with gr.Row(visible=False) as suite_row:
             suite = gr.Radio(picker_choices(options), value=initial, label="Show", elem_id="suite-select",
-                             info="Results are ranked within one suite only", visible=False)
-            scope = gr.Markdown(h.models_scope(), elem_id="suite-scope", container=True, padding=True)
+                             info="Results are ranked within one suite only")
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
         opened = gr.State("models")  # the open tab (tabs other than Models and Leaderboard fill when opened)
@@ -138,7 +136,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
             download_tab = downloads.build(h, suite, generation, signature, opened)
             about.build(h)
             citation.build()
-        follow_tabs(h, tabs, [opened, suite, scope, signature])
+        follow_tabs(h, tabs, [opened, suite_row, signature])
         defer_unseen_types(demo, tabs)  # what the first page does not draw waits for the first switch of tabs
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]

@@ -180,9 +180,9 @@ class BaseHandlers:
 
     def tab_opened(self, tab_id: str) -> tuple:
         """A tab was opened: which one (fill_when_open reads it), the suite picker shown beside
-        every tab but Models (which shows what it ranks in its place), and, for a tab that follows
-        the queue, the queue's signature now: its change fills that tab's tables."""
-        shown = (tab_id, gr.update(visible=tab_id != "models"), gr.update(visible=tab_id == "models"))
+        every tab but Models, and, for a tab that follows the queue, the queue's signature now:
+        its change fills that tab's tables."""
+        shown = (tab_id, gr.update(visible=tab_id != "models"))
         if tab_id not in QUEUE_TABS:
             return shown
         try:

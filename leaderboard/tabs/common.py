@@ -65,8 +65,6 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        # the first screen is for rows: a one-line title, the update time beside it
        "#site-title h2 { margin: 0; } #last-updated { text-align: right; font-size: var(--text-sm); }\n"
        "#models-note p { margin: 0; font-size: var(--text-sm); }\n"
-       # the picker's row keeps one height whether it holds the picker or the Models tab's line
-       "#suite-row { min-height: 112px; align-items: stretch; }\n"
        # headers wrap between words, never inside one ("S u b m i t t e r")
        "[role=grid] [role=columnheader] span.header { word-break: normal; overflow-wrap: normal; }\n"
        "#models-table [role=columnheader] span.header { white-space: normal; }\n"
@@ -83,8 +81,6 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        "footer .built-with ~ .divider { display: none; }\n"
        # a phone keeps the title and the table; the blurb and the update time are for wide screens
        "@media (max-width: 640px) { #site-blurb, #last-updated { display: none; }\n"
-       # (the Models tab's line in the picker's place too: a phone's first screen is for rows)
-       "  #suite-row:not(:has(#suite-select)) { display: none; } #suite-row { min-height: 0; }\n"
        # ... and a column is never narrower than a short word: the table scrolls sideways instead
        # (header and cells alike, over the widths a table sets; the pinned tables keep theirs, set
        # to show Rank, Model and a score on a phone)

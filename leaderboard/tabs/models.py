@@ -66,12 +66,6 @@ class ModelsHandlers(BaseHandlers):
         return model_views.models_note(shown, views.is_official(self.configured_suite()))
 
     @failsafe()
-    def models_scope(self) -> str:
-        """What the Models tab shows in the suite picker's place."""
-        configured = self.configured_suite()
-        return model_views.models_scope(views.suite_label(configured) if configured else None)
-
-    @failsafe()
     def models_legend(self) -> str:
         configured = self.configured_suite()
         where = views.suite_label(configured) if configured else "no suite yet"

@@ -288,15 +288,6 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
             f"baselines{demo}; **{OFF_MARK}** off the paper's protocol{partial} · how this ranks: under the table.")
 
 
-def models_scope(suite: str | None) -> str:
-    """The line in the suite picker's place on the Models tab: what it ranks, and where the
-    picker is (it serves the other tabs)."""
-    verified = f"{VERIFIED_MARK} our verified runs on {suite.removeprefix(VERIFIED_MARK).strip()}" if suite \
-        else "our verified runs (none yet)"
-    return (f"**Models** ranks every model at once: {REPORTED_MARK} the papers' numbers with {verified}.\n\n"
-            "The other tabs show one suite at a time, picked here.")
-
-
 def models_legend(suite: str, official: bool) -> str:
     """How the page ranks, in full: which numbers are ranked together, which are shown
     unranked and why. `suite`: how the verified rows' suite is named."""

@@ -309,24 +309,3 @@ def test_the_first_page_holds_back_what_only_other_tabs_draw_until_a_tab_is_open
     open_any_tab(page, "Leaderboard")
     page.locator("#filters").get_by_text("Filters and columns").click()
     expect(page.locator("#columns")).to_be_visible(timeout=WAIT_MS)
-
-
-def test_the_tab_bar_stays_put_when_the_suite_picker_comes_and_goes(page_at):
-    """The suite picker serves every tab but Models, which shows what it ranks in the picker's
-    place: the row keeps its height, so the tab bar does not move under the reader's pointer. A
-    phone leaves that line out: its first screen is for the table."""
-    phone = page_at(PHONE)
-    expect(phone.locator("#suite-scope")).to_be_hidden()
-    assert phone.locator("[role=tablist]").first.bounding_box()["y"] < 120  # right under the title
-    page = page_at(DESK)
-    tabs = page.locator("[role=tablist]").first
-    expect(page.locator("#suite-scope")).to_contain_text("ranks every model at once")
-    expect(page.locator("#suite-select")).to_be_hidden()
-    top = tabs.bounding_box()["y"]
-    open_any_tab(page, "Leaderboard")
-    expect(page.locator("#suite-select")).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator("#suite-scope")).to_be_hidden()
-    assert abs(tabs.bounding_box()["y"] - top) <= 4, (top, tabs.bounding_box()["y"])
-    open_any_tab(page, "Models")
-    expect(page.locator("#suite-scope")).to_be_visible(timeout=WAIT_MS)
-    assert abs(tabs.bounding_box()["y"] - top) <= 4, (top, tabs.bounding_box()["y"])

@@ -396,11 +396,10 @@ def test_the_queue_signature_goes_only_to_a_tab_that_shows_the_queue(handlers):
     signature = handlers.queue_signature()
     assert handlers.tick("models")[2] == gr.skip() and handlers.tick("leaderboard")[2] == gr.skip()
     assert handlers.tick("queue")[2] == signature and handlers.tick("submit")[2] == signature
-    opened, picker, scope = handlers.tab_opened("models")
-    assert opened == "models" and picker["visible"] is False and scope["visible"] is True  # what Models ranks instead
-    opened, picker, scope, sent = handlers.tab_opened("queue")
-    assert opened == "queue" and picker["visible"] is True and scope["visible"] is False and sent == signature
-    assert "ranks every model at once" in handlers.models_scope()
+    opened, picker = handlers.tab_opened("models")
+    assert opened == "models" and picker["visible"] is False
+    opened, picker, sent = handlers.tab_opened("queue")
+    assert opened == "queue" and picker["visible"] is True and sent == signature
 
 
 def test_a_frame_is_shaped_once_and_an_equal_frame_alike():
