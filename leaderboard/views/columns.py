@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import accumulate
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,16 +185,15 @@ def search_terms(search: str | None) -> list[str]:
     return [t.strip() for t in (search or "").split(";") if t.strip()]
 
 
-def _loose(text: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "", text.casefold())
+def _parts(text: str) -> list[str]:
+    return re.findall(r"[0-9a-z]+", text.casefold())
 
 
 def _loosely_in(term: str, name: str) -> bool:
     """`term` in `name` with spaces, dashes and dots aside, starting where a part of the name
     starts ("gpt 4o" in "GPT-4o-2024", not "o3" in "Video-34B")."""
-    parts = [m.start() for m in re.finditer(r"[0-9a-z]+", name.casefold())]
-    loose, wanted = _loose(name), _loose(term)
-    starts = {len(_loose(name[:p])) for p in parts}
+    parts, wanted = _parts(name), "".join(_parts(term))
+    loose, starts = "".join(parts), list(accumulate((len(p) for p in parts[:-1]), initial=0))
     return bool(wanted) and any(loose.startswith(wanted, s) for s in starts)
 
 
