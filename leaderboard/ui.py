@@ -108,14 +108,16 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
     options = h.suite_options()
     initial = h.default_suite(options)
     with gr.Blocks(title=TITLE) as demo:
-        with gr.Row(equal_height=True):
-            gr.Markdown(HEADER, elem_id="site-title")
-            updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
+        # The suite picker serves every tab but the first (Models shows every model at once). It sits
+        # in the title's line, so showing it on a switch of tabs never moves the tab bar or the rows
+        with gr.Row(equal_height=True, elem_id="site-header"):
+            gr.Markdown(HEADER, elem_id="site-title", scale=0, min_width=330)
+            with gr.Row(visible=False, elem_id="suite-box") as suite_row:
+                gr.Markdown("Show", elem_id="suite-label")
+                suite = gr.Radio(picker_choices(options), value=initial, label="Show (results are ranked within one "
+                                 "suite only)", show_label=False, container=False, elem_id="suite-select")
+            updated = gr.Markdown(h.updated_text(), elem_id="last-updated", scale=0, min_width=230)
         gr.Markdown(BLURB, elem_id="site-blurb")
-        # The suite picker serves every tab but the first (Models shows every model at once)
-        with gr.Row(visible=False) as suite_row:
-            suite = gr.Radio(picker_choices(options), value=initial, label="Show", elem_id="suite-select",
-                             info="Results are ranked within one suite only")
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
         opened = gr.State("models")  # the open tab (tabs other than Models and Leaderboard fill when opened)

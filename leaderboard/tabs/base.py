@@ -154,7 +154,7 @@ class BaseHandlers:
         source = self.source
         written = source.updated_at.strftime("%Y-%m-%d %H:%M:%S UTC") if source.updated_at else "never (no results yet)"
         checked = source.checked_at.strftime("%H:%M:%S UTC") if source.checked_at else "not yet"
-        text = f"Results last updated: **{written}** · checked {checked}"
+        text = f"Results last updated: **{written}**  \nchecked {checked}"
         if source.error:
             text += " · ⚠️ the results store could not be reached; showing the last table read"
         return text

@@ -64,6 +64,13 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        "#about-protocol .md-header-anchor { display: none; }\n"
        # the first screen is for rows: a one-line title, the update time beside it
        "#site-title h2 { margin: 0; } #last-updated { text-align: right; font-size: var(--text-sm); }\n"
+       # ... and the suite picker between them, its choices on one line where the width allows
+       "#site-title, #last-updated { flex: 0 0 auto !important; width: auto !important; }\n"
+       "#last-updated { margin-left: auto; }\n"
+       "#suite-box { flex: 1 1 0 !important; flex-wrap: nowrap; align-items: center; gap: 8px; }\n"
+       "#suite-label { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important; }\n"
+       "#suite-label p { margin: 0; font-size: var(--text-sm); font-weight: 700; }\n"
+       "#suite-select label { padding: 2px 10px; font-size: var(--text-sm); }\n"
        "#models-note p { margin: 0; font-size: var(--text-sm); }\n"
        # headers wrap between words, never inside one ("S u b m i t t e r")
        "[role=grid] [role=columnheader] span.header { word-break: normal; overflow-wrap: normal; }\n"
@@ -77,6 +84,13 @@ CSS = ("#queue-failed [role=gridcell] span { white-space: pre-wrap; }\n"
        f":is({_PINNED_TABLES}) [role=gridcell][aria-colindex='2'] span "
        "{ white-space: normal; overflow-wrap: anywhere; }\n"
        ".block[id^='bench-'] [role=columnheader] span.header { white-space: normal; }\n"
+       # Models on a wide screen: room to spare, so a name keeps to one line and the first screen
+       # holds more rows (its widths are set for a phone: tabs/models.py)
+       "@media (min-width: 1000px) { #models-table table { width: max-content !important; }\n"
+       "  #models-table :is([role=columnheader], [role=gridcell])[aria-colindex='2'] "
+       "{ width: 250px !important; min-width: 250px !important; max-width: 250px !important; }\n"
+       "  #models-table :is([role=columnheader], [role=gridcell]):not([aria-colindex='1'], [aria-colindex='2']) "
+       "{ width: 128px !important; min-width: 128px !important; max-width: 128px !important; } }\n"
        # the footer's last separator, left with nothing after it once the settings link is gone
        "footer .built-with ~ .divider { display: none; }\n"
        # a phone keeps the title and the table; the blurb and the update time are for wide screens

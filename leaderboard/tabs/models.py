@@ -17,7 +17,8 @@ from leaderboard.views import models as model_views
 
 # Score columns keep a width that shows "61.20 ✓ · 📄 58.10" on two lines at most, the
 # model column a readable name; a phone (390 px) shows Rank, Model and one whole score
-# column, and scrolls the others under Rank and Model, which stay in view.
+# column, and scrolls the others under Rank and Model, which stay in view. A wide screen has room to
+# spare: there the site's CSS (tabs/common.py) widens Model so that a name keeps to one line.
 WIDTHS = {views.RANK: f"{RANK_PX}px", views.MODEL: "156px"}
 SCORE_WIDTH = "108px"
 

@@ -89,6 +89,28 @@ def test_the_first_screen_ranks_at_least_ten_models(browser, site):
     context.close()
 
 
+def test_the_suite_picker_shows_off_models_without_moving_the_tab_bar(browser, site):
+    """Every tab but Models picks a suite; the picker sits in the title's line, so opening a
+    tab neither moves the tab bar nor the rows under it. On Models a model's name keeps to one
+    line at 1280 px (the table has room to spare there)."""
+    context, page = open_page(browser, site, DESK)
+    bar = page.locator("#tab-models-button")
+    top = bar.bounding_box()["y"]
+    expect(page.locator("#suite-select")).to_be_hidden()
+    name = page.locator("#models-table [role=gridcell][aria-colindex='2']", has_text="Gemini 2.5 Flash (thinking)")
+    height, line = name.first.evaluate("c => { const s = c.querySelector('span') || c; "
+                                       "return [s.offsetHeight, parseFloat(getComputedStyle(s).lineHeight)]; }")
+    assert height < 1.5 * line, f"the name wraps: {height}px for lines of {line}px"
+    for tab in ["Leaderboard", "By level", "Models", "Compare"]:
+        open_tab(page, tab)
+        if tab == "Models":
+            expect(page.locator("#suite-select")).to_be_hidden()
+        else:
+            expect(page.locator("#suite-select")).to_be_visible()
+        assert bar.bounding_box()["y"] == top, f"the tab bar moved on opening {tab}"
+    context.close()
+
+
 def test_one_row_per_model_across_papers_and_variants_apart(browser, site):
     context, page = open_page(browser, site, DESK)
     table = models.load_models()
