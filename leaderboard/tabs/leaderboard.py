@@ -25,7 +25,8 @@ RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **base
   Filters and columns shows the bounds).
 - **Order**: by the Average of the overall scores of the suite's benchmarks (unless the line above the table
   says otherwise; shown only where a row has them all, and its interval combines theirs), then by the mean of
-  the scores a row has. A row with every score comes before every row without.
+  the scores a row has. A row with every score comes before every row without (its Average reads "— 2 missing":
+  two benchmarks without a score).
 - **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
   rank, and every row whose interval overlaps the leader's ranks 1 with it, as their difference may be noise.
   **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins while

@@ -116,6 +116,21 @@ def marked(text: pd.Series, partial: np.ndarray) -> np.ndarray:
                      for t, p in zip(text.to_numpy(), partial)], dtype=object)
 
 
+def average_text(board: pd.DataFrame) -> np.ndarray:
+    """The Average cells: "9.54 ±4.23" (◐ where a score in it counts unanswered calls), and
+    "— 3 missing" where a verified row lacks scores in benchmarks its Average is over: it says
+    why the cell is empty and why the row is listed after every row with an Average."""
+    average = as_numbers(board["average"]).to_numpy()
+    text = marked(score_text(board["average"], mean_half_width(board)), coverage.any_partial(board) & ~np.isnan(average))
+    over = as_text(column_or_empty(board, "average_of")).to_numpy()
+    overall = {b: as_numbers(column_or_empty(board, f"{b}.overall")).to_numpy() for b in BENCHMARKS}
+    for i in np.flatnonzero(np.isnan(average)):
+        missing = sum(np.isnan(overall[b][i]) for b in str(over[i]).split(",") if b in overall)
+        if missing:
+            text[i] = f"— {missing} missing"
+    return text
+
+
 def rank_marks(board: pd.DataFrame) -> pd.Series:
     """What the Rank cell shows instead of a blank for a row that is not ranked because it
     is off the reference protocol ("≠") or its protocol is unknown ("?"); None elsewhere."""
@@ -150,7 +165,7 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     board = board[~((board["source_kind"] == "reported") & board["mean_available"].isna()).to_numpy(bool)]
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
-    data[_pm_key(AVERAGE)] = marked(score_text(board["average"], mean_half_width(board)), coverage.any_partial(board))
+    data[_pm_key(AVERAGE)] = average_text(board)
     data[_pm_key(RANK)] = rank_marks(board).to_numpy()
     for b in BENCHMARKS:
         text = score_text(column_or_empty(board, f"{b}.overall"), half_widths(board, b))

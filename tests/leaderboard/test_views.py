@@ -141,6 +141,10 @@ def test_average_exists_only_with_all_five_overalls(board, table):
     full = row(board, "run-hub")
     overalls = [full[f"{b}.overall"] for b in views.BENCHMARKS]
     assert full["average"] == pytest.approx(round(sum(overalls) / 5, 2))
+    # the empty Average says why: four of the five benchmarks have no score
+    shown = views.leaderboard_table(board).set_index(views.MODEL)[f"{views.AVERAGE} ±"]
+    assert shown["Only ExAct"] == "— 4 missing"
+    assert shown["acme/Vid-7B"].startswith(f"{full['average']:.2f}") and "missing" not in shown["acme/Vid-7B"]
 
 
 def test_rows_are_sorted_by_average_then_by_the_mean_of_the_overalls_they_have(official_board):
