@@ -7,7 +7,7 @@ import pandas as pd
 
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
-from leaderboard.tabs.common import RANK_PX, as_tables, failsafe, fill_when_open, table
+from leaderboard.tabs.common import RANK_PX, as_tables, failsafe, fill_when_open, partial_note, table
 
 # Pixel widths: Rank and Model stay in view while the metrics scroll sideways (on a phone, and
 # on a wide screen for ExpVid's twenty columns); a metric's header wraps onto two lines.
@@ -37,20 +37,28 @@ class BenchmarkHandlers(BaseHandlers):
                                         f"under Show to see its rows."]})
                      for b in views.BENCHMARKS)
 
+    @failsafe(outputs=2 * len(views.BENCHMARKS))
+    def benchmark_pages(self, suite: str) -> tuple:
+        """Each benchmark's table (benchmarks), then each one's ◐ note, shown where its table marks a score."""
+        tables = self.benchmarks(suite)
+        return (*tables, *(partial_note(t) for t in tables))
+
 
 def build(h: BenchmarkHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
         gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed. A paper's rows "
                     "are ranked among that paper's models only, on the benchmark's overall score (\"3 📄\"); our "
                     "verified rows among themselves.", elem_id="benchmarks-note")
-        tables = []
+        tables, notes = [], []
         with gr.Tabs(elem_id="benchmark-tabs") as inner:
             for name in views.BENCHMARKS:
                 with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
+                    # its own ◐ note, above the table as the tab's note is (not "bench-…": that id pins columns)
+                    notes.append(gr.Markdown(visible=False, elem_id=f"{name}-partial-note"))
                     tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,
                                                max_height=640, label=views.TITLES[name], elem_id=f"bench-{name}"))
-    fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmarks, shaped), [suite], tables,
-                   "benchmarks")
+    fill_when_open(tab, "benchmarks", opened, suite, generation, as_tables(h.benchmark_pages, shaped), [suite],
+                   tables + notes, "benchmarks")
     gr.on([tab.select, suite.change], h.first_benchmark_tab, [suite], inner, show_progress="hidden",
           api_visibility="private")
 

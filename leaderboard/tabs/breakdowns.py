@@ -4,6 +4,7 @@ the breakdowns of the benchmarks the suite holds."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import gradio as gr
@@ -11,7 +12,7 @@ import pandas as pd
 
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
-from leaderboard.tabs.common import as_tables, failsafe, fill_when_open, fitted
+from leaderboard.tabs.common import as_tables, failsafe, fill_when_open, fitted, partial_note
 
 
 def hidden_note(minimum: int) -> str:
@@ -25,6 +26,15 @@ def hidden_note(minimum: int) -> str:
 def note_frame(text: str) -> pd.DataFrame:
     """A table holding one line, where a view has nothing to show, so the page says why."""
     return pd.DataFrame({"": [text]})
+
+
+def with_note(fn):
+    """Wire a handler whose last output is a table so that the tab's ◐ note follows that table."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return (*out, partial_note(out[-1]))
+    return run
 
 
 class BreakdownHandlers(BaseHandlers):
@@ -97,11 +107,12 @@ def build_level(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, 
         gr.Markdown(f"Each benchmark's levels ({views.levels_in_words()}). Rows are ranked by the column you "
                     "pick, shown first (levels carry no interval: only equal scores tie)."
                     + hidden_note(h.settings.min_bucket_items))
+        note = gr.Markdown(visible=False, elem_id="by-level-partial-note")  # partial_note
         rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id="by-level-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label="By level", elem_id="by-level-table")
-    fill_when_open(tab, "by-level", opened, suite, generation, as_tables(h.level_choice, fitted), [suite, rank_by],
-                   [rank_by, shown], "by_level", triggers=[rank_by.input])
+    fill_when_open(tab, "by-level", opened, suite, generation, as_tables(with_note(h.level_choice), fitted),
+                   [suite, rank_by], [rank_by, shown, note], "by_level", triggers=[rank_by.input])
 
 
 def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State, title: str,
@@ -110,6 +121,7 @@ def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.Sta
         gr.Markdown(note + " Rows are ranked by the score you pick, shown first: the benchmark's overall score "
                     "(ranked with its interval, as on the Leaderboard) or one group's (no interval: only equal "
                     "scores tie)." + hidden_note(h.settings.min_bucket_items))
+        partial = gr.Markdown(visible=False, elem_id=f"by-{slug}-partial-note")  # partial_note
         with gr.Row():
             # no value until filled: the suite's first breakdown with data is picked then
             key = gr.Dropdown([(views.BREAKDOWNS[k].title, k) for k in keys], value=None, label="Breakdown",
@@ -118,6 +130,6 @@ def build_breakdown(h: BreakdownHandlers, suite: gr.Dropdown, generation: gr.Sta
             rank_by = gr.Dropdown([], value=None, label="Rank by", elem_id=f"{slug}-rank")
         shown = gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2, max_height=640,
                              label=title, elem_id=f"by-{slug}-table")
-    fill_when_open(tab, f"by-{slug}", opened, suite, generation, as_tables(h.breakdown_choice(keys)),
-                   [suite, key, metric, rank_by], [key, metric, rank_by, shown], f"by_{slug}",
+    fill_when_open(tab, f"by-{slug}", opened, suite, generation, as_tables(with_note(h.breakdown_choice(keys))),
+                   [suite, key, metric, rank_by], [key, metric, rank_by, shown, partial], f"by_{slug}",
                    triggers=[key.input, metric.input, rank_by.input])

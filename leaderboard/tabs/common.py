@@ -254,6 +254,15 @@ def as_tables(fn, shape: Callable[[pd.DataFrame], dict] = table):
     return run
 
 
+def partial_note(frame) -> dict:
+    """The update of a table's ◐ note: coverage.PARTIAL_NOTE, shown only while the table marks a
+    score (views.partial_note); a failed view leaves it as it is."""
+    if not isinstance(frame, pd.DataFrame):
+        return gr.skip()
+    note = views.partial_note(frame)
+    return gr.update(value=note, visible=bool(note))
+
+
 def picker_choices(options: Sequence[str]) -> list[tuple[str, str]]:
     """(label, suite id) for the suite picker."""
     return [(views.suite_label(o), o) for o in options]

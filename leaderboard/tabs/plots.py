@@ -28,12 +28,13 @@ def drawn(frame: pd.DataFrame, spec: Callable[[pd.DataFrame], dict], chart: str)
 
 def plot_or_placeholder(frame, placeholder: str, spec: Callable[[pd.DataFrame], dict], chart: str) -> tuple:
     """(the plot's update, its placeholder's update): the frame drawn (`drawn`), or, empty, the
-    plot hidden and the placeholder saying why, instead of an empty frame with a stray legend."""
+    plot hidden and the placeholder saying why, instead of an empty frame with a stray legend.
+    Under a drawn plot the placeholder explains the ◐ after a model's name, where one has it."""
     if not isinstance(frame, pd.DataFrame):
         return frame, gr.skip()  # a failed view: leave both as they are
-    empty = frame.empty
+    empty, note = frame.empty, views.partial_note(frame)
     return (gr.update(value=None if empty else drawn(frame, spec, chart), visible=not empty),
-            gr.update(value=placeholder if empty else "", visible=empty))
+            gr.update(value=placeholder if empty else note, visible=empty or bool(note)))
 
 
 class PlotHandlers(BaseHandlers):
@@ -87,7 +88,7 @@ def build(h: PlotHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.
         models = gr.Dropdown([], value=[], multiselect=True, label="Models in the per-level profile",
                              elem_id="plot-models")
         profile = gr.Plot(label="Per-level profile", elem_id="level-profile")  # values: `drawn`
-        no_profile = gr.Markdown(visible=False, elem_id="level-profile-empty")
+        no_profile = gr.Markdown(visible=False, elem_id="level-profile-empty")  # or the plot's ◐ note
         benchmark = gr.Dropdown(views.plot_benchmarks(), value="average", label="Score", elem_id="plot-benchmark",
                                 info="Score against size: one point per result that states its parameter count "
                                      "(papers' rows, Hub models, prediction files that give it).")

@@ -21,6 +21,8 @@ says which cells they are ({column: {row position: item count}}) and `shown_text
 gives the "n too small (n=...)" text the site puts in their place. Every number a view
 shows is written by one rule (results/number_format.py: scores "52.80", counts "120"):
 `display_text` gives each cell's text from the kinds a view notes in `frame.attrs["kinds"]`.
+A score that counts calls a row left unanswered reads "41.20 ◐" (`mark_partial`), and
+`partial_note(frame)` is the line that explains it, "" where no cell carries the mark.
 
 `table` is `results.aggregate.load_table`'s frame (columns documented there);
 paper-reported rows come from `leaderboard.reported.reported_rows`. Display column

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 
 from evaluator.benchmarks import JUDGED
-from results import disclosure, number_format
+from results import coverage, disclosure, number_format
 from results.ranking import half_widths, interval_ranks
 from leaderboard.views.board import ci_text, source_text, suite_benchmarks
 from leaderboard.views.columns import (
     BREAKDOWNS, DATE, FRAMES, JUDGE, LEVELS, METRICS, METRIC_LABELS, MODEL, RANK, SOURCE, TITLES, column_or_empty, as_numbers,
 )
-from leaderboard.views.display import DISPLAY, HIDDEN, set_kinds
+from leaderboard.views.display import DISPLAY, HIDDEN, KINDS, mark_partial, set_kinds
 from leaderboard.views.table import paper_ranks
 
 
@@ -41,7 +41,8 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     """Every row with a score on this benchmark, by its overall: rank, model, overall, its
     interval, every other metric, then source, frames, judge and date (the scores beside the
     model: a phone shows the first). A paper's model rows are ranked within that paper on its
-    overall ("3 📄"), verified rows among themselves."""
+    overall ("3 📄"), verified rows among themselves. A row that left calls unanswered shows its
+    scores as "41.20 ◐" (_mark_partial)."""
     columns = metric_columns(board, benchmark)
     rows = board[board[columns].notna().any(axis=1)] if columns else board.iloc[0:0]
     overall = as_numbers(column_or_empty(rows, f"{benchmark}.overall"))
@@ -66,7 +67,19 @@ def benchmark_view(board: pd.DataFrame, benchmark: str) -> pd.DataFrame:
         _mark_hidden(out, metric_label(metric), trees, (metric,))
         _mark_noted(out, metric_label(metric), rows, column)
     kinds = {metric_label(c.split(".", 1)[1]): _kind(c.split(".", 1)[1]) for c in columns}
-    return set_kinds(out, {RANK: number_format.COUNT, FRAMES: number_format.COUNT, **kinds})
+    out = set_kinds(out, {RANK: number_format.COUNT, FRAMES: number_format.COUNT, **kinds})
+    _mark_partial(out, rows, benchmark, kinds)
+    return out
+
+
+def _mark_partial(frame: pd.DataFrame, rows: pd.DataFrame, benchmark: str, columns) -> None:
+    """Mark (display.mark_partial) the score cells of `columns` in the rows whose `benchmark` counts
+    calls left unanswered: each of its scores counts them as wrong. Counts stay as they are (the
+    Calls and Answered columns say how many)."""
+    flags = coverage.partial(rows, benchmark)
+    for column in columns if flags.any() else ():
+        if frame.attrs.get(KINDS, {}).get(column) == number_format.SCORE:
+            mark_partial(frame, column, flags)
 
 
 def _kind(metric: str | None) -> str:
@@ -158,7 +171,8 @@ def level_rank_choices(board: pd.DataFrame) -> list[str]:
 def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFrame:
     """ExpVid's three levels, Video-MMMU's three tracks, CausalStep's descriptive (DUA)
     and causal (ICRA) accuracy, for every row that has one of them, ranked by `rank_by`
-    (a column's label; default the first with a score), which comes first."""
+    (a column's label; default the first with a score), which comes first. A level of a
+    benchmark a row answered in part reads "41.20 ◐" (_mark_partial)."""
     values = pd.DataFrame({label: as_numbers(column_or_empty(board, column)) for column, label in LEVELS}, index=board.index)
     present = values.notna().any(axis=1)
     rows, values = board[present], values[present]
@@ -173,11 +187,13 @@ def by_level_view(board: pd.DataFrame, rank_by: str | None = None) -> pd.DataFra
     shown = [rank_by, *(c for c in values.columns if c != rank_by)] if rank_by else list(values.columns)
     out = _show_ranks(pd.DataFrame({**_identity_columns(rows, ranks), **{c: values[c].to_numpy() for c in shown}}),
                       in_paper)
+    out = set_kinds(out, {RANK: number_format.COUNT, **{c: number_format.SCORE for c in shown}})
     for column, label in LEVELS:
         benchmark, metric = column.split(".", 1)
         if label in out.columns:
             _mark_hidden(out, label, _hidden_trees(rows, benchmark), (metric,))
-    return set_kinds(out, {RANK: number_format.COUNT, **{c: number_format.SCORE for c in shown}})
+            _mark_partial(out, rows, benchmark, [label])
+    return out
 
 
 def _natural(key: str) -> tuple:
@@ -243,7 +259,8 @@ def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None, ran
     rows that have it. Groups holding several metrics show `metric` (default: the
     breakdown's headline); a group holding a single number shows that number. Rows are
     ranked by `rank_by`, shown first: a group, or (default) the benchmark's overall score
-    with its interval."""
+    with its interval. The scores of a row that left the benchmark's calls unanswered read
+    "41.20 ◐" (_mark_partial)."""
     spec = BREAKDOWNS[key]
     metric = metric or spec.headline
     benchmark, breakdown = spec.column.split(".", 1)
@@ -263,7 +280,9 @@ def breakdown_view(board: pd.DataFrame, key: str, metric: str | None = None, ran
     for g in groups:
         _mark_hidden(out, spec.group_label.format(g), trees, (breakdown, g, *((metric,) if metric else ())))
     shown = {spec.group_label.format(g): _kind(metric) for g in groups}  # the ranked group's among them
-    return set_kinds(out, {RANK: number_format.COUNT, first: number_format.SCORE, **shown})
+    out = set_kinds(out, {RANK: number_format.COUNT, first: number_format.SCORE, **shown})
+    _mark_partial(out, rows, benchmark, dict.fromkeys([first, *shown]))  # a ranked group is both
+    return out
 
 
 def breakdown_has_data(board: pd.DataFrame, key: str) -> bool:

@@ -5,10 +5,15 @@ A view's frame says it in its attrs:
     attrs[HIDDEN]   {column: {row position: n}}    buckets published without a score
     attrs[KINDS]    {column: kind}                 how the column's numbers read
                                                    (results/number_format.py: SCORE, COUNT, AMOUNT)
+    attrs[MARKED]   {column: [row positions]}      cells that carry coverage.PARTIAL_MARK: a score
+                                                   counting calls left unanswered (its DISPLAY text
+                                                   ends with the mark), a plot's model name
 
     shown_text(frame)     the hidden buckets' "n too small (n=3)" and the DISPLAY texts
     display_text(frame)   those, and every other number of a column with a kind, written by
                           number_format: what the site sends as the cells' display values
+    mark_partial(frame, column, rows)   "41.20 ◐" in those rows' cells (MARKED notes them)
+    partial_note(frame)   coverage.PARTIAL_NOTE where a cell carries the mark, else ""
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from results import disclosure, number_format
+from results import coverage, disclosure, number_format
 
 DISPLAY = "display"
 HIDDEN = "hidden"
 KINDS = "kinds"
+MARKED = "marked"
 
 
 def set_kinds(frame: pd.DataFrame, kinds: Mapping[str, str]) -> pd.DataFrame:
@@ -63,3 +69,24 @@ def display_text(frame: pd.DataFrame) -> pd.DataFrame:
         written[position] = pd.Series(given, dtype=object).to_numpy()
     out = pd.DataFrame(written, index=out.index).set_axis(frame.columns, axis=1)
     return out.astype(object).where(out.notna(), None)
+
+
+def mark_partial(frame: pd.DataFrame, column: str, rows: np.ndarray) -> None:
+    """The cells of `column` in `rows` (one bool per row: coverage.partial) that hold a number show
+    it with coverage.PARTIAL_MARK ("41.20 ◐", written by the column's kind, as a score where it has
+    none). The value stays a number, so the column still sorts as numbers."""
+    values = frame[column].to_numpy(dtype=object)
+    kind = frame.attrs.get(KINDS, {}).get(column, number_format.SCORE)
+    texts = list(frame.attrs.get(DISPLAY, {}).get(column) or [None] * len(frame))
+    marked = [i for i, (flag, value) in enumerate(zip(rows, values)) if flag and number_format.text(kind, value)]
+    for i in marked:
+        texts[i] = f"{texts[i] or number_format.text(kind, values[i])} {coverage.PARTIAL_MARK}"
+    if marked:
+        frame.attrs.setdefault(DISPLAY, {})[column] = texts
+        frame.attrs.setdefault(MARKED, {})[column] = marked
+
+
+def partial_note(frame: object) -> str:
+    """coverage.PARTIAL_NOTE for a frame a cell of which carries the mark (mark_partial), else "":
+    a tab explains the mark only where it shows one."""
+    return coverage.PARTIAL_NOTE if isinstance(frame, pd.DataFrame) and frame.attrs.get(MARKED) else ""

@@ -18,13 +18,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from results import number_format
+from results import coverage, number_format
 from leaderboard.views.columns import BENCHMARKS, LEVELS, TITLES, column_or_empty, as_numbers, as_text
+from leaderboard.views.display import MARKED
 
 
 # -- plots ------------------------------------------------------------------------------------------------------
 
 LEVEL_ORDER = [label for _, label in LEVELS]
+LEVEL_BENCHMARK = {label: TITLES[column.split(".", 1)[0]] for column, label in LEVELS}
 
 
 def model_options(board: pd.DataFrame) -> list[tuple[str, str]]:
@@ -42,16 +44,34 @@ def profile_defaults(board: pd.DataFrame, count: int = 5) -> list[str]:
     return list(order["id"].head(count))
 
 
+def _marked_labels(rows: pd.DataFrame, partial) -> pd.Series:
+    """The rows' labels, "HalfModel-7B ◐" where `partial` (one bool per row): a plot's legend and
+    tooltip then say which points count calls left unanswered."""
+    return rows["label"].where(~partial, rows["label"] + f" {coverage.PARTIAL_MARK}")
+
+
+def _noted(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with attrs[MARKED] naming the rows whose model carries the mark (views.partial_note)."""
+    marked = [i for i, model in enumerate(frame["model"]) if str(model).endswith(f" {coverage.PARTIAL_MARK}")]
+    if marked:
+        frame.attrs[MARKED] = {"model": marked}
+    return frame
+
+
 def level_profile(board: pd.DataFrame, ids: Sequence[str]) -> pd.DataFrame:
     """Long frame (model, level, score) for the chosen rows: one line per model in the
-    per-level profile plot. Levels a row lacks are left out."""
+    per-level profile plot. Levels a row lacks are left out. A model that left calls
+    unanswered in a benchmark whose levels it shows is named "HalfModel-7B ◐"."""
     chosen = board[as_text(board["id"]).isin(list(ids)).to_numpy(bool)]
     values = pd.DataFrame({label: as_numbers(column_or_empty(chosen, column)) for column, label in LEVELS}, index=chosen.index)
-    values.insert(0, "model", chosen["label"])
+    partial = pd.Series(False, index=chosen.index)
+    for column, label in LEVELS:
+        partial |= coverage.partial(chosen, column.split(".", 1)[0]) & values[label].notna()
+    values.insert(0, "model", _marked_labels(chosen, partial))
     long = values.melt(id_vars="model", var_name="level", value_name="score").dropna(subset=["score"])
     long["level"] = pd.Categorical(long["level"], categories=LEVEL_ORDER, ordered=True)
     long["score"] = _rounded(long["score"])
-    return long.sort_values(["model", "level"], kind="stable").astype({"level": str}).reset_index(drop=True)
+    return _noted(long.sort_values(["model", "level"], kind="stable").astype({"level": str}).reset_index(drop=True))
 
 
 def _rounded(values: pd.Series) -> pd.Series:
@@ -65,13 +85,16 @@ def plot_benchmarks() -> list[tuple[str, str]]:
 
 
 def score_vs_params(board: pd.DataFrame, benchmark: str = "average") -> pd.DataFrame:
-    """One point per row that states its parameter count (over 0): (model, params_b, score, source, type)."""
-    score = as_numbers(board["average"] if benchmark == "average" else column_or_empty(board, f"{benchmark}.overall"))
+    """One point per row that states its parameter count (over 0): (model, params_b, score, source, type).
+    A model whose score counts calls left unanswered is named "HalfModel-7B ◐"."""
+    average = benchmark == "average"
+    score = as_numbers(board["average"] if average else column_or_empty(board, f"{benchmark}.overall"))
     keep = (score.notna() & (as_numbers(board["params_b"]) > 0)).to_numpy(bool)  # a log axis: sizes over 0
-    return pd.DataFrame({"model": board["label"][keep].to_numpy(),
-                         "params_b": _rounded(board["params_b"][keep]).to_numpy(),
-                         "score": _rounded(score[keep]).to_numpy(), "source": board["badge"][keep].to_numpy(),
-                         "type": board["model_type"][keep].to_numpy()})
+    partial = coverage.any_partial(board) if average else coverage.partial(board, benchmark)
+    return _noted(pd.DataFrame({"model": _marked_labels(board, partial)[keep].to_numpy(),
+                                "params_b": _rounded(board["params_b"][keep]).to_numpy(),
+                                "score": _rounded(score[keep]).to_numpy(), "source": board["badge"][keep].to_numpy(),
+                                "type": board["model_type"][keep].to_numpy()}))
 
 
 # -- the plots' specs ------------------------------------------------------------------------------------------
@@ -163,8 +186,10 @@ def _spec(data: pd.DataFrame) -> dict:
 
 
 def level_profile_spec(long: pd.DataFrame) -> dict:
-    """A line per model over the levels it has (level_profile's frame), a point on each level:
-    a model with one level is a point. The legend names each model, the shared "(... paper)" in its title."""
+    """A line per model and benchmark over the levels it has (level_profile's frame), a point on
+    each level: a model with one level is a point. One benchmark's levels are joined, never two
+    benchmarks' (a line across a benchmark a model lacks would draw scores it does not have). The
+    legend names each model, the shared "(... paper)" in its title."""
     models = list(dict.fromkeys(long["model"]))
     names, tail = legend_names(models)
     levels = [level for level in LEVEL_ORDER if level in set(long["level"])]
@@ -172,9 +197,10 @@ def level_profile_spec(long: pd.DataFrame) -> dict:
     encoding = {"x": {"field": "level", "type": "nominal", "sort": levels, "title": "level",
                       "axis": {"labelAngle": {"expr": angle}, "labelExpr": _ON_LINES, "labelLimit": 200}},
                 "y": _score_axis(), "color": _color("series", [names[m] for m in models], f"model {tail}".strip()),
+                "detail": {"field": "benchmark", "type": "nominal"},
                 "tooltip": [{"field": "model", "type": "nominal"}, {"field": "level", "type": "nominal"},
                             {"field": "score", "type": "quantitative", "title": "score (%)"}]}
-    data = long.assign(series=long["model"].map(names))
+    data = long.assign(series=long["model"].map(names), benchmark=long["level"].map(LEVEL_BENCHMARK))
     return {**_spec(data), "layer": [{"mark": {"type": "line", "point": {"filled": True, "size": 50, "strokeWidth": 0}},
                                       "encoding": encoding}]}
 

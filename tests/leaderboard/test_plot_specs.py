@@ -75,8 +75,13 @@ def test_a_spec_holds_every_point_of_its_frame(papers):
     assert spec["autosize"]["type"] == "fit-x" and "width" not in spec  # as wide as the page
     json.dumps(spec)  # plain JSON: what the page is sent
     profile = views.level_profile(papers, views.profile_defaults(papers))
-    shown = pd.DataFrame(views.level_profile_spec(profile)["data"]["values"])
+    lines = views.level_profile_spec(profile)
+    shown = pd.DataFrame(lines["data"]["values"])
     assert len(shown) == len(profile) and set(shown["model"]) == set(profile["model"])
+    # a line joins one benchmark's levels only: none runs across a benchmark a model lacks
+    assert lines["layer"][0]["encoding"]["detail"]["field"] == "benchmark"
+    assert set(shown["benchmark"]) <= set(views.TITLES.values())
+    assert dict(zip(shown["level"], shown["benchmark"]))["ExpVid L1"] == "ExpVid"
     sent = drawn(points, views.score_vs_params_spec, "scatter")
     assert sent.chart == "scatter" and json.loads(sent.plot) == spec
 

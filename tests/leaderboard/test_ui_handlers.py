@@ -319,6 +319,8 @@ def plotted(update: dict) -> pd.DataFrame:
 def test_every_view_callback_answers_for_the_demo_suite(handlers, suite_id):
     tables = handlers.benchmarks(suite_id)
     assert len(tables) == 5 and all(len(t) >= 2 for t in tables)
+    notes = handlers.benchmark_pages(suite_id)[5:]  # each table's ◐ note: every demo call answered, none shown
+    assert len(notes) == 5 and all(n["visible"] is False for n in notes)
     assert set(handlers.by_level(suite_id).columns) >= set(views.LEVEL_ORDER)
     choose = handlers.breakdown_choice(views.DOMAIN_VIEWS)
     key, picker, rank, shown = choose(suite_id, "causalstep-category", None, None)

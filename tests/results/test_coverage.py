@@ -1,5 +1,5 @@
 """How much of the call list a row answered (results/coverage.py), and where the site says so:
-the Leaderboard's score texts and the protocol card."""
+the Leaderboard's score texts and the protocol card (the other tabs: tests/leaderboard/test_partial_marks.py)."""
 
 from __future__ import annotations
 
