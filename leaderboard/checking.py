@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CHECK_PROCESSES = 1  # files validated at once; the site's 2 vCPUs keep one for browsing
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class Checked:
     unread: tuple[tuple[str, int], ...] = ()
     unread_examples: tuple[str, ...] = ()
     choice_answers: int = 0  # the multiple-choice answers read
+    # per benchmark of the suite: (benchmark, calls answered, calls): one answered in part scores its
+    # unanswered calls as wrong, one answered not at all gets no score
+    coverage: tuple[tuple[str, int, int], ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -78,7 +81,18 @@ def check_in_this_process(path: str, key: tuple[str, str], data: bytes, settings
                    in_context=len(responses.by_context),
                    context_calls=len({call_id for call_id, _ in responses.by_context}),
                    answered=len(answered & set(calls)), calls=len(calls), sha256=file_sha256(Path(path)),
-                   unread=tuple(sorted(unread.items())), unread_examples=tuple(examples), choice_answers=read)
+                   unread=tuple(sorted(unread.items())), unread_examples=tuple(examples), choice_answers=read,
+                   coverage=coverage_of(calls, answered))
+
+
+def coverage_of(calls: dict, answered: set[str]) -> tuple[tuple[str, int, int], ...]:
+    """(benchmark, calls answered, calls) for each benchmark of the call list, in its order."""
+    counts: dict[str, list[int]] = {}
+    for call_id, call in calls.items():
+        tally = counts.setdefault(call.benchmark, [0, 0])
+        tally[0] += call_id in answered
+        tally[1] += 1
+    return tuple((benchmark, done, total) for benchmark, (done, total) in counts.items())
 
 
 def unread_choices(responses, calls: dict, examples: int = 3) -> tuple[int, dict[str, int], list[str]]:

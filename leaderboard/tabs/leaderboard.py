@@ -27,7 +27,8 @@ RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **base
   says otherwise; shown only where a row has them all, and its interval combines theirs), then by the mean of
   the scores a row has. A row with every score comes before every row without (its Average reads "— 2 missing":
   two benchmarks without a score).
-- **Rank** is 1 + the number of rows whose whole interval lies above this row's: rows with equal scores share a
+- **Rank** is 1 + the number of rows whose whole interval (score ± the half width shown, not the bounds of "95%
+  CI", which a skewed resampling can put off centre) lies above this row's: rows with equal scores share a
   rank, and every row whose interval overlaps the leader's ranks 1 with it, as their difference may be noise.
   **Band** groups rows to read as tied: the best row not yet in a band leads one, and each next row joins while
   its interval overlaps the leader's.

@@ -32,7 +32,8 @@ PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its p
    inside the suite's folder named above, and the frame times to show).
 2. Answer every call with your model and write one JSON line per call:
    `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
-   (Video SimpleQA). A CausalStep call answered in context holds a placeholder for your model's previous
+   (Video SimpleQA: its prompt asks for a `confidence_score` inside the reply, which is read where this field
+   is absent; the field wins where both are given). A CausalStep call answered in context holds a placeholder for your model's previous
    answer: fill it with your model's own answer and add `"context": "<that answer's label>"`.
 3. Upload the file: it is checked at once, and every problem is listed with its line."""
 

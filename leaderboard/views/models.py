@@ -243,7 +243,8 @@ def model_view(rows: Sequence[ModelRow], sort_by: str | None = None, search: str
         v = value(row)
         rank = 1 + sum(other > v for other in ranked) if rankable(row) else None
         data[RANK].append(float(rank) if rank is not None else np.nan)
-        texts[RANK].append(None if rank is not None or v is None and row.identity.kind == "model"
+        # a demo run says so on every row, also where it has no number in the column ranked by
+        texts[RANK].append(None if rank is not None or v is None and row.identity.kind == "model" and not row.demo
                            else _unranked(row, differs(row)))
         data[MODEL].append(_model_cell(row.identity))
         for b in BENCHMARKS:

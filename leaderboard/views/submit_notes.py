@@ -43,11 +43,27 @@ def checked_text(checked, suite_id: str) -> str:
                  f"{_plural(checked.context_calls, 'call', 'calls')} that follow an earlier step, once for each "
                  f"answer your model gave to that step (the lines with \"context\").")
     if checked.missing:
-        text += (f"\n\n⚠️ {_plural(checked.missing, 'call has', 'calls have')} no prediction: each will count as "
-                 f"unanswered, that is wrong, in its benchmark's score, and the row is ranked so. Submitting uses "
-                 f"one of your submissions either way: add the missing answers first if your model has them (a "
-                 f"file that later adds only a few answers to one already scored is refused as too close to it).")
+        text += "\n\n⚠️ " + missing_text(checked.coverage) + (
+            " Submitting uses one of your submissions either way: add the missing answers first if your model has "
+            "them (a file that later adds only a few answers to one already scored is refused as too close to it).")
     return text
+
+
+def missing_text(coverage) -> str:
+    """What calls without a prediction do, per benchmark (`coverage`: Checked.coverage): in a benchmark
+    answered in part each counts as wrong (◐ beside its score); a benchmark answered not at all gets no
+    score, and so the row no Average."""
+    part = [(b, total - done) for b, done, total in coverage if 0 < done < total]
+    none = [TITLES.get(b, b) for b, done, total in coverage if total and not done]
+    out = []
+    if part:
+        where = ", ".join(f"{TITLES.get(b, b)} {n}" for b, n in part)
+        out.append(f"{_plural(sum(n for _, n in part), 'call has', 'calls have')} no prediction in benchmarks you "
+                   f"answered ({where}): each counts as wrong in its benchmark's score, marked ◐.")
+    if none:
+        out.append(f"No prediction at all in {', '.join(none)}: no score there, so the row has no Average and comes "
+                   "after every row that has one.")
+    return " ".join(out)
 
 
 def unread_text(checked) -> str:

@@ -130,6 +130,12 @@ def test_verified_numbers_not_comparable_with_the_papers_are_shown_unranked(pape
                                                                    if r.identity.kind == "model") if v is not None)
         assert list(shown["Rank"].dropna())[0] == 1  # the best paper-reported model is still first
         assert views.AVERAGE not in model_views.sort_choices(rows)  # these Averages rank nothing
+    # a demo run with no number in the column ranked by still says it is one (a paper's model there is blank)
+    half = verified({"id": "sub-half", "model": "half-model", "suite_id": "demo-v1-abc", "ranked": True,
+                     "expvid.overall": 20.0})
+    shown = model_views.model_view(model_views.model_rows(papers, half), "ExAct")
+    at = model_views.model_names(shown).index("half-model")
+    assert pd.isna(shown["Rank"].iloc[at]) and shown.attrs["display"]["Rank"][at] == "demo"
 
 
 def test_the_line_above_says_why_this_column_and_what_is_not_ranked(papers):

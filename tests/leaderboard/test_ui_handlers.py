@@ -175,12 +175,24 @@ def test_a_partial_upload_says_what_will_score_as_unanswered(handlers, tmp_path,
     some = list(calls)[:5]
     message = handlers.check_file(write_file(tmp_path / "some.jsonl", [{"id": c, "response": "A"} for c in some]))
     assert message.startswith(f"✅ 5 predictions for 5 of the {len(calls)} calls")
-    assert f"⚠️ {len(calls) - 5} calls have no prediction: each will count as unanswered, that is wrong" in message
+    # what the missing calls do, per benchmark: wrong where the benchmark was answered in part, no score where
+    # it was not answered at all (so no Average)
+    first = {calls[c].benchmark for c in some}
+    assert len(first) == 1, first  # the call list starts with one benchmark
+    name = views.TITLES[first.pop()]
+    left = sum(call.benchmark in {calls[c].benchmark for c in some} for call in calls.values()) - 5
+    assert (f"⚠️ {left} calls have no prediction in benchmarks you answered ({name} {left}): each counts as wrong"
+            in message)
+    others = [views.TITLES[b] for b in dict.fromkeys(call.benchmark for call in calls.values())
+              if views.TITLES[b] != name]
+    assert f"No prediction at all in {', '.join(others)}: no score there, so the row has no Average" in message
     full = Path(baseline_file(tmp_path / "full.jsonl", calls, "first-option", 1)).read_text().splitlines()
     dropped = next(i for i, line in enumerate(full) if not json.loads(line)["id"].startswith("causalstep"))
     one = tmp_path / "one.jsonl"
     one.write_text("\n".join(full[:dropped] + full[dropped + 1:]) + "\n")
-    assert "⚠️ 1 call has no prediction" in handlers.check_file(str(one))
+    one_missing = handlers.check_file(str(one))
+    assert "⚠️ 1 call has no prediction in benchmarks you answered" in one_missing
+    assert "No prediction at all" not in one_missing
     assert handlers.check_file(None) == ""
 
 
