@@ -280,11 +280,11 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
     total, others = shown.attrs.get("total", len(shown)), shown.attrs.get("baselines", 0)
     rows = f"{total - others} models and {others} baselines" if others else f"{total} models"
     count = rows if len(shown) == total else f"{len(shown)} of {rows} shown (ranks are over all of them)"
-    why = ", the benchmark with the most models scored (the menu beside the search picks another)" \
-        if shown.attrs.get("default") else ""
+    why = (", the benchmark with the most models scored (no rank across benchmarks: each paper has its own "
+           "protocol; the menu beside the search picks another)") if shown.attrs.get("default") else ""
     demo = "" if official else f"; **{DEMO_RANK}** runs on this demo suite"
     partial = f" · **{coverage.PARTIAL_MARK}** calls left unanswered" if shown.attrs.get("partial") else ""
-    return (f"{count}, ranked by **{shown.attrs['sort_by']}**{why} · {VERIFIED_MARK} verified by our worker · "
+    return (f"{count}, ranked by **{shown.attrs['sort_by']}** only{why} · {VERIFIED_MARK} verified by our worker · "
             f"{REPORTED_MARK} the paper's · {AUTHOR_MARK} the model's authors' · unranked: **{BASELINE_RANK}** "
             f"baselines{demo}; **{OFF_MARK}** off the paper's protocol{partial} · how this ranks: under the table.")
 

@@ -142,13 +142,14 @@ def test_the_line_above_says_why_this_column_and_what_is_not_ranked(papers):
     rows = model_views.model_rows(papers)
     opened = model_views.model_view(rows)
     note = model_views.models_note(opened, official=False)
-    assert f"ranked by **{opened.attrs['sort_by']}**, the benchmark with the most models scored" in note
+    assert f"ranked by **{opened.attrs['sort_by']}** only, the benchmark with the most models scored" in note
+    assert "no rank across benchmarks" in note  # the first page is not an overall ranking
     assert "**demo** runs on this demo suite" in note and "**≠**" in note and "**—**" in note
     baselines = sum(r.identity.kind != "model" for r in rows)
     assert note.startswith(f"{len(rows) - baselines} models and {baselines} baselines, ranked by")
     other = next(c for c in model_views.SCORE_COLUMNS if c != opened.attrs["sort_by"])
     picked = model_views.models_note(model_views.model_view(rows, other), official=True)
-    assert f"ranked by **{other}** ·" in picked and "demo" not in picked
+    assert f"ranked by **{other}** only ·" in picked and "demo" not in picked
     legend = model_views.models_legend("✓ Demo suite (demo-v1)", official=False)
     assert "**demo**: a run on Demo suite (demo-v1), shown unranked here" in legend
     assert "ExpVid's and CausalStep's overall: computed from the paper's numbers" in legend  # as their tables say
