@@ -88,12 +88,12 @@ class Handlers(ModelsHandlers, LeaderboardHandlers, BenchmarkHandlers, Breakdown
 
 
 def follow_tabs(h: Handlers, tabs: gr.Tabs, shown: list) -> None:
-    """On each switch of tabs: which tab is open (fill_when_open), the suite picker shown or not,
-    and, for the tabs showing the queue, its signature now (its change fills their tables)."""
-    opened, suite_row, signature = shown
+    """On each switch of tabs: which tab is open (fill_when_open), and, for the tabs showing the
+    queue, its signature now (its change fills their tables)."""
+    opened, signature = shown
     for tab in [t for t in tabs.children if isinstance(t, gr.Tab)]:
         tab.select(functools.partial(h.tab_opened, tab.id), None,
-                   [opened, suite_row, *([signature] if tab.id in QUEUE_TABS else [])],
+                   [opened, *([signature] if tab.id in QUEUE_TABS else [])],
                    show_progress="hidden", api_visibility="private")
 
 
@@ -108,15 +108,15 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
     options = h.suite_options()
     initial = h.default_suite(options)
     with gr.Blocks(title=TITLE) as demo:
-        # The suite picker serves every tab but the first (Models shows every model at once). It sits
-        # in the title's line, so showing it on a switch of tabs never moves the tab bar or the rows
+        # The suite picker serves every tab but Models (the CSS hides it there, in the browser), in the
+        # title's line: showing it on a switch of tabs never moves the tab bar or the rows
         with gr.Row(equal_height=True, elem_id="site-header"):
-            gr.Markdown(HEADER, elem_id="site-title", scale=0, min_width=330)
-            with gr.Row(visible=False, elem_id="suite-box") as suite_row:
+            gr.Markdown(HEADER, elem_id="site-title")
+            with gr.Row(elem_id="suite-box"):
                 gr.Markdown("Show", elem_id="suite-label")
                 suite = gr.Radio(picker_choices(options), value=initial, label="Show (results are ranked within one "
                                  "suite only)", show_label=False, container=False, elem_id="suite-select")
-            updated = gr.Markdown(h.updated_text(), elem_id="last-updated", scale=0, min_width=230)
+            updated = gr.Markdown(h.updated_text(), elem_id="last-updated")
         gr.Markdown(BLURB, elem_id="site-blurb")
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
@@ -138,7 +138,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
             download_tab = downloads.build(h, suite, generation, signature, opened)
             about.build(h)
             citation.build()
-        follow_tabs(h, tabs, [opened, suite_row, signature])
+        follow_tabs(h, tabs, [opened, signature])
         defer_unseen_types(demo, tabs)  # what the first page does not draw waits for the first switch of tabs
         timer = gr.Timer(REFRESH_SECONDS)
         refresh = [updated, generation, signature]

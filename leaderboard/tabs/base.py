@@ -179,10 +179,10 @@ class BaseHandlers:
             return skip(3)
 
     def tab_opened(self, tab_id: str) -> tuple:
-        """A tab was opened: which one (fill_when_open reads it), the suite picker shown beside
-        every tab but Models, and, for a tab that follows the queue, the queue's signature now:
-        its change fills that tab's tables."""
-        shown = (tab_id, gr.update(visible=tab_id != "models"))
+        """A tab was opened: which one (fill_when_open reads it), and, for a tab that follows the
+        queue, the queue's signature now: its change fills that tab's tables. (The suite picker
+        hides on Models by the site's CSS, in the browser: tabs/common.py.)"""
+        shown = (tab_id,)
         if tab_id not in QUEUE_TABS:
             return shown
         try:

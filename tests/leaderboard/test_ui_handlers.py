@@ -410,10 +410,9 @@ def test_the_queue_signature_goes_only_to_a_tab_that_shows_the_queue(handlers):
     signature = handlers.queue_signature()
     assert handlers.tick("models")[2] == gr.skip() and handlers.tick("leaderboard")[2] == gr.skip()
     assert handlers.tick("queue")[2] == signature and handlers.tick("submit")[2] == signature
-    opened, picker = handlers.tab_opened("models")
-    assert opened == "models" and picker["visible"] is False
-    opened, picker, sent = handlers.tab_opened("queue")
-    assert opened == "queue" and picker["visible"] is True and sent == signature
+    assert handlers.tab_opened("models") == ("models",)
+    opened, sent = handlers.tab_opened("queue")
+    assert opened == "queue" and sent == signature
 
 
 def test_a_frame_is_shaped_once_and_an_equal_frame_alike():
