@@ -50,9 +50,11 @@ def _marked_labels(rows: pd.DataFrame, partial) -> pd.Series:
     return rows["label"].where(~partial, rows["label"] + f" {coverage.PARTIAL_MARK}")
 
 
-def _noted(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with attrs[MARKED] naming the rows whose model carries the mark (views.partial_note)."""
-    marked = [i for i, model in enumerate(frame["model"]) if str(model).endswith(f" {coverage.PARTIAL_MARK}")]
+def _noted(frame: pd.DataFrame, labels: pd.Series, partial) -> pd.DataFrame:
+    """The frame with attrs[MARKED] naming its rows whose model is one of `labels` (_marked_labels'
+    series) that `partial` marks (views.partial_note)."""
+    names = set(labels[partial])
+    marked = [i for i, model in enumerate(frame["model"]) if model in names]
     if marked:
         frame.attrs[MARKED] = {"model": marked}
     return frame
@@ -67,11 +69,13 @@ def level_profile(board: pd.DataFrame, ids: Sequence[str]) -> pd.DataFrame:
     partial = pd.Series(False, index=chosen.index)
     for column, label in LEVELS:
         partial |= coverage.partial(chosen, column.split(".", 1)[0]) & values[label].notna()
-    values.insert(0, "model", _marked_labels(chosen, partial))
+    labels = _marked_labels(chosen, partial)
+    values.insert(0, "model", labels)
     long = values.melt(id_vars="model", var_name="level", value_name="score").dropna(subset=["score"])
     long["level"] = pd.Categorical(long["level"], categories=LEVEL_ORDER, ordered=True)
     long["score"] = _rounded(long["score"])
-    return _noted(long.sort_values(["model", "level"], kind="stable").astype({"level": str}).reset_index(drop=True))
+    return _noted(long.sort_values(["model", "level"], kind="stable").astype({"level": str}).reset_index(drop=True),
+                  labels, partial)
 
 
 def _rounded(values: pd.Series) -> pd.Series:
@@ -91,10 +95,11 @@ def score_vs_params(board: pd.DataFrame, benchmark: str = "average") -> pd.DataF
     score = as_numbers(board["average"] if average else column_or_empty(board, f"{benchmark}.overall"))
     keep = (score.notna() & (as_numbers(board["params_b"]) > 0)).to_numpy(bool)  # a log axis: sizes over 0
     partial = coverage.any_partial(board) if average else coverage.partial(board, benchmark)
-    return _noted(pd.DataFrame({"model": _marked_labels(board, partial)[keep].to_numpy(),
+    labels = _marked_labels(board, partial)
+    return _noted(pd.DataFrame({"model": labels[keep].to_numpy(),
                                 "params_b": _rounded(board["params_b"][keep]).to_numpy(),
                                 "score": _rounded(score[keep]).to_numpy(), "source": board["badge"][keep].to_numpy(),
-                                "type": board["model_type"][keep].to_numpy()}))
+                                "type": board["model_type"][keep].to_numpy()}), labels, partial)
 
 
 # -- the plots' specs ------------------------------------------------------------------------------------------
