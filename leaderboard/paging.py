@@ -57,15 +57,16 @@ def page_of(rows: pd.DataFrame, page: float | int | str | None = 1, size: int = 
     return Page(rows.iloc[first:first + size], number, pages, first, len(rows))
 
 
-def page_text(part: Page) -> str:
-    """The line under the table: which rows are shown, out of how many."""
+def page_text(part: Page, unlisted: str = "") -> str:
+    """The line under the table: which rows are shown, out of how many, and what matching rows
+    the table does not list (`unlisted`, views.unlisted_text)."""
     if part.total == 0:
-        return "No rows match."
+        return f"No rows match. {unlisted}." if unlisted else "No rows match."
     last = part.first + len(part.rows)
     text = f"Rows {part.first + 1:,}-{last:,} of {part.total:,}"
     if part.pages > 1:
         text += f" · page {part.number} of {part.pages} (search and filters cover every page)"
-    return text
+    return f"{text} · {unlisted}" if unlisted else text
 
 
 def _choice(values: Sequence[str] | None) -> tuple[str, ...]:

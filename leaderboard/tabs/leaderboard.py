@@ -19,8 +19,8 @@ RANKING_NOTE = """- **✓ verified**: scored by our worker on this suite. **base
 - **📄 … paper**: the number printed in that benchmark's paper, with that paper's own setup. A paper's rows are
   ranked only among themselves ("3 📄"), starting again at 1 for each paper, never with verified rows.
   ExpVid's and CausalStep's papers print no overall score: theirs is computed from the paper's numbers
-  (About → Protocol). A paper's row with no overall score (ExpVid's human row, levels 1 and 2 only) is under
-  By level.
+  (About → Protocol). A paper's row with no overall score (ExpVid's human row, levels 1 and 2 only) is not
+  listed here, and the line under the table names it; By level and the Benchmarks tab show its parts.
 - **61.20 ±1.79**: the score and half the width of its 95% bootstrap interval over videos ("95% CI" under
   Filters and columns shows the bounds).
 - **Order**: by the Average of the overall scores of the suite's benchmarks (unless the line above the table
@@ -89,7 +89,8 @@ class LeaderboardHandlers(BaseHandlers):
 
         def shape() -> tuple[dict, str]:
             part = paging.page_of(rows(), number)
-            return fitted(views.leaderboard_view(part.rows, chosen, unfilled)), paging.page_text(part)
+            unlisted = views.unlisted_text(views.filter_rows(views.unlisted(board), filters))
+            return fitted(views.leaderboard_view(part.rows, chosen, unfilled)), paging.page_text(part, unlisted)
         shaped, text = self._pages.get((generation, "page", suite, filters, chosen, number), shape)
         return dict(shaped), text, number  # a copy: gradio pops the value out of an update
 

@@ -161,8 +161,9 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
     shown text, in rank order. Built once per table and suite: a reader's filters and
     column choice then only pick rows and columns from it (filter_rows, leaderboard_view).
     A paper's row with no overall score is left to the views that show its parts
-    (ExpVid's human row: levels 1 and 2, no level 3): here it would be a blank row."""
-    board = board[~((board["source_kind"] == "reported") & board["mean_available"].isna()).to_numpy(bool)]
+    (ExpVid's human row: levels 1 and 2, no level 3): here it would be a blank row, and the
+    line under the table names it instead (unlisted_text)."""
+    board = board[~_no_overall(board)]
     data = {name: _leaderboard_column(board, name).to_numpy() for name in (*ALWAYS_SHOWN, *OPTIONAL_COLUMNS)}
     data.update({key: board[key].to_numpy() for key in FILTER_KEYS} | run_columns.texts(board, _pm_key))
     data[_pm_key(AVERAGE)] = average_text(board)
@@ -171,6 +172,25 @@ def leaderboard_table(board: pd.DataFrame) -> pd.DataFrame:
         text = score_text(column_or_empty(board, f"{b}.overall"), half_widths(board, b))
         data[_pm_key(TITLES[b])] = marked(text, coverage.partial(board, b))
     return pd.DataFrame(data)
+
+
+def _no_overall(board: pd.DataFrame) -> np.ndarray:
+    return ((board["source_kind"] == "reported") & board["mean_available"].isna()).to_numpy(bool)
+
+
+def unlisted(board: pd.DataFrame) -> pd.DataFrame:
+    """The board's rows that leaderboard_table leaves out: papers' rows with no overall score."""
+    return board[_no_overall(board)]
+
+
+def unlisted_text(rows: pd.DataFrame) -> str:
+    """What the line under the Leaderboard says of the unlisted rows that pass its filters, so
+    that no row is left out unsaid: "" when there are none."""
+    if rows.empty:
+        return ""
+    whose = "its paper gives" if len(rows) == 1 else "their papers give"
+    return (f"Not listed: {', '.join(rows['label'])}, as {whose} parts of the score only, no overall "
+            f"(the Benchmarks tab shows the parts)")
 
 
 # Pixel widths that fit the default leaderboard columns, and the By level table, in a 1280 px

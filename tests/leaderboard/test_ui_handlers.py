@@ -368,6 +368,26 @@ def test_the_paper_rows_are_offered_while_no_official_suite_exists(handlers):
     assert len(shown) > 50 and shown[views.SOURCE].str.match(r"📄 .+ paper$").all()
 
 
+def test_a_papers_row_without_an_overall_is_named_under_the_table_not_dropped_unsaid(handlers):
+    # ExpVid's human row: levels 1 and 2 only, so no overall; the table would show it blank
+    def page(search: str) -> tuple[pd.DataFrame, str]:
+        shaped, text, _ = handlers.leaderboard_page(views.REPORTED_SUITE, search, *ALL_FILTERS,
+                                                    list(views.DEFAULT_COLUMNS), None, 1)
+        return pd.DataFrame(shaped["value"]["data"], columns=shaped["value"]["headers"]), text
+
+    every = len(views.prepare(views.select_suite(handlers.source.snapshot()[1], views.REPORTED_SUITE)))
+    shown, text = page("")
+    unlisted = "Not listed: Human Performance (ExpVid paper), as its paper gives parts of the score only"
+    assert f"Rows 1-{every - 1} of {every - 1} · {unlisted}" in text and "Benchmarks tab" in text
+    assert not shown[views.MODEL].str.contains("Human Performance").any()
+    assert page("human performance")[1].startswith(f"No rows match. {unlisted}")
+    shown, text = page("qwen")  # a search that does not match it says nothing of it
+    assert len(shown) and "Not listed" not in text
+    _, text, _ = handlers.leaderboard_page(views.REPORTED_SUITE, "", ("open", "closed"), *ALL_FILTERS[1:],
+                                        list(views.DEFAULT_COLUMNS), None, 1)
+    assert "Not listed" not in text  # nor a filter that leaves human rows out
+
+
 def test_a_failing_view_keeps_the_page_alive(handlers, suite_id, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
