@@ -11,16 +11,18 @@ from results import number_format, protocol_status, ranking
 from results.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
 from leaderboard.views.columns import (
     BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
-    VERIFIED, column_or_empty, flags, as_numbers, as_text, in_words,
+    VERIFIED_FILE, VERIFIED_RUN, column_or_empty, flags, as_numbers, as_text, in_words,
 )
 
 
 # -- derived columns ----------------------------------------------------------------------------------------
 
 def badge(frame: pd.DataFrame) -> pd.Series:
-    source = column_or_empty(frame, "source").astype("string")
-    kind = column_or_empty(frame, "kind").astype("string")
-    out = np.where(source == "reported", REPORTED, np.where(kind == "baseline", BASELINE, VERIFIED))
+    source = column_or_empty(frame, "source").astype("string").fillna("")
+    kind = column_or_empty(frame, "kind").astype("string").fillna("")
+    # only a model we ran is a run: a prediction file, or a row that does not say, is a file
+    verified = np.where(kind == "model", VERIFIED_RUN, VERIFIED_FILE)
+    out = np.where(source == "reported", REPORTED, np.where(kind == "baseline", BASELINE, verified))
     return pd.Series(out, index=frame.index, dtype=object)
 
 

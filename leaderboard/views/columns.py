@@ -24,7 +24,9 @@ OFFICIAL_PREFIX = "official"
 REPORTED_SUITE = "official (paper-reported)"
 
 # -- badges, types, buckets -------------------------------------------------------------------------
-VERIFIED, REPORTED, BASELINE = "✓ verified", "📄 reported", "baseline"
+# A verified row says which kind it is: a model we ran from its Hub id, or a prediction file
+# we scored (the submitter ran the model: its settings are as they declared them).
+VERIFIED_RUN, VERIFIED_FILE, REPORTED, BASELINE = "✓ verified run", "✓ verified file", "📄 reported", "baseline"
 SOURCES = ("verified", "reported")
 TYPES = ("open", "closed", "baseline", "human", "random", "unspecified")
 SIZES = ("<10B", "10-40B", ">40B", "unknown")

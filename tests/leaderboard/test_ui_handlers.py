@@ -274,7 +274,7 @@ def test_the_worker_finishes_a_submission_and_the_site_shows_it(handlers, stores
     assert source.refresh() is True and source.generation > generation
     assert source.refresh() is False  # unchanged: not reloaded
     shown = leaderboard(handlers, suite_id, search="scored model")
-    assert list(shown[views.MODEL]) == ["Scored Model"] and shown.iloc[0][views.SOURCE] == views.VERIFIED
+    assert list(shown[views.MODEL]) == ["Scored Model"] and shown.iloc[0][views.SOURCE] == views.VERIFIED_FILE
     assert handlers.updated_text().startswith("Results last updated: **20")
 
     pending, _running, finished, _failed = handlers.queue_tables()

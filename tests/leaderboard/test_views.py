@@ -126,7 +126,9 @@ def test_suite_choices_open_on_the_papers_rows_until_an_official_suite_exists(de
 # -- the leaderboard ----------------------------------------------------------------------------------
 
 def test_badges_tell_verified_reported_and_baseline_apart(board, official_board):
-    assert row(board, "run-hub")["badge"] == views.VERIFIED
+    # a model we ran and a prediction file we scored are both verified, and say which they are
+    assert row(board, "run-hub")["badge"] == views.VERIFIED_RUN == "✓ verified run"
+    assert row(board, "run-file")["badge"] == views.VERIFIED_FILE == "✓ verified file"
     assert row(board, "run-baseline")["badge"] == views.BASELINE
     paper = official_board[official_board["source"] == "reported"]
     assert set(paper["badge"]) == {views.REPORTED}
@@ -450,7 +452,7 @@ def test_the_papers_number_valued_breakdowns_expand_too(official_board):
     shown = views.breakdown_view(official_board, "videosimpleqa-category")
     paper = shown[shown[views.SOURCE].str.startswith("📄")].set_index(views.MODEL)
     assert paper.loc["o3", "ENG"] == 63.0
-    verified = shown[shown[views.SOURCE] == views.VERIFIED]
+    verified = shown[shown[views.SOURCE].isin([views.VERIFIED_RUN, views.VERIFIED_FILE])]
     assert len(verified) == 2  # verified rows ({category: {f_score...}}) and paper rows ({category: F}) together
 
 
