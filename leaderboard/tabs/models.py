@@ -98,6 +98,8 @@ def build(h: ModelsHandlers, generation: gr.State) -> None:
                              elem_id="models-table", buttons=[])
         with gr.Accordion("How this page ranks", open=False, elem_id="models-legend-box"):
             legend = gr.Markdown(h.models_legend(), elem_id="models-legend")
+        with gr.Accordion("Which papers' rows each model joins", open=False, elem_id="models-names-box"):
+            gr.Markdown(model_views.names_table(), elem_id="models-names")
         gr.Markdown("### Reported by the models' authors", elem_id="author-heading")
         first_authors, authors_note = h.authors_table("")
         shown_authors_note = gr.Markdown(authors_note, elem_id="author-note")

@@ -311,6 +311,26 @@ def models_legend(suite: str, official: bool) -> str:
             f"as wrong in the score (the Leaderboard's protocol card says how many). {NO_AVERAGE}")
 
 
+NAMES_INTRO = ("Each row above joins one model's numbers from the five papers, which often spell its name "
+               "differently (a date, the size, \"-Instruct\" dropped). Below is every model's name in each paper, as "
+               "reviewed (blank: the paper does not report it), with the reviewers' notes; the search finds a model "
+               "by any of these names. A human row joins people of the same kind from different papers, not the "
+               "same people.")
+
+
+def names_table(table: models.ModelTable | None = None) -> str:
+    """Markdown: the names each paper prints for every model (the reviewed identities,
+    leaderboard/reported_data/models.json), so a reader can see which papers' rows a Models
+    row joins."""
+    table = table or models.load_models()
+    head = [MODEL, *(TITLES[b] for b in BENCHMARKS), "Note"]
+    lines = [NAMES_INTRO, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for identity in sorted(table.identities, key=lambda i: i.display.casefold()):
+        cells = [identity.display, *(" · ".join(identity.paper_names(b)) for b in BENCHMARKS), identity.notes]
+        lines.append("| " + " | ".join(markup.escape(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
 def model_names(view: pd.DataFrame) -> list[str]:
     """The Model column as plain names (tests and the API read it without its links)."""
     return [markup_text(v) for v in as_text(view[MODEL])]

@@ -206,3 +206,19 @@ def test_a_search_finds_a_model_however_a_paper_spells_it(papers):
     assert "GPT-4o" in model_views.model_names(model_views.model_view(rows, search="gpt 4o"))
     found = model_views.model_names(model_views.model_view(rows, search="o3"))
     assert "o3" in found and not any("Video-34B" in n for n in found)  # not "vide-o3-4b"
+
+
+def test_the_names_table_shows_which_papers_rows_each_model_joins(papers):
+    table = models.load_models()
+    lines = [line for line in model_views.names_table(table).splitlines() if line.startswith("| ")]
+    header, body = lines[0], lines[1:]
+    assert header == "| Model | ExpVid | CausalStep | ExAct | Video-MMMU | Video SimpleQA | Note |"
+    # one line per model of the Models page, each with a cell per benchmark and the note
+    shown = {r.identity.display for r in model_views.model_rows(papers)}
+    assert len(body) == len(table.identities) and shown <= {line.split(" | ")[0][2:] for line in body}
+    gpt = next(line for line in body if line.startswith("| GPT-4o |")).split(" | ")
+    assert gpt[2] == "GPT-4o-2024-11-20" and gpt[3] == "GPT-4o" and "snapshot" in gpt[6]  # the dated row it joins
+    assert all(line.count(" | ") == 6 for line in body)  # no name or note breaks a row (escaped "|")
+    odd = models.ModelTable(schema_version=1, notes=(), identities=(models.Identity(
+        key="x", name="A|B", display="A|B", names=(("exact", ("A|B [v2]",)),)),))
+    assert model_views.names_table(odd).splitlines()[-1] == "| A&#124;B |  |  | A&#124;B &#91;v2&#93; |  |  |  |"
