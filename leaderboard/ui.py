@@ -121,7 +121,9 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
         opened = gr.State("models")  # the open tab (tabs other than Models and Leaderboard fill when opened)
-        with gr.Tabs() as tabs:
+        # tabs that do not fit wrap to a second line (a phone: four short lines) rather than hide
+        # behind a "..." menu, where a phone kept 11 of the 13 out of sight
+        with gr.Tabs(overflow_behavior="wrap", elem_id="site-tabs") as tabs:
             models.build(h, generation)
             leaderboard_tab.build(h, suite, generation, initial)
             benchmarks.build(h, suite, generation, opened)

@@ -116,6 +116,21 @@ def assert_rank_and_model_stay(page, table: str) -> None:
 
 # -- a phone --------------------------------------------------------------------------------------------------
 
+def test_on_a_phone_every_tab_is_in_view_not_behind_a_menu(page_at):
+    page = page_at(PHONE)
+    tabs = page.locator("#site-tabs > .tab-wrapper [role=tab]")
+    names = tabs.all_inner_texts()
+    assert {"Models", "Leaderboard", "Submit", "Downloads", "About", "Citation"} <= set(names), names
+    assert page.get_by_role("button", name="More tabs").locator("visible=true").count() == 0
+    for i in range(tabs.count()):
+        box = tabs.nth(i).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (names[i], box)
+    bar = page.locator("#site-tabs > .tab-wrapper").bounding_box()
+    assert bar["y"] + bar["height"] < page.locator("#models-table").bounding_box()["y"] < PHONE["height"]
+    open_any_tab(page, "Citation")  # the last tab opens from the bar itself
+    expect(page.get_by_role("tab", name="Citation", exact=True)).to_have_attribute("aria-selected", "true")
+
+
 
 @pytest.mark.parametrize("papers", [True, False], ids=["papers", "demo-suite"])
 def test_on_a_phone_the_leaderboard_shows_rank_model_and_a_whole_score(page_at, site, papers):
