@@ -178,18 +178,17 @@ class BaseHandlers:
             log.exception("refresh failed")
             return skip(3)
 
-    def tab_opened(self, tab_id: str) -> tuple:
+    def tab_opened(self, tab_id: str) -> str | tuple:
         """A tab was opened: which one (fill_when_open reads it), and, for a tab that follows the
         queue, the queue's signature now: its change fills that tab's tables. (The suite picker
         hides on Models by the site's CSS, in the browser: tabs/common.py.)"""
-        shown = (tab_id,)
         if tab_id not in QUEUE_TABS:
-            return shown
+            return tab_id  # the one output: gradio would store a 1-tuple as the tuple itself
         try:
-            return (*shown, self.queue_signature())
+            return tab_id, self.queue_signature()
         except Exception:  # the tab shows what it had; the next tick tries again
             log.exception("could not read the queue")
-            return (*shown, gr.skip())
+            return tab_id, gr.skip()
 
     @failsafe()
     def suite_picker(self) -> gr.Radio:

@@ -91,8 +91,9 @@ def test_picking_two_verified_rows_shows_their_differences(page, site):
     screenshots.mkdir(parents=True, exist_ok=True)
     open_tab(page, "Compare")  # the page opens on the papers' numbers: nothing to compare, and it says where to look
     expect(page.locator("#compare-status")).to_contain_text("Pick a suite under Show above")
+    show_suite(page, site.suite_id())  # picked while Compare is open: the tab refills at once
+    expect(page.locator("#compare-status")).to_contain_text("Pick two rows")
     open_tab(page, "Leaderboard")
-    show_suite(page, site.suite_id())
     expect(page.locator("#leaderboard-table [role=columnheader]").filter(has_text="Band")).to_be_visible()
 
     open_tab(page, "Compare")

@@ -430,7 +430,7 @@ def test_the_queue_signature_goes_only_to_a_tab_that_shows_the_queue(handlers):
     signature = handlers.queue_signature()
     assert handlers.tick("models")[2] == gr.skip() and handlers.tick("leaderboard")[2] == gr.skip()
     assert handlers.tick("queue")[2] == signature and handlers.tick("submit")[2] == signature
-    assert handlers.tab_opened("models") == ("models",)
+    assert handlers.tab_opened("models") == "models"  # one output: the value itself, never a 1-tuple
     opened, sent = handlers.tab_opened("queue")
     assert opened == "queue" and sent == signature
 
