@@ -37,16 +37,19 @@ log = logging.getLogger("leaderboard.compare_tab")
 STATS_KEPT = 64  # per-video statistics files kept in memory (a few hundred kB each at full size)
 INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and each level, task, domain, "
          "category and hop with enough items, the table gives both scores, their difference A − B, its 95% "
-         "paired bootstrap interval over videos and its p-value. Many scores are tested at once, so some would "
-         "differ by chance: **p (Holm)** and **p (BH)** correct for that. **Significant (BH)** and the count "
-         "above the table use Benjamini-Hochberg (BH p at most 0.05): at most 5% of the differences it calls "
-         "significant are expected to be flukes, which suits a scan for where two models differ. Holm's stricter "
-         "p keeps the chance of even one fluke at 5%, but with 1,000 resamples it can call nothing significant "
-         "once more than 25 scores are compared. "
-         "Each row shows its protocol (≠: off the suite's reference); where the two rows' protocols differ, "
-         "A − B mixes model and protocol, and the status line and Note say so. "
-         "Only rows of the same suite and judge can be compared. " + logic.REPORTED_NOTE.split(": ")[0] +
-         ": a paper gives no per-video results. The About tab explains the method.")
+         "paired bootstrap interval over videos and whether the difference is significant. Only rows of the "
+         "same suite and judge can be compared.")
+# The method, folded: a phone then shows the pickers on its first screen
+METHOD = ("Many scores are tested at once, so some would "
+          "differ by chance: **p (Holm)** and **p (BH)** correct for that. **Significant (BH)** and the count "
+          "above the table use Benjamini-Hochberg (BH p at most 0.05): at most 5% of the differences it calls "
+          "significant are expected to be flukes, which suits a scan for where two models differ. Holm's stricter "
+          "p keeps the chance of even one fluke at 5%, but with 1,000 resamples it can call nothing significant "
+          "once more than 25 scores are compared. "
+          "Each row shows its protocol (≠: off the suite's reference); where the two rows' protocols differ, "
+          "A − B mixes model and protocol, and the status line and Note say so. "
+          + logic.REPORTED_NOTE.split(": ")[0] + ": a paper gives no per-video results. The About tab explains the "
+          "method in full.")
 PICK_TWO = "Pick two rows to compare."
 NONE_HERE = ("Nothing to compare in this view: Compare needs two ✓ verified rows of one suite, and a paper's "
              "reported numbers come without per-video results. Pick a suite under **Show** above.")
@@ -132,9 +135,14 @@ def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State, opened: gr.S
     c = CompareHandlers(h)
     with gr.Tab("Compare", id="compare", elem_id="tab-compare") as tab:
         gr.Markdown(INTRO, elem_id="compare-intro")
+        with gr.Accordion("How differences are tested: p, Holm, BH, protocols", open=False,
+                          elem_id="compare-method-box"):
+            gr.Markdown(METHOD, elem_id="compare-method")
         with gr.Row():
-            a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a")
-            b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b")
+            # side by side where both fit whole, one under the other on a phone (a choice reads
+            # "Baseline: first-option · ✓ reference")
+            a = gr.Dropdown([], value=None, label="Model A", elem_id="compare-a", min_width=300)
+            b = gr.Dropdown([], value=None, label="Model B", elem_id="compare-b", min_width=300)
         status = gr.Markdown(PICK_TWO, elem_id="compare-status", latex_delimiters=[])
         shown = gr.Dataframe(pd.DataFrame(columns=list(logic.COLUMNS)), interactive=False, wrap=True,
                              show_search="filter", max_height=640, label="A − B", elem_id="compare-table",
