@@ -24,6 +24,7 @@ LEADERBOARD_MIN_BUCKET_ITEMS is refused like on the rest of the site.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -41,7 +42,7 @@ from evaluator.records import round_half_up
 from results import coverage, markup, number_format
 from leaderboard import compare_protocol, multiple_testing
 from leaderboard.compare_protocol import ProtocolGap
-from results.disclosure import hidden_text
+from results.disclosure import SUPPRESSED, hidden_text, suppressed_n
 from leaderboard.errors import CompareRefused
 from leaderboard.views import METRICS
 from submissions.stores.sharded import read_sharded
@@ -195,12 +196,30 @@ TOO_SMALL = ": not compared"  # a bucket's note where it holds too few items
 NOT_ATTEMPTED = "did not attempt this benchmark"
 
 
-def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
+def hidden_trees(*rows: dict[str, Any]) -> dict[str, list[dict]]:
+    """Per benchmark, the trees of the buckets each row's public result hides (results/
+    disclosure.py: small buckets and their complements), read from the table's cells."""
+    out: dict[str, list[dict]] = {}
+    for benchmark in ORDER:
+        for row in rows:
+            cell = row.get(f"{benchmark}.{SUPPRESSED}")
+            try:
+                tree = json.loads(cell) if isinstance(cell, str) else cell
+            except ValueError:
+                tree = None
+            if isinstance(tree, dict) and tree:
+                out.setdefault(benchmark, []).append(tree)
+    return out
+
+
+def compare(a: PairedStats, b: PairedStats, min_items: int,
+            hidden: dict[str, list[dict]] | None = None) -> pd.DataFrame:
     """One row per benchmark and bucket either result has: the scores, A − B, the 95%
     paired bootstrap interval of A − B, its p-value raw and adjusted over every compared
     row (Holm, Benjamini-Hochberg) and whether the headline's is at most 5%; a bucket
-    with fewer than `min_items` items, or one only one model has, gets a note and no
-    numbers; a benchmark only one model has is one row. The buckets too small to compare and
+    with fewer than `min_items` items, one that either result's public scores hide
+    (`hidden`, hidden_trees: a small bucket's complement too), or one only one model has,
+    gets a note and no numbers; a benchmark only one model has is one row. The buckets too small to compare and
     the benchmarks one model lacks come last, after every compared row (on a small suite the
     small buckets are most of them). `frame.attrs`: "path", "benchmark", "low", "high" per
     row (the bounds as numbers)."""
@@ -233,8 +252,10 @@ def compare(a: PairedStats, b: PairedStats, min_items: int) -> pd.DataFrame:
                 continue
             n = min(sa.n, sb.n)
             row[N] = n
-            if path != OVERALL and 0 < n < min_items:
-                rows.append(row | {NOTE: f"{hidden_text(n)}{TOO_SMALL}"})
+            # hidden in either row's published scores: shown here, it would give the hidden score back
+            hid = next((m for tree in (hidden or {}).get(benchmark, ()) if (m := suppressed_n(tree, path)) is not None), None)
+            if path != OVERALL and (0 < n < min_items or hid is not None):
+                rows.append(row | {NOTE: f"{hidden_text(hid or n, min_items)}{TOO_SMALL}"})
                 continue
             if drawn is None:
                 rows.append(row | {NOTE: "the two results were scored on different items"})

@@ -119,7 +119,8 @@ class CompareHandlers:
                 stats_a = logic.check_stats(row_a, self._paired(row_a), "Model A")
                 stats_b = logic.check_stats(row_b, self._paired(row_b), "Model B")
                 gap = compare_protocol.protocol_gap(row_a, row_b)
-                frame = logic.mark_protocols(logic.compare(stats_a, stats_b, minimum), gap)
+                hidden = logic.hidden_trees(row_a, row_b)
+                frame = logic.mark_protocols(logic.compare(stats_a, stats_b, minimum, hidden), gap)
                 return frame, logic.summary(row_a, row_b, frame, stats_a.samples, gap)
             frame, text = self.h._cached((generation, "compare", suite, a, b, minimum), run)
         except CompareRefused as e:

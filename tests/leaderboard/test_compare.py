@@ -269,6 +269,41 @@ def test_small_buckets_are_refused_and_the_overall_never_is(pair):
     assert (compare.compare(a, b, min_items=0)[compare.NOTE].str.startswith("n too small")).sum() == 0
 
 
+def test_a_bucket_either_rows_published_scores_hide_is_not_compared(pair):
+    """A bucket big enough to compare, hidden in a row's public scores with a smaller one
+    (complementary suppression) or as a near-duplicate file's, stays hidden here too: its
+    score and A − B would give it back."""
+    import json
+
+    from results import disclosure
+
+    (result_a, a), (_, b) = pair
+    def where(frame: pd.DataFrame, i: int) -> tuple[str, tuple[str, ...]]:
+        return frame.attrs["benchmark"][i], tuple(frame.attrs["path"][i].split("/"))
+
+    compared = compare.compare(a, b, min_items=10)
+    first = next(i for i, (number, note) in enumerate(zip(compared[compare.NUMBER], compared[compare.NOTE]))
+                 if number != "Overall" and note == "")  # the first bucket compared
+    target, (benchmark, path) = compared.iloc[first], where(compared, first)
+    public = disclosure.public(result_a.model_copy(), 10)
+    forced = disclosure.suppress(public.scores, 10, close=[[benchmark, *path]])  # as for a near-duplicate
+    cells = {f"{name}.{disclosure.SUPPRESSED}": json.dumps(scores[disclosure.SUPPRESSED])
+             for name, scores in forced.items() if disclosure.SUPPRESSED in scores}
+    hidden = compare.hidden_trees(cells, {})
+    frame = compare.compare(a, b, min_items=10, hidden=hidden)
+    got = row(frame, target[compare.BENCHMARK], target[compare.NUMBER])
+    assert got[compare.NOTE] == f"hidden with a smaller bucket (n={int(target[compare.N])}): not compared"
+    assert pd.isna(got[compare.SCORE_A]) and pd.isna(got[compare.DIFF]) and got[compare.INTERVAL] == ""
+    # every bucket compared is one both rows publish; everything hidden in row A is refused
+    for i, (number, note) in enumerate(zip(frame[compare.NUMBER], frame[compare.NOTE])):
+        name, at = where(frame, i)
+        tree = json.loads(cells.get(f"{name}.{disclosure.SUPPRESSED}", "{}"))
+        if number != "Overall" and disclosure.suppressed_n(tree, at) is not None:
+            assert note.endswith(": not compared"), (name, number)
+    assert (frame[compare.NOTE] != "").sum() > (compared[compare.NOTE] != "").sum()
+    assert compare.hidden_trees({"exact.suppressed": "not json"}, {"expvid.suppressed": None}) == {}
+
+
 def test_bucket_statistics_give_the_published_breakdown_scores(demo_suite):
     """Each bucket's score from its per-video statistics is the result's own metric there
     (the scorer run on the bucket's items agrees with the full scoring's breakdowns), on
