@@ -172,13 +172,17 @@ def _rank_text(board: pd.DataFrame, at) -> str:
         ranked = ranked[ranked["judge_text"] == board.at[at, "judge_text"]]
     rank = int(board.at[at, "rank"])
     sharing = ranked[ranked["rank"] == rank]
+    head = f"On the Leaderboard: rank {rank} of {len(ranked)}"
+    if "average" in board and pd.isna(board.at[at, "average"]):  # a partial row: placed after every complete one
+        complete = int(ranked["average"].notna().sum())
+        head += (f" ({complete} row{'s' * (complete != 1)} with an Average come{'s' * (complete == 1)} first; "
+                 f"after them, rows are placed by the mean of the scores each has)")
     if len(sharing) < 2:
-        return f"On the Leaderboard: rank {rank} of {len(ranked)}."
+        return f"{head}."
     by_score = list(sharing.index).index(at) + 1  # the board is in score order
     others = len(sharing) - 1
-    return (f"On the Leaderboard: rank {rank} of {len(ranked)}, shared with {others} other row{'s' * (others > 1)} "
-            f"whose 95% intervals overlap yours; by score alone yours is {_ordinal(by_score)} of these "
-            f"{len(sharing)}.")
+    return (f"{head}, shared with {others} other row{'s' * (others > 1)} whose 95% intervals overlap yours; "
+            f"by score alone yours is {_ordinal(by_score)} of these {len(sharing)}.")
 
 
 def _ordinal(n: int) -> str:

@@ -226,6 +226,12 @@ def test_a_finished_submissions_place_says_when_its_rank_is_shared():
     assert views.place_text(board, "far").endswith("No answer at all in ExAct: no score there, so no Average, and "
                                                    "the row comes after every row that has one.")
     assert "No answer" not in views.place_text(board, "mine")
+    # a row without an Average is placed after every row with one, not by intervals with them: it says so
+    board["average"] = [70.0, 69.5, 69.0, None, None]
+    assert views.place_text(board, "far").startswith(
+        "On the Leaderboard: rank 4 of 4 (3 rows with an Average come first; after them, rows are placed by the "
+        "mean of the scores each has).")
+    assert views.place_text(board, "mine").startswith("On the Leaderboard: rank 1 of 4, shared with 2 other rows")
 
 
 def test_ranks_stay_within_a_judge_and_skip_paper_rows():
