@@ -159,7 +159,8 @@ def card_markdown(row: dict | pd.Series) -> str:
         "frame sampling": str(card.get("frame_sampling", "")).replace("|", "/"),
         "resolution": _stated(card.get("resolution"), source),
         "generation": _stated(generation, source),
-        "repeated runs": _runs(card.get("runs"), source),
+        "repeated runs": _runs(card.get("runs"), source) + _fewer_runs(card.get("runs"), source,
+                                                                         sorted(card.get("frame_times_sha256") or {})),
         "judge": _judge_text(judge) + _no_verdicts(row),
         "scoring options": _code(card.get("scoring")),
         # the submitter's own words: escaped, never inside a code span (which shows references as typed)
@@ -274,6 +275,25 @@ def _runs(runs: dict | None, source: str = "") -> str:
     return "; ".join(f"{name}: {r.get('runs')} runs, overall per run {_code(_scores(r.get('overall_per_run')))}"
                      + (f", sd {number_format.score(r['sd'])}" if isinstance(r.get("sd"), (int, float)) else "")
                      for name, r in sorted(runs.items()))
+
+
+def _fewer_runs(runs: dict | None, source: str, benchmarks: list[str]) -> str:
+    """For a prediction file: the benchmarks whose reference protocol averages several runs
+    that the file gave fewer of (its score is then one run's, or a mean of fewer: the same
+    expected score, a wider spread). A model-id run's card lists its runs; a deviation there
+    is marked ≠ generation."""
+    if source != "prediction-file":
+        return ""
+    from evaluator import reference
+    from evaluator.benchmarks import BENCHMARKS
+
+    short = []
+    for name in benchmarks:
+        wanted = reference.protocol(name).generation.runs if name in reference.names() else 1
+        if wanted > 1 and int((runs or {}).get(name, {}).get("runs") or 1) < wanted:
+            short.append(f"{BENCHMARKS[name].TITLE if name in BENCHMARKS else name} {wanted}")
+    return (f"; the reference protocol averages more runs: {', '.join(short)} (a file may give each run of a "
+            f"call as its own line, \"run\": 2 and 3)") if short else ""
 
 
 def _scores(values: Any) -> Any:

@@ -303,7 +303,7 @@ def models_legend(suite: str, official: bool) -> str:
             f"paper's rows among themselves and a suite's verified rows among themselves). **{BASELINE_RANK}**: a "
             f"baseline (people, "
             f"chance, our built-in runs), a reference point, not ranked on this page.{demo} **{OFF_MARK}**: our run "
-            f"off the paper's protocol, or graded by the offline matcher where the paper used a language model "
+            f"on the benchmarks' own data (an official suite) off the paper's protocol, or graded by the offline matcher where the paper used a language model "
             f"(ExpVid's blanks, Video SimpleQA), shown unranked (its protocol card says what differs); where the "
             f"paper reports the model, the row is ranked by the paper's number, ours beside it. {AUTHOR_MARK}: the "
             f"model's authors' own number on its Hub page, never ranked.{made} **{coverage.PARTIAL_MARK}**: some "

@@ -213,6 +213,9 @@ def test_a_prediction_file_card_records_what_is_known_and_marks_the_rest_declare
     assert protocol_status.status_of(card) == protocol_status.DECLARED
     shown = protocol_status.card_markdown(aggregate.result_row(results["file"]))
     assert "declared, not verified" in shown and "not stated (prediction file)" in shown
+    # one run of Video SimpleQA, whose protocol averages three: the card says so, and how to give them
+    assert "one run of every benchmark; the reference protocol averages more runs: Video SimpleQA 3" in shown
+    assert "averages more runs" not in protocol_status.card_markdown(aggregate.result_row(results["baseline"]))
     # a declared frame count the call list does not have is a difference
     assert results["declared16"].protocol.deviations == ["frames"]
     assert results["algo"].protocol.deviations == ["scoring"]  # a mixed reading: neither of the paper's
