@@ -186,8 +186,8 @@ class SubmitHandlers(BaseHandlers):
         where = (" It will be shown there marked **≠ frames** and not ranked: the frame count you declared is "
                  "outside the suite's reference protocol (correct it under Queue → My submissions)."
                  if self.frames_off(request.metadata.get("frames"), request.suite_id) else "")
-        return done(f"Submitted: `{request.id}` ({markup.escape(request.model)}) is queued as PENDING on suite "
-                    f"`{request.suite_id}`. Follow it under Queue → My submissions; once scored, its row is on "
+        return done(f"Submitted: `{request.id}` ({markup.escape(request.model)}) went into the queue for "
+                    f"suite `{request.suite_id}`. Follow it under Queue → My submissions; once scored, its row is on "
                     f"the Leaderboard under Show → \"{markup.escape(views.suite_label(request.suite_id))}\".{where}")
 
     def frames_off(self, frames: str | None, suite_id: str) -> dict | None:
