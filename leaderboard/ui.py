@@ -69,6 +69,9 @@ if TYPE_CHECKING:
     from submissions.validation import HubClient
 
 HEADER = f"""## 🎬 {TITLE}"""
+# Tabs that do not fit wrap to another line (a phone: four short lines) rather than hide behind
+# a "..." menu, where a phone kept 11 of the 13 out of sight.
+TABS_OVERFLOW = "wrap"
 BLURB = ("Video-language models on " + views.in_words([f"**{views.TITLES[b]}**" for b in views.BENCHMARKS]) + ": "
          "**✓ verified** by our worker against answers the public never sees, beside the numbers the papers report "
          "(**📄 reported**).")
@@ -121,9 +124,7 @@ def build_ui(stores: Stores, settings: Settings, source: TableSource, wake: Call
         generation = gr.State(source.generation)
         signature = gr.State(None)  # None: the first tick always fills the Queue tab
         opened = gr.State("models")  # the open tab (tabs other than Models and Leaderboard fill when opened)
-        # tabs that do not fit wrap to a second line (a phone: four short lines) rather than hide
-        # behind a "..." menu, where a phone kept 11 of the 13 out of sight
-        with gr.Tabs(overflow_behavior="wrap", elem_id="site-tabs") as tabs:
+        with gr.Tabs(overflow_behavior=TABS_OVERFLOW, elem_id="site-tabs") as tabs:
             models.build(h, generation)
             leaderboard_tab.build(h, suite, generation, initial)
             benchmarks.build(h, suite, generation, opened)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from results import number_format, protocol_status, ranking
 from results.ranking import interval_ranks, overall_columns  # noqa: F401 - views.interval_ranks
+from leaderboard.views.models import search_names
 from leaderboard.views.columns import (
     BASELINE, BENCHMARKS, MODEL_BUDGET_FRAMES, REPORTED, SIZES, SUITE_DEFAULT_FRAMES, TITLES, UNSTATED_FRAMES,
     VERIFIED_FILE, VERIFIED_RUN, column_or_empty, flags, as_numbers, as_text, in_words,
@@ -126,6 +127,7 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     # paper, so a CausalStep number is never ordered against a Video SimpleQA one
     out = ranking.ranked(out)
     out["model_text"] = _variant_names(out)
+    out["search_names"] = search_names(out)
     out["runner_text"] = as_text(column_or_empty(out, "runner")).where(out["source_kind"] == "verified", "paper")
     out["protocol_text"] = protocol_status.labels(out)
     out["label"] = _labels(out)

@@ -104,6 +104,19 @@ def _paper_identity(row: pd.Series, benchmark: str, table: models.ModelTable) ->
         return None  # a row the reviewed table lacks: the papers' own tab still shows it
 
 
+def search_names(board: pd.DataFrame, table: models.ModelTable | None = None) -> pd.Series:
+    """The names a Leaderboard search matches on each row: its own, and for a paper's row also
+    the Models page's name for its model (the ExpVid paper's "Gemini-2.5-Flash" is found as
+    "Gemini 2.5 Flash (thinking)", as the Models page shows it)."""
+    table = table or models.load_models()
+    names = [(name,) for name in as_text(board["model"])]
+    ids = as_text(board["id"]) if "id" in board else pd.Series("", index=board.index)
+    for i in [i for i, row_id in enumerate(ids) if row_id.startswith("reported/")]:  # papers' rows only
+        if found := _paper_identity(board.iloc[i], ids.iloc[i].split("/")[1], table):
+            names[i] = tuple(dict.fromkeys((*names[i], found.display, found.name)))
+    return pd.Series(names, index=board.index, dtype=object)
+
+
 def _verified_identity(row: pd.Series, table: models.ModelTable) -> models.Identity:
     thinking = str(row.get("thinking_text", "")) == "on"
     if str(row.get("kind")) == "baseline":  # a built-in baseline (random, first option): a reference point, no model

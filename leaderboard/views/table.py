@@ -39,17 +39,19 @@ class Filters:
     protocols: str | None = None  # protocol_status.REFERENCE_ONLY: rows sharing the suite's reference (and papers')
 
 
-def search_mask(models: pd.Series, search: str) -> pd.Series:
+def search_mask(names: pd.Series, search: str) -> pd.Series:
+    """Which rows a search matches: `names` holds a name, or a tuple of names (any may match)."""
     terms = search_terms(search)
     if not terms:
-        return pd.Series(True, index=models.index)
-    return pd.Series([name_matches(name, terms) for name in as_text(models)], index=models.index, dtype=bool)
+        return pd.Series(True, index=names.index)
+    return pd.Series([any(name_matches(str(n), terms) for n in (v if isinstance(v, tuple) else (v,)) if n == n)
+                      for v in names], index=names.index, dtype=bool)
 
 
 def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     """The rows (of the prepared board or of leaderboard_table) that pass every filter;
     ranks unchanged."""
-    mask = search_mask(board["model"], filters.search)
+    mask = search_mask(board["search_names"] if "search_names" in board else board["model"], filters.search)
     if filters.types is not None:
         mask &= board["model_type"].isin(filters.types)
     if filters.sizes is not None:
@@ -97,7 +99,7 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
 
 
 # The board's columns the filters read; leaderboard_table keeps them beside the display columns.
-FILTER_KEYS = ("model", "model_type", "size", "source_kind", "frames_label", "judge_text", "protocol_status")
+FILTER_KEYS = ("model", "search_names", "model_type", "size", "source_kind", "frames_label", "judge_text", "protocol_status")
 
 
 def _pm_key(column: str) -> str:

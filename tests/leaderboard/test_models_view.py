@@ -222,3 +222,16 @@ def test_the_names_table_shows_which_papers_rows_each_model_joins(papers):
     odd = models.ModelTable(schema_version=1, notes=(), identities=(models.Identity(
         key="x", name="A|B", display="A|B", names=(("exact", ("A|B [v2]",)),)),))
     assert model_views.names_table(odd).splitlines()[-1] == "| A&#124;B |  |  | A&#124;B &#91;v2&#93; |  |  |  |"
+
+
+def test_the_leaderboard_search_finds_a_papers_row_by_its_models_page_name(papers):
+    table = views.leaderboard_table(papers)
+    rows = model_views.model_rows(papers)
+    flash = row_of(rows, "Gemini 2.5 Flash (thinking)")  # the Models page's name: no paper prints it
+    assert not papers["model"].eq(flash.identity.display).any()
+    found = views.filter_rows(table, views.Filters(search=flash.identity.display))
+    # every paper row the Models row joins, each as its paper prints it, and not the other variant
+    assert set(found["model"]) == {n for _, names in flash.identity.names for n in names}
+    assert not found[views.MODEL].str.contains("no thinking").any()
+    # a search by a paper's own spelling still works as before
+    assert len(views.filter_rows(table, views.Filters(search="Gemini-2.5-Flash"))) > len(found)
