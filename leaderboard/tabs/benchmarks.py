@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from evaluator.benchmarks import BENCHMARKS
 from leaderboard import views
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import RANK_PX, as_tables, failsafe, fill_when_open, partial_note, table
@@ -54,6 +55,8 @@ def build(h: BenchmarkHandlers, suite: gr.Dropdown, generation: gr.State, opened
         with gr.Tabs(elem_id="benchmark-tabs") as inner:
             for name in views.BENCHMARKS:
                 with gr.Tab(views.TITLES[name], id=f"bench-{name}"):
+                    # what its Overall is (CausalStep's, a chain score, can be below both of its parts)
+                    gr.Markdown(f"**Overall**: {BENCHMARKS[name].HEADLINE}.", elem_id=f"{name}-headline")
                     # its own ◐ note, above the table as the tab's note is (not "bench-…": that id pins columns)
                     notes.append(gr.Markdown(visible=False, elem_id=f"{name}-partial-note"))
                     tables.append(gr.Dataframe(interactive=False, show_search="filter", pinned_columns=2,

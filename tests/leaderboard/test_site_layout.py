@@ -23,6 +23,7 @@ from site_server import (
     write_baseline_predictions,
 )
 
+from evaluator.benchmarks import BENCHMARKS
 from leaderboard import views
 from leaderboard.reported import load_reported
 
@@ -205,6 +206,9 @@ def test_a_papers_rows_are_ranked_within_the_paper_and_name_a_judge_only_where_o
         models = [r for r in paper.rows if r.kind == "model" and r.metrics.get("overall") is not None]
         best = max(models, key=lambda r: r.metrics["overall"])
         assert bench_cells(page, paper.benchmark, best.model)[views.RANK] == "1 📄", paper.benchmark
+        # above the table: what its Overall is (CausalStep's chain score can be below both of its parts)
+        expect(page.locator(f"#{paper.benchmark}-headline")).to_contain_text(
+            f"Overall: {BENCHMARKS[paper.benchmark].HEADLINE}")
         worst = min(models, key=lambda r: r.metrics["overall"])
         below = sum(r.metrics["overall"] > worst.metrics["overall"] for r in models)
         assert bench_cells(page, paper.benchmark, worst.model)[views.RANK] == f"{below + 1} 📄", paper.benchmark
