@@ -40,7 +40,9 @@ INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and
          "paired bootstrap interval over videos and whether the difference is significant. Only rows of the "
          "same suite and judge can be compared.")
 # The method, folded: a phone then shows the pickers on its first screen
-METHOD = ("Many scores are tested at once, so some would "
+METHOD = ("**n** is how many items a score is taken over, in its benchmark's own unit (a question; ExpVid's "
+          "level 3: a blank; CausalStep: a chain of several calls), so it need not match the calls or add up over "
+          "a benchmark's parts. Many scores are tested at once, so some would "
           "differ by chance: **p (Holm)** and **p (BH)** correct for that. **Significant (BH)** and the count "
           "above the table use Benjamini-Hochberg (BH p at most 0.05): at most 5% of the differences it calls "
           "significant are expected to be flukes, which suits a scan for where two models differ. Holm's stricter "
@@ -136,7 +138,7 @@ def build(h: "BaseHandlers", suite: gr.Radio, generation: gr.State, opened: gr.S
     c = CompareHandlers(h)
     with gr.Tab("Compare", id="compare", elem_id="tab-compare") as tab:
         gr.Markdown(INTRO, elem_id="compare-intro")
-        with gr.Accordion("How differences are tested: p, Holm, BH, protocols", open=False,
+        with gr.Accordion("How to read the table: n, p, Holm, BH, protocols", open=False,
                           elem_id="compare-method-box"):
             gr.Markdown(METHOD, elem_id="compare-method")
         with gr.Row():
