@@ -305,8 +305,9 @@ def models_note(shown: pd.DataFrame, official: bool) -> str:
 def models_legend(suite: str, official: bool) -> str:
     """How the page ranks, in full: which numbers are ranked together, which are shown
     unranked and why. `suite`: how the verified rows' suite is named."""
-    demo = ("" if official else f" **{DEMO_RANK}**: a run on {suite.removeprefix(VERIFIED_MARK).strip()}, shown "
-            "unranked here (its videos are not the benchmarks' own data; the Leaderboard ranks it within that suite).")
+    demo = ("" if official else f" **{DEMO_RANK}**: a run on {suite.removeprefix(VERIFIED_MARK).strip()}, our "
+            "built-in baselines' too, shown unranked here (its videos are not the benchmarks' own data; the "
+            "Leaderboard ranks it within that suite).")
     derived = "'s and ".join(derived_overall())
     made = (f" {REPORTED_MARK} {derived}'s overall: computed from the paper's numbers, which give none (About → "
             f"Protocol)." if derived else "")
