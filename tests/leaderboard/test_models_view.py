@@ -151,7 +151,7 @@ def test_the_line_above_says_why_this_column_and_what_is_not_ranked(papers):
     picked = model_views.models_note(model_views.model_view(rows, other), official=True)
     assert f"ranked by **{other}** only ·" in picked and "demo" not in picked
     legend = model_views.models_legend("✓ Demo suite (demo-v1)", official=False)
-    assert "**demo**: a run on Demo suite (demo-v1), shown unranked here" in legend
+    assert "**demo**: a run on Demo suite (demo-v1), our built-in baselines' too, shown unranked here" in legend
     assert "ExpVid's and CausalStep's overall: computed from the paper's numbers" in legend  # as their tables say
     assert "demo" not in model_views.models_legend("✓ official-v1", official=True)
 
