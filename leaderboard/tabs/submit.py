@@ -33,9 +33,15 @@ PREDICTION_STEPS = """1. Download the call list: one JSON record per call (its p
 2. Answer every call with your model and write one JSON line per call:
    `{"id": "<the call's id>", "response": "<your model's output>"}`, optionally with `"confidence": 0-100`
    (Video SimpleQA: its prompt asks for a `confidence_score` inside the reply, which is read where this field
-   is absent; the field wins where both are given). A CausalStep call answered in context holds a placeholder for your model's previous
-   answer: fill it with your model's own answer and add `"context": "<that answer's label>"`.
-3. Upload the file: it is checked at once, and every problem is listed with its line."""
+   is absent; the field wins where both are given).
+   - **CausalStep** calls answered in context (their record has `context`) hold `context.placeholder` where your
+     model's previous answer goes: take the option your model chose for the call(s) in `context.after`, put
+     that option's text from `context.choices` in place of the placeholder, and add its label to the line:
+     `"context": "B"`. Where those calls got different labels, write one line per label.
+   - **Video SimpleQA**'s protocol averages three runs at temperature 1.0: give runs 2 and 3 as further lines
+     with `"run": 2` and `"run": 3` (one run is scored too, and its protocol card says so).
+3. Upload the file: it is checked at once, and every problem is listed with its line. A refused file is not
+   stored and does not count against your quota."""
 
 
 BUDGETS_NOTE = ("**Frame budgets.** Where a paper let each model choose how many frames it sees, you may too, "
@@ -349,7 +355,7 @@ def _file_tab(h: SubmitHandlers, suite: gr.Radio, quota: gr.Markdown) -> gr.Down
             weights = gr.Radio(["open", "closed", "not stated"], value="not stated", label="Weights",
                                elem_id="submit-open")
             frames = gr.Textbox(label="Frames per video (optional)", placeholder="e.g. 32",
-                                elem_id="submit-frames")
+                                info="Empty: as the call list gives them", elem_id="submit-frames")
             thinking = gr.Checkbox(label="Thinking mode", value=False, elem_id="submit-thinking")
         frames_note = gr.Markdown(elem_id="submit-frames-note")
         upload = gr.File(label="Prediction file (JSON Lines)", file_types=[".jsonl", ".json"],
