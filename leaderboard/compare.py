@@ -253,7 +253,8 @@ def compare(a: PairedStats, b: PairedStats, min_items: int,
             n = min(sa.n, sb.n)
             row[N] = n
             # hidden in either row's published scores: shown here, it would give the hidden score back
-            hid = next((m for tree in (hidden or {}).get(benchmark, ()) if (m := suppressed_n(tree, path)) is not None), None)
+            hid = next((m for tree in (hidden or {}).get(benchmark, ())
+                        if (m := suppressed_n(tree, path)) is not None), None)
             if path != OVERALL and (0 < n < min_items or hid is not None):
                 rows.append(row | {NOTE: f"{hidden_text(hid or n, min_items)}{TOO_SMALL}"})
                 continue

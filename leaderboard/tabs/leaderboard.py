@@ -14,9 +14,9 @@ from leaderboard.tabs import protocol_panel
 from leaderboard.tabs.base import BaseHandlers
 from leaderboard.tabs.common import failsafe, fitted
 
-RANKING_NOTE = """- **✓ verified run**: a model we ran from its Hub ID on this suite and scored. **✓ verified file**: a
-  prediction file we scored on this suite against answers its submitter never sees; the submitter ran the
-  model, so its settings are as they declared them. **baseline**: one of our built-in baselines (random
+RANKING_NOTE = """- **✓ verified run**: a model we ran from its Hub ID on this suite and scored. **✓ verified
+  file**: a prediction file we scored on this suite against answers its submitter never sees; the submitter
+  ran the model, so its settings are as they declared them. **baseline**: one of our built-in baselines (random
   choice, first option), ranked with the suite's rows as a yardstick.
 - **📄 … paper**: the number printed in that benchmark's paper, with that paper's own setup. A paper's rows are
   ranked only among themselves ("3 📄"), starting again at 1 for each paper, never with verified rows.

@@ -99,7 +99,8 @@ def _leaderboard_column(rows: pd.DataFrame, name: str) -> pd.Series:
 
 
 # The board's columns the filters read; leaderboard_table keeps them beside the display columns.
-FILTER_KEYS = ("model", "search_names", "model_type", "size", "source_kind", "frames_label", "judge_text", "protocol_status")
+FILTER_KEYS = ("model", "search_names", "model_type", "size", "source_kind", "frames_label", "judge_text",
+               "protocol_status")
 
 
 def _pm_key(column: str) -> str:
