@@ -75,16 +75,16 @@ class DownloadHandlers:
             if entry is None:
                 return (f"No snapshot for this choice: only suites with verified results have one "
                         f"({', '.join(f'`{s}`' for s in self.snapshots.suites()) or 'none yet'}). {PAPERS_NOTE}",
-                        _button(None), _button(None))
+                        _button(None), _parquet(None))
             files = [self._public_file(entry, kind) for kind in ("json", "parquet")]
             info = (f"Suite `{entry.suite_id}` · **{entry.rows}** results · table version "
                     f"`{entry.table_version}` · written {entry.table_updated_at or 'not yet'}")
-            return info, _button(files[0]), _button(files[1])
+            return info, _button(files[0]), _parquet(files[1])
         except (LeaderboardError, ResultsError) as e:
-            return markup.escape(str(e)), _button(None), _button(None)
+            return markup.escape(str(e)), _button(None), _parquet(None)
         except Exception:  # noqa: BLE001 - the page stays usable
             log.exception("the snapshot of %s could not be prepared", suite)
-            return GENERIC_ERROR, _button(None), _button(None)
+            return GENERIC_ERROR, _button(None), _parquet(None)
 
     def papers(self) -> tuple:
         """The papers' reported rows: their JSON (with each row's paper, table and citation);
@@ -97,7 +97,7 @@ class DownloadHandlers:
         info = (f"The papers' reported rows · **{json.loads(data)['rows']}** rows, each with its paper, table and "
                 f"citation · version `{reported_export.version()}` · JSON only "
                 f"(`{api.PREFIX}/reported.json`)")
-        return info, _button(str(path)), _button(None)
+        return info, _button(str(path)), _parquet(None, NO_PARQUET)
 
     def _public_file(self, entry, kind: str) -> str:
         """The snapshot as a local file for gr.DownloadButton; its name carries the
@@ -166,6 +166,15 @@ def _button(path: str | None):
     return gr.update(value=path, interactive=path is not None)
 
 
+PARQUET = "Download the leaderboard (Parquet)"
+NO_PARQUET = "No Parquet for the papers' rows (JSON only)"  # their columns differ from paper to paper
+
+
+def _parquet(path: str | None, label: str = PARQUET):
+    """The Parquet button: its label says why it is off where the choice has no Parquet."""
+    return gr.update(value=path, interactive=path is not None, label=label)
+
+
 def _enabled(on: bool):
     return gr.update(interactive=on)
 
@@ -202,7 +211,7 @@ def build(h: BaseHandlers, suite, generation, signature, opened) -> DownloadHand
         with gr.Row():
             as_json = gr.DownloadButton("Download the leaderboard (JSON)", interactive=False,
                                         elem_id="download-snapshot-json")
-            as_parquet = gr.DownloadButton("Download the leaderboard (Parquet)", interactive=False,
+            as_parquet = gr.DownloadButton(PARQUET, interactive=False,
                                            elem_id="download-snapshot-parquet")
         gr.Markdown(OUTPUTS_INTRO, elem_id="outputs-intro")
         with gr.Row():

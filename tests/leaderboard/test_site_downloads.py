@@ -260,6 +260,7 @@ def test_the_downloads_tab_hands_out_the_snapshot_and_the_owners_raw_outputs(bro
         open_tab(page, "Downloads")
         expect(page.locator("#snapshot-info")).to_contain_text("papers' reported rows")
         expect(page.locator("#download-snapshot-parquet")).to_be_disabled()
+        expect(page.locator("#download-snapshot-parquet")).to_have_text("No Parquet for the papers' rows (JSON only)")
         button = page.locator("#download-snapshot-json")
         expect(button).to_be_enabled()
         with page.expect_download() as info:
@@ -268,6 +269,9 @@ def test_the_downloads_tab_hands_out_the_snapshot_and_the_owners_raw_outputs(bro
         info.value.save_as(saved)
         assert saved.read_bytes() == get(site.url + "api/v1/reported.json")[2]
         assert all(r["paper"]["citation"] and r["table"] for r in json.loads(saved.read_bytes())["results"])
+        show_suite(page, suite_id)  # back on a suite (picked on the Downloads tab): its Parquet again
+        expect(page.locator("#download-snapshot-parquet")).to_have_text("Download the leaderboard (Parquet)")
+        expect(page.locator("#download-snapshot-parquet")).to_be_enabled()
 
         open_tab(page, "About")
         open_tab(page, "Exports")  # the About tab's page of docs/exports.md
