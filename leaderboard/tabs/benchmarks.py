@@ -48,9 +48,10 @@ class BenchmarkHandlers(BaseHandlers):
 def build(h: BenchmarkHandlers, suite: gr.Dropdown, generation: gr.State, opened: gr.State) -> None:
     with gr.Tab("Benchmarks", id="benchmarks", elem_id="tab-benchmarks") as tab:
         gr.Markdown("Every metric of each benchmark; the About tab says how each one is computed. A paper's rows "
-                    "are ranked among that paper's models only, on the benchmark's overall score (\"3 📄\"); our "
-                    "verified rows among themselves, as on the Leaderboard: on the score ± half the 95% CI's width "
-                    "(the bounds themselves need not be centred on the score).", elem_id="benchmarks-note")
+                    "are ranked among that paper's models only, on the benchmark's overall score (\"3 📄\"; papers "
+                    "print no intervals: read a point or two apart as a tie); our verified rows among themselves, "
+                    "as on the Leaderboard: on the score ± half the 95% CI's width (the bounds themselves need not "
+                    "be centred on the score).", elem_id="benchmarks-note")
         tables, notes = [], []
         with gr.Tabs(elem_id="benchmark-tabs") as inner:
             for name in views.BENCHMARKS:

@@ -19,7 +19,8 @@ RANKING_NOTE = """- **✓ verified run**: a model we ran from its Hub ID on this
   ran the model, so its settings are as they declared them. **baseline**: one of our built-in baselines (random
   choice, first option), ranked with the suite's rows as a yardstick.
 - **📄 … paper**: the number printed in that benchmark's paper, with that paper's own setup. A paper's rows are
-  ranked only among themselves ("3 📄"), starting again at 1 for each paper, never with verified rows.
+  ranked only among themselves ("3 📄"), starting again at 1 for each paper, never with verified rows. Papers
+  print no intervals, so these ranks order the printed numbers only: read a point or two apart as a tie.
   ExpVid's and CausalStep's papers print no overall score: theirs is computed from the paper's numbers
   (About → Protocol). A paper's row with no overall score (ExpVid's human row, levels 1 and 2 only) is not
   listed here, and the line under the table names it; By level and the Benchmarks tab show its parts.
