@@ -1,7 +1,7 @@
 """`python -m evaluator`: maintainers' and submitters' tools (`--help` lists the commands,
 `python -m evaluator COMMAND --help` explains one). The suite, prediction and protocol
 commands are here; the queue's are in cli/queue.py, create-repos and squash-history in
-cli/deploy.py, eval-results in cli/eval_results.py. Every command's help is written for its users: what it
+cli/deploy.py, rebuild-table in cli/table.py, eval-results in cli/eval_results.py. Every command's help is written for its users: what it
 does, each option and its default, an example (tests/cli/test_cli_help.py checks them)."""
 
 from __future__ import annotations
@@ -169,6 +169,9 @@ def parser() -> argparse.ArgumentParser:
 
     add_queue_commands(sub)  # queue list|show|requeue|rerun|cancel|priority|archive
     add_deploy_commands(sub)  # create-repos, squash-history
+    from cli.table import add_commands as add_table_commands
+
+    add_table_commands(sub)  # rebuild-table
     from cli.eval_results import add_commands as add_eval_results_commands
 
     add_eval_results_commands(sub)  # eval-results pr|scan

@@ -15,6 +15,9 @@ leaderboard/views/columns.py and the rest look each one up in the registry
                                                   score, which the small-bucket rule must hide
                                                   together (default: one group per breakdown,
                                                   making up the overall)
+    HIDDEN_WITH: {Path: tuple[Path, ...]}         cells computed from a bucket's own items, hidden
+                                                  whenever it is (Video-MMMU's knowledge-gain
+                                                  figures with its Adaptation track; default: none)
     paired_row_key(q) -> str | None               which per-video row a question is in
                                                   (default: q.video; None: not scored)
     paired_bucket_paths(q, labelled) -> [Path]    the buckets a question counts in (default: none)

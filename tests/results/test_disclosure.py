@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import min_bucket_items
@@ -117,6 +118,50 @@ def test_a_higher_minimum_hides_more_of_an_already_public_result():
     high = disclosure.public(low, 7)
     assert high.scores["videosimpleqa"]["suppressed"] == {"by_hop": {"2": 12, "3": 5, "4": 1}}
     assert high.min_bucket_items == 7
+
+
+def test_a_public_copy_checked_again_hides_what_its_hidden_buckets_would_give_back():
+    """A result published before a derived cell went with its bucket (Video-MMMU's knowledge
+    gain with a hidden Adaptation track, here hidden as a near-duplicate file's): checked again
+    (exports, rebuild), the cell is found exposed and hidden, and the rest stays as it was."""
+    # as published: Adaptation hidden, and Perception with it (two tracks hold at least the minimum)
+    metrics = {"overall": 30.0, "perception": None, "comprehension": 40.0, "adaptation": None,
+               "n_by_track": {"perception": 12, "comprehension": 12, "adaptation": 12},
+               "delta_knowledge": 0.0, "adaptation_question_only": 25.0, "wrong_to_right": 0.0,
+               "right_to_wrong": 0.0, "n_wrong_to_right": 0, "n_right_to_wrong": 0, "n_right_before": 3,
+               "n_wrong_before": 9, "suppressed": {"adaptation": 12, "perception": 12}}
+    exposed = disclosure.exposed({"videommmu": metrics}, 10)
+    assert {path for _, path in exposed} == {(name,) for name in videommmu.GAIN}
+    again = disclosure.suppress({"videommmu": metrics}, 10)["videommmu"]
+    assert all(again[name] is None and name in again["suppressed"] for name in videommmu.GAIN)
+    assert again["perception"] is None and again["comprehension"] == 40.0 and again["overall"] == 30.0
+    assert disclosure.exposed({"videommmu": again}, 10) == []
+
+
+def test_rebuild_table_publishes_rows_of_an_older_rule_again_under_todays(tmp_path):
+    """`python -m evaluator rebuild-table`, in a subprocess on a local store, writes the table
+    again from the result files: a row published while a hidden track's knowledge-gain figures
+    still showed loses them; its other scores stay."""
+    import os
+    import subprocess
+    import sys
+
+    gain = {"delta_knowledge": 0.0, "adaptation_question_only": 25.0, "wrong_to_right": 0.0,
+            "right_to_wrong": 0.0, "n_wrong_to_right": 0, "n_right_to_wrong": 0, "n_right_before": 3,
+            "n_wrong_before": 9}
+    leaky = {"overall": 30.0, "perception": None, "comprehension": 40.0, "adaptation": None,
+             "n_by_track": {"perception": 12, "comprehension": 12, "adaptation": 12}, **gain,
+             "suppressed": {"adaptation": 12, "perception": 12}}  # as an older rule published it
+    result = one_item_result("old-row").model_copy(update={"scores": {"videommmu": leaky}})
+    store = LocalStore(tmp_path / "home" / "results", "results")
+    store.write(aggregate.result_path("old-row"), result.model_dump_json().encode())
+    env = {**os.environ, "LEADERBOARD_STORE": "local", "LEADERBOARD_HOME": str(tmp_path / "home")}
+    ran = subprocess.run([sys.executable, "-m", "evaluator", "rebuild-table"], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 0 and "written again: 1 rows" in ran.stdout, ran.stderr
+    row = aggregate.load_table(store).set_index("id").loc["old-row"]
+    assert all(pd.isna(row[f"videommmu.{name}"]) for name in ("delta_knowledge", "wrong_to_right", "n_wrong_before"))
+    assert row["videommmu.comprehension"] == 40.0 and row["videommmu.overall"] == 30.0
 
 
 def test_the_demo_suites_one_item_hop_is_hidden_in_every_breakdown(demo_suite):

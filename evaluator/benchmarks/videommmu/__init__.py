@@ -36,6 +36,7 @@ Protocol choices where the paper or the release is ambiguous (About page):
 from evaluator.benchmarks.videommmu.buckets import (
     BREAKDOWN_FIELDS,
     GAIN,
+    HIDDEN_WITH,
     PAIRED_REDUCER,
     count_buckets,
     paired_bucket_paths,
@@ -67,7 +68,7 @@ from evaluator.benchmarks.videommmu.release import RELEASE_LAYOUT, import_releas
 __all__ = [
     "RELEASE_LAYOUT", "SEPARATE_CALL_KINDS",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
-    "GAIN", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
+    "GAIN", "HIDDEN_WITH", "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra",
     "Answer", "DISCIPLINES", "MCQ", "NAME", "OPEN", "PAPER_SIZE", "PAPER_VIDEOS", "Question", "TITLE",
     "TRACKS", "PHRASES", "build_calls", "call_id", "demo", "discipline_of", "frame_budget_key", "import_release", "labels_for",
     "make_answer", "question_only_call_id", "repair_latex_escapes", "score"

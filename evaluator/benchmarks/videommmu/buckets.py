@@ -18,6 +18,10 @@ PAIRED_REDUCER = "ratio"
 GAIN = ("delta_knowledge", "adaptation_question_only", "wrong_to_right", "right_to_wrong",
         "n_wrong_to_right", "n_right_to_wrong", "n_right_before", "n_wrong_before")
 DELTA_KNOWLEDGE = ("delta_knowledge",)
+# The knowledge-gain figures are hidden whenever the Adaptation track is (the small-bucket
+# rule): with the track hidden, its score over the items answered both ways would still be
+# right-before + wrong→right - right→wrong.
+HIDDEN_WITH = {("adaptation",): tuple((name,) for name in GAIN)}
 
 
 def count_buckets(metrics: dict, minimum: int) -> Buckets:
