@@ -35,7 +35,9 @@ from evaluator.buckets import Partition, Path, count_buckets, hook, partitions
 from evaluator.result import Result
 
 REASON = "n too small"  # what the site shows (with n) in place of a hidden bucket's score
-COMPLEMENT = "hidden with a smaller bucket"  # ... of a bucket hidden so that a small one stays hidden
+# ... of a bucket big enough to show, hidden so that another hidden one stays hidden (or as a
+# near-duplicate file's change)
+COMPLEMENT = "hidden with others"
 SUPPRESSED = "suppressed"  # the key of the tree of hidden buckets in a benchmark's scores
 
 
@@ -178,7 +180,7 @@ def suppressed_n(hidden: Any, path: Path) -> int | None:
 
 def hidden_text(n: int, minimum: int | None = None) -> str:
     """What the site shows in place of a hidden bucket's score: "n too small", or, for a
-    bucket big enough to be shown (hidden with a smaller one, or as a near-duplicate
+    bucket big enough to be shown (hidden so that another stays hidden, or as a near-duplicate
     file's), COMPLEMENT."""
     if minimum is None:
         from space_config.settings import get_settings

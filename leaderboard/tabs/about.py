@@ -77,11 +77,12 @@ def buckets_text(min_items: int, near_duplicate_items: int) -> str:
             f"**{min_items}** items (LEADERBOARD_MIN_BUCKET_ITEMS) is published as "
             f"\"{disclosure.REASON} (n=...)\" instead of a score: a bucket of one item would tell its "
             f"submitter whether that one answer was right. Beside it, the smallest buckets that would "
-            f"give it back (the overall less the others) are shown as \"{disclosure.COMPLEMENT} "
-            f"(n=...)\". Overall scores always use every item. A prediction file that changes "
-            f"only a few answers of an earlier file of its submitter is refused, and buckets it "
-            f"changes on fewer than **{near_duplicate_items}** items are published "
-            f"without their score (About → Protocol, *Near-duplicate files*).")
+            f"give it back (the overall less the others), and the figures computed from a hidden "
+            f"bucket's items, are shown as \"{disclosure.COMPLEMENT} (n=...)\". Overall scores always "
+            f"use every item. A prediction file that changes only a few answers of an earlier file of "
+            f"its submitter is refused, and buckets it changes on fewer than **{near_duplicate_items}** "
+            f"items are published without their score (\"{disclosure.COMPLEMENT}\" too; About → "
+            f"Protocol, *Near-duplicate files*).")
 
 
 def build(h: BaseHandlers) -> None:

@@ -18,9 +18,9 @@ from leaderboard.tabs.common import as_tables, failsafe, fill_when_open, fitted,
 def hidden_note(minimum: int) -> str:
     """What the two texts in place of a group's score mean (results/disclosure.py decides)."""
     return (f" A cell reading \"n too small (n=…)\" is a group of fewer than {minimum} items, published without "
-            "its score (a group of one would tell whether that answer was right); \"hidden with a smaller bucket\" "
-            "is a group big enough to show, hidden so that a smaller hidden one cannot be worked out from the "
-            "overall score.")
+            "its score (a group of one would tell whether that answer was right); \"hidden with others\" is a group "
+            "big enough to show, hidden so that a hidden one cannot be worked out from the published scores, or "
+            "where this file differs from an earlier near-identical one of its submitter on only a few answers.")
 
 
 def note_frame(text: str) -> pd.DataFrame:

@@ -292,7 +292,7 @@ def test_a_bucket_either_rows_published_scores_hide_is_not_compared(pair):
     hidden = compare.hidden_trees(cells, {})
     frame = compare.compare(a, b, min_items=10, hidden=hidden)
     got = row(frame, target[compare.BENCHMARK], target[compare.NUMBER])
-    assert got[compare.NOTE] == f"hidden with a smaller bucket (n={int(target[compare.N])}): not compared"
+    assert got[compare.NOTE] == f"hidden with others (n={int(target[compare.N])}): not compared"
     assert pd.isna(got[compare.SCORE_A]) and pd.isna(got[compare.DIFF]) and got[compare.INTERVAL] == ""
     # every bucket compared is one both rows publish; everything hidden in row A is refused
     for i, (number, note) in enumerate(zip(frame[compare.NUMBER], frame[compare.NOTE])):

@@ -198,9 +198,9 @@ def test_the_hop_view_shows_n_too_small_and_still_sorts(board):
     shown = views.breakdown_view(board, "videosimpleqa-hop")
     text = views.shown_text(shown)
     # sub-2's 4-hop bucket has 10 items, hidden with its 5-item 3-hop one; sub-1 hides every hop
-    assert sorted(text["4-hop"]) == ["hidden with a smaller bucket (n=10)", "n too small (n=1)"]
+    assert sorted(text["4-hop"]) == ["hidden with others (n=10)", "n too small (n=1)"]
     assert list(text["3-hop"]) == ["n too small (n=5)"] * 2
-    assert sorted(v for v in text["2-hop"] if v) == ["hidden with a smaller bucket (n=12)"]
+    assert sorted(v for v in text["2-hop"] if v) == ["hidden with others (n=12)"]
     # the hidden cells stay numbers (missing), so the column sorts as numbers
     assert shown["4-hop"].dtype == np.float64 and shown["4-hop"].isna().all()
     assert list(shown["2-hop"].dropna()) == [20.0]
@@ -214,7 +214,7 @@ def test_the_ui_sends_the_text_as_display_values_over_numbers(board):
     assert update["datatype"][column] == "number"
     cells = [(row[column], display[column]) for row, display in zip(value["data"], value["metadata"]["display_value"])]
     assert sorted(cells, key=str) == sorted([(None, "n too small (n=1)"),
-                                             (None, "hidden with a smaller bucket (n=10)")], key=str)
+                                             (None, "hidden with others (n=10)")], key=str)
     # a view with nothing hidden goes out as the plain frame
     assert views.shown_text(views.by_level_view(board)).isna().all(axis=None)
 
@@ -229,7 +229,7 @@ def test_the_benchmark_and_level_views_mark_hidden_scalar_metrics():
     assert views.shown_text(level).loc[0, "ExpVid L1"] == "n too small (n=3)"
     assert np.isnan(level.loc[0, "ExpVid L1"]) and level.loc[0, "ExpVid L2"] == 60.0
     # the overall is the levels' mean: L3, the smallest shown level, is hidden with L1
-    assert views.shown_text(level).loc[0, "ExpVid L3"] == "hidden with a smaller bucket (n=15)"
+    assert views.shown_text(level).loc[0, "ExpVid L3"] == "hidden with others (n=15)"
     bench = views.benchmark_view(board, "expvid")
     assert views.shown_text(bench).loc[0, "Tool"] == "n too small (n=3)" and np.isnan(bench.loc[0, "Tool"])
     assert bench.loc[0, "Overall"] == 50.0
