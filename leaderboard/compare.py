@@ -62,7 +62,8 @@ REPORTED_NOTE = ("Papers' reported rows cannot be compared: a paper gives one nu
 
 _KIND = {"by_hop": "Hops", "by_discipline": "Discipline", "by_domain": "Domain", "by_activity": "Activity",
          "by_category": "Category"}
-_NAMED = {"overall": "Overall", "delta_knowledge": "Δknowledge", "good_execution": "Good execution"}
+_NAMED = {"overall": "Overall", "delta_knowledge": "Δknowledge", "good_execution": "Good execution",
+          "dua": "Descriptive (DUA)", "icra": "Causal (ICRA)"}
 
 
 # -- which rows may be compared ------------------------------------------------------------------------

@@ -42,7 +42,8 @@ INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and
 # The method, folded: a phone then shows the pickers on its first screen
 METHOD = ("**n** is how many items a score is taken over, in its benchmark's own unit (a question; ExpVid's "
           "level 3: a blank; CausalStep: a chain of several calls), so it need not match the calls or add up over "
-          "a benchmark's parts. Many scores are tested at once, so some would "
+          "a benchmark's parts. CausalStep's accuracy by chain position is not compared: which items a position "
+          "holds depends on each model's own chain. Many scores are tested at once, so some would "
           "differ by chance: **p (Holm)** and **p (BH)** correct for that. **Significant (BH)** and the count "
           "above the table use Benjamini-Hochberg (BH p at most 0.05): at most 5% of the differences it calls "
           "significant are expected to be flukes, which suits a scan for where two models differ. Holm's stricter "

@@ -326,6 +326,8 @@ def test_bucket_statistics_give_the_published_breakdown_scores(demo_suite):
             assert (value is None and np.isnan(ours)) or ours == value, (benchmark, bucket.path, ours, value)
             checked += 1
     assert checked > 40
+    # CausalStep's levels, the accuracies of its questions asked alone, are compared too
+    assert {tuple(b.path) for b in stats.benchmarks["causalstep"]} >= {("dua",), ("icra",)}
 
 
 def test_pairs_that_cannot_be_compared_are_refused(pair):

@@ -64,7 +64,14 @@ per video), dua, icra; by_category with the same plus ws_norm; by_chain_position
 accuracy of the answers given at chain position k (1 = a chain's descriptive start).
 """
 
-from evaluator.benchmarks.causalstep.buckets import BREAKDOWN_FIELDS, PAIRED_REDUCER, count_buckets, paired_bucket_paths, paired_row_key
+from evaluator.benchmarks.causalstep.buckets import (
+    BREAKDOWN_FIELDS,
+    PAIRED_REDUCER,
+    count_buckets,
+    paired_bucket_paths,
+    paired_extra,
+    paired_row_key,
+)
 from evaluator.benchmarks.causalstep.calls import CALL_MODE, branch_table, build_calls
 from evaluator.benchmarks.causalstep.demo import demo
 from evaluator.benchmarks.causalstep.display import COLUMN_WIDTH, DISPLAY_METRICS, HEADLINE, LEVEL_COLUMNS, METRIC_LABELS, VIEWS
@@ -93,7 +100,7 @@ from evaluator.benchmarks.causalstep.release import RELEASE_LAYOUT, import_relea
 __all__ = [
     "RELEASE_LAYOUT", "CALL_MODE", "COLUMN_WIDTH",
     "BREAKDOWN_FIELDS", "DISPLAY_METRICS", "HEADLINE", "LEVEL_COLUMNS", "METRIC_LABELS", "VIEWS",
-    "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_row_key",
+    "PAIRED_REDUCER", "count_buckets", "paired_bucket_paths", "paired_extra", "paired_row_key",
     "AFTER_CAUSAL", "AFTER_DESC", "Answer", "CATEGORIES", "DESC", "ISOLATED", "MCQ", "NAME", "PAPER_SIZE",
     "PLACEHOLDER", "PREVIOUS", "Question", "RELEASE_JSON", "RELEASE_JSONL", "Segment", "TITLE",
     "branch_table", "build_calls", "call_id", "demo", "import_release", "score"
