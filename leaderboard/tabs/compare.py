@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("leaderboard.compare_tab")
 
 STATS_KEPT = 64  # per-video statistics files kept in memory (a few hundred kB each at full size)
-INTRO = ("Pick two ✓ verified rows of the suite shown. For each benchmark, and each level, task, domain, "
+INTRO = ("Pick two verified rows of the suite shown (on the Leaderboard: ✓ verified run or file, or a "
+         "baseline; each named here with its protocol status, as the Protocol column gives it). For each benchmark, and each level, task, domain, "
          "category and hop with enough items, the table gives both scores, their difference A − B, its 95% "
          "paired bootstrap interval over videos and whether the difference is significant. Only rows of the "
          "same suite and judge can be compared.")
