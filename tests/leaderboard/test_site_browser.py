@@ -165,7 +165,8 @@ def check_tab(page: Page, name: str, screenshots) -> None:
         wait_rows(page, lambda n: n >= 2, "by-hop-table", "both baselines")
         # the demo's small groups are hidden, and the tab says what the texts in their place mean
         expect(page.locator("#by-hop-table")).to_contain_text("n too small")
-        expect(page.locator("#tab-by-hop")).to_contain_text("is a group big enough to show, hidden so that a smaller")
+        expect(page.locator("#tab-by-hop")).to_contain_text(
+            "is a group big enough to show, hidden so that a hidden one cannot be worked out")
     elif name == "Plots":
         # vega draws the per-level profile of the top models (the two baselines): one line each
         expect(page.locator("#plot-models")).to_contain_text("Baseline: random")
