@@ -24,7 +24,6 @@ LEADERBOARD_MIN_BUCKET_ITEMS is refused like on the rest of the site.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -44,7 +43,7 @@ from leaderboard import compare_protocol, multiple_testing
 from leaderboard.compare_protocol import ProtocolGap
 from results.disclosure import SUPPRESSED, hidden_text, suppressed_n
 from leaderboard.errors import CompareRefused
-from leaderboard.views import METRICS
+from leaderboard.views import METRICS, parse_cells
 from submissions.stores.sharded import read_sharded
 
 # Display columns (the tab and the browser tests use them).
@@ -202,14 +201,9 @@ def hidden_trees(*rows: dict[str, Any]) -> dict[str, list[dict]]:
     disclosure.py: small buckets and their complements), read from the table's cells."""
     out: dict[str, list[dict]] = {}
     for benchmark in ORDER:
-        for row in rows:
-            cell = row.get(f"{benchmark}.{SUPPRESSED}")
-            try:
-                tree = json.loads(cell) if isinstance(cell, str) else cell
-            except ValueError:
-                tree = None
-            if isinstance(tree, dict) and tree:
-                out.setdefault(benchmark, []).append(tree)
+        trees = [t for t in parse_cells(row.get(f"{benchmark}.{SUPPRESSED}") for row in rows) if t]
+        if trees:
+            out[benchmark] = trees
     return out
 
 

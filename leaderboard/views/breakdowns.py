@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -115,7 +116,7 @@ def _mark_noted(frame: pd.DataFrame, label: str, rows: pd.DataFrame, column: str
 
 def _hidden_trees(rows: pd.DataFrame, benchmark: str) -> list[dict]:
     """Each row's tree of hidden buckets for one benchmark ({} when none)."""
-    return _parse(column_or_empty(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
+    return parse_cells(column_or_empty(rows, f"{benchmark}.{disclosure.SUPPRESSED}"))
 
 
 def _mark_hidden(frame: pd.DataFrame, column: str, trees: list[dict], path: tuple[str, ...]) -> None:
@@ -202,7 +203,8 @@ def _natural(key: str) -> tuple:
                  for part in re.split(r"(\d+)", str(key)) if part)
 
 
-def _parse(cells: pd.Series) -> list[dict]:
+def parse_cells(cells: Iterable) -> list[dict]:
+    """JSON cells (a breakdown, a tree of hidden buckets) as dicts; {} for an empty or damaged one."""
     out = []
     for cell in cells:
         try:
@@ -219,7 +221,7 @@ def breakdown_metrics(board: pd.DataFrame, key: str) -> list[str]:
     spec = BREAKDOWNS[key]
     found: list[str] = []
     hidden = False  # a hidden bucket (null) in place of a {metric: value} group
-    for cell in _parse(column_or_empty(board, spec.column).dropna()):
+    for cell in parse_cells(column_or_empty(board, spec.column).dropna()):
         for value in cell.values():
             if isinstance(value, dict):
                 found += [m for m in value if m not in found]
@@ -237,7 +239,7 @@ def _breakdown_wide(board: pd.DataFrame, key: str, metric: str | None) -> tuple[
     spec = BREAKDOWNS[key]
     rows = board[column_or_empty(board, spec.column).notna().to_numpy(bool)]
     picked = [{group: (value.get(metric) if isinstance(value, dict) else value) for group, value in cell.items()}
-              for cell in _parse(rows[spec.column] if len(rows) else pd.Series(dtype=object))]
+              for cell in parse_cells(rows[spec.column] if len(rows) else pd.Series(dtype=object))]
     groups = sorted({g for cell in picked for g in cell}, key=_natural)
     wide = pd.DataFrame.from_records(picked, columns=groups, index=rows.index) if picked \
         else pd.DataFrame(columns=groups, index=rows.index)

@@ -40,18 +40,18 @@ class Filters:
 
 
 def search_mask(names: pd.Series, search: str) -> pd.Series:
-    """Which rows a search matches: `names` holds a name, or a tuple of names (any may match)."""
+    """Which rows a search matches: `names` holds each row's names (views.prepare's search_names;
+    any may match)."""
     terms = search_terms(search)
     if not terms:
         return pd.Series(True, index=names.index)
-    return pd.Series([any(name_matches(str(n), terms) for n in (v if isinstance(v, tuple) else (v,)) if n == n)
-                      for v in names], index=names.index, dtype=bool)
+    return pd.Series([any(name_matches(n, terms) for n in row) for row in names], index=names.index, dtype=bool)
 
 
 def filter_rows(board: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     """The rows (of the prepared board or of leaderboard_table) that pass every filter;
     ranks unchanged."""
-    mask = search_mask(board["search_names"] if "search_names" in board else board["model"], filters.search)
+    mask = search_mask(board["search_names"], filters.search)
     if filters.types is not None:
         mask &= board["model_type"].isin(filters.types)
     if filters.sizes is not None:
